@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/model/profile.hpp"
+
+#include <regex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace heapkit {
+
+// One regex (RE2 and ECMAScript alike) matching the whole simplified name of any
+// allocator or jemalloc-internal function (formats.md §5, Rust's included); pprof's
+// drop_frames takes it as is.
+const std::string& allocator_frames_regex();
+
+// A function name as pprof compares it with drop_frames: the argument list removed
+// ("operator new(unsigned long)" -> "operator new"), "(anonymous namespace)" and
+// "operator()" kept.
+std::string_view simplified_function_name(std::string_view name);
+
+// Answers "is this an allocator frame?" once per distinct name.
+class AllocatorFrameMatcher {
+public:
+    AllocatorFrameMatcher();
+    bool matches(const std::string& name);
+
+private:
+    std::regex m_regex;
+    std::unordered_map<std::string, bool> m_known;
+};
+
+// How many of `sample`'s leaf-most locations lie in an allocator module (jemalloc's
+// library, whose internal functions a stripped build leaves unnamed).
+size_t allocator_module_prefix(const Profile& profile, const Sample& sample);
+
+} // namespace heapkit

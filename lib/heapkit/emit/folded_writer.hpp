@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/emit/sample_type.hpp"
+#include "heapkit/model/profile.hpp"
+
+#include <string>
+
+namespace heapkit {
+
+struct FoldedOptions {
+    SampleType sample = SampleType::inuse_space;
+    bool keep_allocator_frames = false;
+    bool thread_frames = false; // prefix each stack with its thread's label
+};
+
+// Collapsed stacks as flamegraph.pl reads them: one line per distinct stack,
+// root first, frames joined by ';', a space, the integer value. Identical stacks are
+// summed, zero totals left out, lines sorted bytewise so the output is deterministic.
+// Allocator frames are cut as jeprof cuts them: the rootmost match and all leafward.
+std::string write_folded(const Profile& profile, const FoldedOptions& options);
+
+} // namespace heapkit

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/model/build_profile.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace heapkit {
+namespace {
+
+// A dump's executable mappings, sorted by start, each with its Module index.
+struct AddressSpace {
+    struct Range {
+        uint64_t start;
+        uint64_t end;
+        uint32_t module;
+    };
+    std::vector<Range> ranges;
+
+    uint32_t module_of(uint64_t runtime) const {
+        auto it = std::upper_bound(ranges.begin(), ranges.end(), runtime,
+                                   [](uint64_t a, const Range& r) { return a < r.start; });
+        if (it == ranges.begin()) {
+            return no_module;
+        }
+        --it;
+        return runtime < it->end ? it->module : no_module;
+    }
+};
+
+// The program's executable is the first file the kernel mapped (the first named line
+// of /proc/<pid>/maps); a jeprof symbolized file may name it too.
+std::string main_path(const RawDump& dump) {
+    for (const MapEntry& entry : dump.maps) {
+        if (!entry.path.empty() && entry.path.front() != '[') {
+            return entry.path;
+        }
+    }
+    return {};
+}
+
+std::vector<Frame> frames_from_chain(const std::vector<std::string>& chain) {
+    std::vector<Frame> frames;
+    // jeprof lists outermost first; a Location wants innermost first.
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        frames.push_back(Frame{*it, *it, {}, 0, 0, 0});
+    }
+    return frames;
+}
+
+class ProfileBuilder {
+public:
+    explicit ProfileBuilder(const BuildOptions& options) : m_options(options) {}
+
+    void add_modules(const std::vector<RawDump>& dumps);
+    void add_dump(const RawDump& dump, const AddressSpace& space);
+    const AddressSpace& space(size_t dump) const { return m_spaces[dump]; }
+    Profile take() { return std::move(m_profile); }
+
+private:
+    uint32_t intern_location(const RawDump& dump, const AddressSpace& space, uint64_t address);
+    int32_t intern_thread(const RawDump& dump, uint64_t uid);
+    void add_sample(std::vector<uint32_t> locations, HeapValues values, int32_t thread);
+
+    BuildOptions m_options;
+    Profile m_profile;
+    std::vector<AddressSpace> m_spaces;
+    std::map<std::tuple<uint32_t, uint64_t>, uint32_t> m_location_ids;
+    std::unordered_map<std::string, int32_t> m_thread_ids;
+};
+
+void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
+    using Key = std::tuple<std::string, uint64_t, uint64_t, uint64_t>;
+    std::map<Key, uint32_t> known;
+    // Two passes so that every dump's main executable comes before any library.
+    std::vector<std::vector<std::pair<const MapEntry*, bool>>> wanted(dumps.size());
+    for (size_t d = 0; d < dumps.size(); ++d) {
+        std::string main = main_path(dumps[d]);
+        for (const MapEntry& entry : dumps[d].maps) {
+            if (entry.executable && !entry.path.empty() && entry.end > entry.start) {
+                wanted[d].emplace_back(&entry, entry.path == main);
+            }
+        }
+    }
+    m_spaces.resize(dumps.size());
+    for (bool main_pass : {true, false}) {
+        for (size_t d = 0; d < dumps.size(); ++d) {
+            for (auto [entry, is_main] : wanted[d]) {
+                if (is_main != main_pass) {
+                    continue;
+                }
+                Key key{entry->path, entry->start, entry->end, entry->file_offset};
+                auto [it, inserted] =
+                    known.emplace(key, static_cast<uint32_t>(m_profile.modules.size()));
+                if (inserted) {
+                    Module module;
+                    module.path = entry->path;
+                    module.start = entry->start;
+                    module.limit = entry->end;
+                    module.file_offset = entry->file_offset;
+                    module.deleted = entry->deleted;
+                    module.is_main = is_main;
+                    m_profile.modules.push_back(std::move(module));
+                }
+                m_spaces[d].ranges.push_back({entry->start, entry->end, it->second});
+            }
+        }
+    }
+    for (AddressSpace& space : m_spaces) {
+        std::sort(space.ranges.begin(), space.ranges.end(),
+                  [](const auto& a, const auto& b) { return a.start < b.start; });
+    }
+}
+
+uint32_t ProfileBuilder::intern_location(const RawDump& dump, const AddressSpace& space,
+                                         uint64_t address) {
+    uint32_t module = space.module_of(address);
+    auto [it, inserted] = m_location_ids.emplace(std::tuple{module, address},
+                                                 static_cast<uint32_t>(m_profile.locations.size()));
+    if (inserted) {
+        Location location{address, module, {}};
+        if (auto named = dump.jeprof_symbols.find(address); named != dump.jeprof_symbols.end()) {
+            location.frames = frames_from_chain(named->second);
+        }
+        m_profile.locations.push_back(std::move(location));
+    }
+    return it->second;
+}
+
+int32_t ProfileBuilder::intern_thread(const RawDump& dump, uint64_t uid) {
+    auto named = dump.thread_names.find(uid);
+    std::string label = named != dump.thread_names.end() ? named->second : fmt::format("t{}", uid);
+    auto [it, inserted] =
+        m_thread_ids.emplace(label, static_cast<int32_t>(m_profile.thread_labels.size()));
+    if (inserted) {
+        m_profile.thread_labels.push_back(std::move(label));
+    }
+    return it->second;
+}
+
+void ProfileBuilder::add_sample(std::vector<uint32_t> locations, HeapValues values,
+                                int32_t thread) {
+    if (values.alloc_objects == 0 && values.alloc_space == 0 && values.inuse_objects == 0 &&
+        values.inuse_space == 0) {
+        return;
+    }
+    m_profile.samples.push_back(Sample{std::move(locations), values, thread});
+}
+
+void ProfileBuilder::add_dump(const RawDump& dump, const AddressSpace& space) {
+    m_profile.sources.push_back(dump.source);
+    m_profile.has_accum = m_profile.has_accum || dump.has_accum();
+    for (const RawStack& stack : dump.stacks) {
+        std::vector<uint32_t> locations;
+        locations.reserve(stack.frames.size());
+        for (size_t i = 0; i < stack.frames.size(); ++i) {
+            // A return address points after the call; step back into the call instruction.
+            uint64_t address = stack.frames[i];
+            if (i > 0 && address > 0) {
+                --address;
+            }
+            locations.push_back(intern_location(dump, space, address));
+        }
+        if (!m_options.per_thread || stack.threads.empty()) {
+            add_sample(std::move(locations), unsample(stack.total, dump.sample_period), -1);
+            continue;
+        }
+        for (const ThreadCounts& thread : stack.threads) {
+            add_sample(locations, unsample(thread.counts, dump.sample_period),
+                       intern_thread(dump, thread.thread_uid));
+        }
+    }
+}
+
+} // namespace
+
+Profile build_profile(const std::vector<RawDump>& dumps, const BuildOptions& options) {
+    ProfileBuilder builder(options);
+    builder.add_modules(dumps);
+    for (size_t d = 0; d < dumps.size(); ++d) {
+        builder.add_dump(dumps[d], builder.space(d));
+    }
+    Profile profile = builder.take();
+    if (!dumps.empty()) {
+        profile.period = dumps.front().sample_period;
+    }
+    return profile;
+}
+
+} // namespace heapkit

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/unsample/unsample.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace heapkit {
+
+// One source-level frame at a code address. A Location holds a chain of them.
+struct Frame {
+    std::string name;        // display name (demangled); empty when unknown
+    std::string system_name; // name as the symbol table spells it (mangled)
+    std::string file;        // source file, when known
+    uint32_t line = 0;       // for inlined frames: the line inside this function
+    uint32_t column = 0;
+    uint32_t start_line = 0; // first line of the function, when known
+};
+
+// An executable mapping of some dump. Identical mappings of several dumps are one Module.
+struct Module {
+    std::string path;         // as the dump names it, " (deleted)" removed
+    uint64_t start = 0;       // runtime address
+    uint64_t limit = 0;       // runtime address, exclusive
+    uint64_t file_offset = 0; // file offset of `start`
+    bool deleted = false;
+    bool is_main = false;     // the program's own executable
+    bool is_allocator = false; // jemalloc's own library: leaf frames in it are allocator frames
+    std::string build_id;     // lower-case hex NT_GNU_BUILD_ID, when the file was read
+    // What symbolization achieved for this module (pprof's has_* flags).
+    bool has_functions = false;
+    bool has_filenames = false;
+    bool has_line_numbers = false;
+    bool has_inline_frames = false;
+
+    // File offset of a runtime address inside this module.
+    uint64_t file_offset_of(uint64_t runtime) const { return runtime - start + file_offset; }
+};
+
+inline constexpr uint32_t no_module = std::numeric_limits<uint32_t>::max();
+
+// A unique code address.
+struct Location {
+    uint64_t address = 0;        // runtime lookup address: return addresses moved back by one
+    uint32_t module = no_module; // index into Profile::modules
+    std::vector<Frame> frames;   // innermost first; empty when unnamed
+};
+
+struct Sample {
+    std::vector<uint32_t> locations; // indexes into Profile::locations, leaf first
+    HeapValues values;               // unsampled
+    int32_t thread = -1;             // index into Profile::thread_labels, or -1
+};
+
+// The unsampled, merged content of one or more dumps.
+struct Profile {
+    uint64_t period = 1;    // R of the first dump, bytes
+    bool has_accum = false; // alloc_* values are meaningful
+    std::vector<std::string> sources;
+    std::vector<Module> modules; // main executable(s) first
+    std::vector<Location> locations;
+    std::vector<Sample> samples;
+    std::vector<std::string> thread_labels;
+};
+
+} // namespace heapkit

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/util/error.hpp"
+
+#include <string>
+#include <vector>
+
+namespace heapkit {
+
+// What both tools take, as the user gave it.
+struct ToolOptions {
+    std::vector<std::string> inputs; // dump paths; "-" is standard input
+    std::string output;              // "" or "-" is standard output
+    std::string sample = "inuse_space";
+    bool symbolize = true;
+    bool per_thread = false;
+    bool keep_allocator_frames = false;
+};
+
+// Warnings for the user (unreadable binaries, unnamed addresses), one line each.
+struct ToolReport {
+    std::vector<std::string> warnings;
+};
+
+// jeprof2pprof: dumps -> gzipped pprof at `output`.
+Result<ToolReport> run_jeprof2pprof(const ToolOptions& options);
+
+// heapfold: dumps -> collapsed stacks at `output`.
+Result<ToolReport> run_heapfold(const ToolOptions& options);
+
+} // namespace heapkit

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/read/heap_v2.hpp"
+
+#include "heapkit/read/maps.hpp"
+#include "heapkit/util/text.hpp"
+
+#include <algorithm>
+
+namespace heapkit {
+
+bool RawDump::has_accum() const {
+    auto any = [](const SampledCounts& c) { return c.accum_objects != 0 || c.accum_bytes != 0; };
+    return any(total) ||
+           std::any_of(stacks.begin(), stacks.end(), [&](const RawStack& s) { return any(s.total); });
+}
+
+namespace {
+
+constexpr std::string_view maps_marker = "MAPPED_LIBRARIES:";
+
+// A parsed count line: `t*` (thread_uid empty) or `tN`, plus the rest of the line.
+struct CountLine {
+    std::optional<uint64_t> thread_uid;
+    SampledCounts counts;
+    std::string_view trailing; // thread name in the header, must be empty under stacks
+};
+
+class HeapV2Parser {
+public:
+    HeapV2Parser(std::string_view text, std::string_view source, size_t first_line)
+        : m_lines(text, first_line), m_source(source) {}
+
+    Result<RawDump> parse();
+
+private:
+    template <class... Args>
+    tl::unexpected<Error> error_here(fmt::format_string<Args...> format, Args&&... args) const {
+        return fail("{}:{}: {}", m_source, m_lines.line_number(),
+                    fmt::format(format, std::forward<Args>(args)...));
+    }
+
+    Result<void> parse_header();
+    Result<void> parse_stack(std::string_view line);
+    Result<void> parse_maps();
+    Result<CountLine> parse_count_line(std::string_view line) const;
+    bool next_is_count_line() const;
+
+    LineCursor m_lines;
+    std::string_view m_source;
+    RawDump m_dump;
+};
+
+bool is_count_line(std::string_view line) {
+    skip_spaces(line);
+    return line.size() >= 2 && line[0] == 't' && (line[1] == '*' || (line[1] >= '0' && line[1] <= '9'));
+}
+
+bool HeapV2Parser::next_is_count_line() const {
+    auto line = m_lines.peek();
+    return line && is_count_line(*line);
+}
+
+Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {
+    CountLine parsed;
+    skip_spaces(line);
+    if (!take_literal(line, "t")) {
+        return error_here("expected a count line \"tN: objects: bytes [objects: bytes]\"");
+    }
+    if (!take_literal(line, "*")) {
+        parsed.thread_uid = take_decimal(line);
+        if (!parsed.thread_uid) {
+            return error_here("expected a thread number or '*' after 't'");
+        }
+    }
+    // `: objects: bytes [objects: bytes]`, each number after its punctuation.
+    constexpr std::string_view punctuation[] = {":", ":", "[", ":"};
+    uint64_t values[4] = {};
+    for (size_t i = 0; i < 4; ++i) {
+        skip_spaces(line);
+        if (!take_literal(line, punctuation[i])) {
+            return error_here("expected \"{}\" in count line", punctuation[i]);
+        }
+        skip_spaces(line);
+        auto value = take_decimal(line);
+        if (!value) {
+            return error_here("expected a non-negative integer below 2^64 in count line");
+        }
+        values[i] = *value;
+    }
+    skip_spaces(line);
+    if (!take_literal(line, "]")) {
+        return error_here("expected \"]\" in count line");
+    }
+    parsed.counts = {values[0], values[1], values[2], values[3]};
+    if (!line.empty() && line.front() == ' ') {
+        line.remove_prefix(1);
+    }
+    parsed.trailing = line;
+    return parsed;
+}
+
+Result<void> HeapV2Parser::parse_header() {
+    auto first = m_lines.next();
+    if (!first) {
+        return fail("{}: empty file, expected a jemalloc heap_v2 dump", m_source);
+    }
+    std::string_view header = *first;
+    if (!take_literal(header, "heap_v2/")) {
+        if (first->starts_with("heap profile:") || first->starts_with("heap_v2")) {
+            return error_here("unsupported heap profile header \"{}\"; heapkit reads jemalloc "
+                              "\"heap_v2/<period>\" dumps",
+                              first->substr(0, 40));
+        }
+        return error_here("not a jemalloc heap profile: expected \"heap_v2/<period>\" header");
+    }
+    auto period = take_decimal(header);
+    if (!period || !header.empty()) {
+        return error_here("expected \"heap_v2/<period>\" with an integer period");
+    }
+    if (*period == 0) {
+        return error_here("sample period is 0; jemalloc writes 2^lg_prof_sample, at least 1");
+    }
+    m_dump.sample_period = *period;
+
+    bool seen_total = false;
+    while (next_is_count_line()) {
+        auto parsed = parse_count_line(*m_lines.next());
+        if (!parsed) {
+            return tl::unexpected(parsed.error());
+        }
+        if (!parsed->thread_uid) {
+            if (seen_total || !parsed->trailing.empty()) {
+                return error_here("unexpected \"t*\" line in the header");
+            }
+            m_dump.total = parsed->counts;
+            seen_total = true;
+            continue;
+        }
+        if (!seen_total) {
+            return error_here("expected the \"t*:\" totals line before per-thread lines");
+        }
+        m_dump.threads.push_back({*parsed->thread_uid, parsed->counts});
+        if (!parsed->trailing.empty()) {
+            m_dump.thread_names[*parsed->thread_uid] = std::string(parsed->trailing);
+        }
+    }
+    if (!seen_total) {
+        return fail("{}:{}: expected \"t*:\" totals line after the header", m_source,
+                    m_lines.line_number() + 1);
+    }
+    return {};
+}
+
+Result<void> HeapV2Parser::parse_stack(std::string_view line) {
+    RawStack stack;
+    stack.line = m_lines.line_number();
+    line.remove_prefix(1); // '@'
+    for (;;) {
+        skip_spaces(line);
+        if (line.empty()) {
+            break;
+        }
+        auto address = take_hex(line);
+        if (!address || (!line.empty() && line.front() != ' ' && line.front() != '\t')) {
+            return error_here("expected hexadecimal frame addresses after '@'");
+        }
+        stack.frames.push_back(*address);
+    }
+    if (stack.frames.empty()) {
+        return error_here("stack line has no frame addresses");
+    }
+    if (!next_is_count_line()) {
+        return fail("{}:{}: expected \"t*:\" count line after stack", m_source, stack.line + 1);
+    }
+    bool seen_total = false;
+    while (next_is_count_line()) {
+        auto parsed = parse_count_line(*m_lines.next());
+        if (!parsed) {
+            return tl::unexpected(parsed.error());
+        }
+        if (!parsed->trailing.empty()) {
+            return error_here("unexpected text after the counts of a stack's count line");
+        }
+        if (!parsed->thread_uid) {
+            if (seen_total) {
+                return error_here("second \"t*\" line for one stack");
+            }
+            stack.total = parsed->counts;
+            seen_total = true;
+        } else if (!seen_total) {
+            return error_here("expected \"t*:\" count line after stack");
+        } else {
+            stack.threads.push_back({*parsed->thread_uid, parsed->counts});
+        }
+    }
+    m_dump.stacks.push_back(std::move(stack));
+    return {};
+}
+
+Result<void> HeapV2Parser::parse_maps() {
+    m_dump.has_maps = true;
+    while (auto line = m_lines.next()) {
+        if (line->find_first_not_of(" \t") == std::string_view::npos) {
+            continue;
+        }
+        auto entry = parse_maps_line(*line, fmt::format("{}:{}", m_source, m_lines.line_number()));
+        if (!entry) {
+            return tl::unexpected(entry.error());
+        }
+        entry->line = m_lines.line_number();
+        m_dump.maps.push_back(std::move(*entry));
+    }
+    return {};
+}
+
+Result<RawDump> HeapV2Parser::parse() {
+    m_dump.source = std::string(m_source);
+    if (auto ok = parse_header(); !ok) {
+        return tl::unexpected(ok.error());
+    }
+    while (auto line = m_lines.next()) {
+        if (line->empty() || line->find_first_not_of(" \t") == std::string_view::npos) {
+            continue;
+        }
+        if (line->front() == '@') {
+            if (auto ok = parse_stack(*line); !ok) {
+                return tl::unexpected(ok.error());
+            }
+        } else if (*line == maps_marker) {
+            if (auto ok = parse_maps(); !ok) {
+                return tl::unexpected(ok.error());
+            }
+        } else if (line->find('\0') != std::string_view::npos) {
+            return error_here("NUL byte in text; is this a binary file?");
+        } else {
+            return error_here("expected \"@ <addresses>\" stack line or \"{}\"", maps_marker);
+        }
+    }
+    if (!m_dump.has_maps) {
+        return fail("{}:{}: no \"{}\" section at the end (truncated dump?)", m_source,
+                    m_lines.line_number(), maps_marker);
+    }
+    return std::move(m_dump);
+}
+
+} // namespace
+
+Result<RawDump> parse_heap_v2(std::string_view text, std::string_view source, size_t first_line) {
+    return HeapV2Parser(text, source, first_line).parse();
+}
+
+} // namespace heapkit

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/elf_module.hpp"
+
+#include "heapkit/symbolize/demangle.hpp"
+
+#include <elfutils/libdw.h>
+#include <fmt/format.h>
+#include <gelf.h>
+
+namespace heapkit {
+namespace {
+
+// libdwfl keeps pointers to both for the life of every Dwfl: they must be static.
+char* default_debuginfo_path = nullptr;
+const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &default_debuginfo_path,
+};
+
+std::string hex(const unsigned char* bytes, int length) {
+    std::string text;
+    text.reserve(static_cast<size_t>(length) * 2);
+    for (int i = 0; i < length; ++i) {
+        fmt::format_to(std::back_inserter(text), "{:02x}", bytes[i]);
+    }
+    return text;
+}
+
+bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
+    int count = dwfl_module_getsymtab(module);
+    for (int i = 1; i < count; ++i) {
+        GElf_Sym symbol;
+        GElf_Addr address = 0;
+        GElf_Word section = 0;
+        const char* name =
+            dwfl_module_getsym_info(module, i, &symbol, &address, &section, nullptr, nullptr);
+        if (name != nullptr && section != SHN_UNDEF && wanted == name) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Dynamic symbols carry their version ("__libc_start_main@@GLIBC_2.34"); the function's
+// name is the part before it.
+std::string_view without_version(std::string_view name) {
+    size_t at = name.find('@');
+    return at == 0 || at == std::string_view::npos ? name : name.substr(0, at);
+}
+
+} // namespace
+
+Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path) {
+    std::unique_ptr<ElfModule> module(new ElfModule);
+    module->m_dwfl.reset(dwfl_begin(&offline_callbacks));
+    Dwfl* dwfl = module->m_dwfl.get();
+    if (dwfl == nullptr) {
+        return fail("{}: cannot start libdwfl: {}", path, dwfl_errmsg(-1));
+    }
+    dwfl_report_begin(dwfl);
+    // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs.
+    module->m_module = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), -1, 0, true);
+    if (module->m_module == nullptr) {
+        return fail("{}: {}", path, dwfl_errmsg(-1));
+    }
+    dwfl_report_end(dwfl, nullptr, nullptr);
+
+    Dwarf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(module->m_module, &bias);
+    size_t count = 0;
+    if (elf == nullptr || elf_getphdrnum(elf, &count) != 0) {
+        return fail("{}: cannot read program headers: {}", path, dwfl_errmsg(-1));
+    }
+    for (size_t i = 0; i < count; ++i) {
+        GElf_Phdr header;
+        if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr &&
+            header.p_type == PT_LOAD) {
+            module->m_segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr});
+        }
+    }
+    const unsigned char* id = nullptr;
+    GElf_Addr id_vaddr = 0;
+    int id_length = dwfl_module_build_id(module->m_module, &id, &id_vaddr);
+    if (id_length > 0) {
+        module->m_build_id = hex(id, id_length);
+    }
+    module->m_is_jemalloc = defines_symbol(module->m_module, "mallctl");
+    return module;
+}
+
+std::optional<uint64_t> ElfModule::vaddr_of_file_offset(uint64_t file_offset) const {
+    for (const Segment& segment : m_segments) {
+        if (file_offset >= segment.file_offset &&
+            file_offset - segment.file_offset < segment.file_size) {
+            return segment.vaddr + (file_offset - segment.file_offset);
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
+    GElf_Off offset = 0;
+    GElf_Sym symbol{};
+    GElf_Word section = 0;
+    Elf* elf = nullptr;
+    Dwarf_Addr bias = 0;
+    const char* name =
+        dwfl_module_addrinfo(m_module, vaddr, &offset, &symbol, &section, &elf, &bias);
+    if (name == nullptr || *name == '\0') {
+        return {};
+    }
+    // libdwfl falls back to the nearest sizeless symbol below; that is a guess, not a name.
+    bool inside = symbol.st_size == 0 ? offset == 0 : offset < symbol.st_size;
+    if (!inside) {
+        return {};
+    }
+    std::string system_name(name);
+    return {Frame{demangle(std::string(without_version(system_name))), system_name, {}, 0, 0, 0}};
+}
+
+} // namespace heapkit

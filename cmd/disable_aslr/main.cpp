@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     }
     // 0xffffffff queries the current persona without changing it.
     int persona = personality(0xffffffff);
-    if (persona == -1 || personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1) {
+    if (persona == -1 ||
+        personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1) {
         std::fprintf(stderr, "disable_aslr: error: personality(ADDR_NO_RANDOMIZE) refused: %s\n",
                      std::strerror(errno));
         return 1;

@@ -10,22 +10,58 @@ namespace {
 // and Rust's allocation shims. Matched against whole simplified names.
 constexpr std::array allocator_patterns = {
     // C allocation API and jemalloc's non-standard one
-    "malloc", "calloc", "realloc", "free", "cfree", "memalign", "posix_memalign",
-    "aligned_alloc", "valloc", "pvalloc", "mallocx", "rallocx", "xallocx", "dallocx",
-    "sdallocx", "malloc_default",
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "cfree",
+    "memalign",
+    "posix_memalign",
+    "aligned_alloc",
+    "valloc",
+    "pvalloc",
+    "mallocx",
+    "rallocx",
+    "xallocx",
+    "dallocx",
+    "sdallocx",
+    "malloc_default",
     // C++ allocation
-    "operator new", "operator new\\[\\]", "fallback_impl", "(void\\* )?fallbackNewImpl<.*>",
-    "(void\\* )?handleOOM", "(void\\* )?newImpl<.*>",
+    "operator new",
+    "operator new\\[\\]",
+    "fallback_impl",
+    "(void\\* )?fallbackNewImpl<.*>",
+    "(void\\* )?handleOOM",
+    "(void\\* )?newImpl<.*>",
     // tcmalloc and prefixed jemalloc builds
-    "tc_.*", "je_.*", "_rjem_.*",
+    "tc_.*",
+    "je_.*",
+    "_rjem_.*",
     // jemalloc internals
-    "imalloc", "imalloc_body", "ialloc", "iallocztm", "prof_alloc_prep", "prof_backtrace",
-    "prof_backtrace_impl", "prof_tctx_create", "irallocx_prof", "irallocx_prof_sample",
-    "do_rallocx", "ixallocx_prof", "ixallocx_prof_sample", "malloc_default_impl",
+    "imalloc",
+    "imalloc_body",
+    "ialloc",
+    "iallocztm",
+    "prof_alloc_prep",
+    "prof_backtrace",
+    "prof_backtrace_impl",
+    "prof_tctx_create",
+    "irallocx_prof",
+    "irallocx_prof_sample",
+    "do_rallocx",
+    "ixallocx_prof",
+    "ixallocx_prof_sample",
+    "malloc_default_impl",
     // Rust
-    "(__rustc::)?__rust_alloc(_zeroed)?", "(__rustc::)?__rust_realloc",
-    "(__rustc::)?__rdl_.*", "(__rustc::)?__rg_.*", "alloc::alloc::.*", "alloc::raw_vec::.*",
-    "<alloc::raw_vec::.*", "<alloc::alloc::Global as .*", "<tikv_jemallocator::.*",
+    "(__rustc::)?__rust_alloc(_zeroed)?",
+    "(__rustc::)?__rust_realloc",
+    "(__rustc::)?__rdl_.*",
+    "(__rustc::)?__rg_.*",
+    "alloc::alloc::.*",
+    "alloc::raw_vec::.*",
+    "<alloc::raw_vec::.*",
+    "<alloc::alloc::Global as .*",
+    "<tikv_jemallocator::.*",
     "<jemallocator::.*",
 };
 
@@ -81,7 +117,8 @@ size_t allocator_module_prefix(const Profile& profile, const Sample& sample) {
 }
 
 AllocatorFrameMatcher::AllocatorFrameMatcher()
-    : m_regex("^(" + allocator_frames_regex() + ")$", std::regex::ECMAScript | std::regex::optimize) {}
+    : m_regex("^(" + allocator_frames_regex() + ")$",
+              std::regex::ECMAScript | std::regex::optimize) {}
 
 bool AllocatorFrameMatcher::matches(const std::string& name) {
     auto [it, inserted] = m_known.try_emplace(name, false);

@@ -19,7 +19,10 @@ namespace pb = perftools::profiles;
 // string_table with index 0 = "" as pprof requires.
 class StringTable {
 public:
-    explicit StringTable(pb::Profile& out) : m_out(out) { intern(""); }
+    explicit StringTable(pb::Profile& out)
+        : m_out(out) {
+        intern("");
+    }
     int64_t intern(std::string_view text) {
         auto [it, inserted] = m_index.try_emplace(std::string(text), m_out.string_table_size());
         if (inserted) {
@@ -36,7 +39,9 @@ private:
 // Function ids, one per distinct (name, system_name, file, start_line).
 class FunctionTable {
 public:
-    FunctionTable(pb::Profile& out, StringTable& strings) : m_out(out), m_strings(strings) {}
+    FunctionTable(pb::Profile& out, StringTable& strings)
+        : m_out(out)
+        , m_strings(strings) {}
     uint64_t intern(const Frame& frame) {
         auto key = std::tie(frame.name, frame.system_name, frame.file, frame.start_line);
         auto it = m_ids.find(key);
@@ -143,7 +148,8 @@ void add_samples(pb::Profile& out, StringTable& strings, const Profile& profile,
         if (sample.thread >= 0) {
             pb::Label* label = entry->add_label();
             label->set_key(thread_key);
-            label->set_str(strings.intern(profile.thread_labels[static_cast<size_t>(sample.thread)]));
+            label->set_str(
+                strings.intern(profile.thread_labels[static_cast<size_t>(sample.thread)]));
         }
     }
 }

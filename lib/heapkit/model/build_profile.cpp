@@ -52,7 +52,8 @@ std::vector<Frame> frames_from_chain(const std::vector<std::string>& chain) {
 
 class ProfileBuilder {
 public:
-    explicit ProfileBuilder(const BuildOptions& options) : m_options(options) {}
+    explicit ProfileBuilder(const BuildOptions& options)
+        : m_options(options) {}
 
     void add_modules(const std::vector<RawDump>& dumps);
     void add_dump(const RawDump& dump, const AddressSpace& space);

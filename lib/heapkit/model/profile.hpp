@@ -27,9 +27,9 @@ struct Module {
     uint64_t limit = 0;       // runtime address, exclusive
     uint64_t file_offset = 0; // file offset of `start`
     bool deleted = false;
-    bool is_main = false;     // the program's own executable
+    bool is_main = false;      // the program's own executable
     bool is_allocator = false; // jemalloc's own library: leaf frames in it are allocator frames
-    std::string build_id;     // lower-case hex NT_GNU_BUILD_ID, when the file was read
+    std::string build_id;      // lower-case hex NT_GNU_BUILD_ID, when the file was read
     // What symbolization achieved for this module (pprof's has_* flags).
     bool has_functions = false;
     bool has_filenames = false;

@@ -10,8 +10,8 @@ namespace heapkit {
 
 bool RawDump::has_accum() const {
     auto any = [](const SampledCounts& c) { return c.accum_objects != 0 || c.accum_bytes != 0; };
-    return any(total) ||
-           std::any_of(stacks.begin(), stacks.end(), [&](const RawStack& s) { return any(s.total); });
+    return any(total) || std::any_of(stacks.begin(), stacks.end(),
+                                     [&](const RawStack& s) { return any(s.total); });
 }
 
 namespace {
@@ -28,7 +28,8 @@ struct CountLine {
 class HeapV2Parser {
 public:
     HeapV2Parser(std::string_view text, std::string_view source, size_t first_line)
-        : m_lines(text, first_line), m_source(source) {}
+        : m_lines(text, first_line)
+        , m_source(source) {}
 
     Result<RawDump> parse();
 
@@ -52,7 +53,8 @@ private:
 
 bool is_count_line(std::string_view line) {
     skip_spaces(line);
-    return line.size() >= 2 && line[0] == 't' && (line[1] == '*' || (line[1] >= '0' && line[1] <= '9'));
+    return line.size() >= 2 && line[0] == 't' &&
+           (line[1] == '*' || (line[1] >= '0' && line[1] <= '9'));
 }
 
 bool HeapV2Parser::next_is_count_line() const {

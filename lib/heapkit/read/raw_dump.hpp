@@ -47,9 +47,9 @@ using JeprofSymbols = std::unordered_map<uint64_t, std::vector<std::string>>;
 
 // Everything one heap_v2 dump says, before unsampling or symbolization.
 struct RawDump {
-    std::string source;          // the input's name, for messages and comments
-    uint64_t sample_period = 0;  // R = 2^lg_prof_sample from the header
-    SampledCounts total;         // the header's `t*` line
+    std::string source;         // the input's name, for messages and comments
+    uint64_t sample_period = 0; // R = 2^lg_prof_sample from the header
+    SampledCounts total;        // the header's `t*` line
     std::vector<ThreadCounts> threads;
     std::unordered_map<uint64_t, std::string> thread_names; // uid -> name, when given
     std::vector<RawStack> stacks;

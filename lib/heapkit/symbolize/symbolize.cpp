@@ -30,7 +30,9 @@ private:
     std::map<std::string, std::unique_ptr<ElfModule>> m_modules;
 };
 
-bool is_pseudo_path(const std::string& path) { return path.empty() || path.front() == '['; }
+bool is_pseudo_path(const std::string& path) {
+    return path.empty() || path.front() == '[';
+}
 
 } // namespace
 

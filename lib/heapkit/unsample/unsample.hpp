@@ -22,7 +22,8 @@ struct HeapValues {
 };
 
 // Undoes jemalloc's Poisson sampling at mean period `period` bytes (formats.md §2):
-//   scale = 1 / (1 - exp(-(bytes/objects) / period)); objects' = objects*scale; bytes' = bytes*scale.
+//   scale = 1 / (1 - exp(-(bytes/objects) / period)); objects' = objects*scale; bytes' =
+//   bytes*scale.
 // A pair with a zero member yields (0, 0). `period` of 0 is treated as 1.
 //
 // Rounding rule (the one heapkit uses everywhere): each value is computed in double

@@ -69,7 +69,8 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source)
                 break; // needs more input than this slice holds
             }
             if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-                return fail("{}: corrupt gzip data ({})", source, z.stream.msg ? z.stream.msg : "?");
+                return fail("{}: corrupt gzip data ({})", source,
+                            z.stream.msg ? z.stream.msg : "?");
             }
         }
         size_t used = slice - z.stream.avail_in;

@@ -31,7 +31,8 @@ Result<void> write_fully(int fd, std::string_view bytes, const std::string& name
 // Removes the temporary file unless it was renamed into place.
 class TempFile {
 public:
-    explicit TempFile(std::string path) : m_path(std::move(path)) {}
+    explicit TempFile(std::string path)
+        : m_path(std::move(path)) {}
     TempFile(const TempFile&) = delete;
     TempFile& operator=(const TempFile&) = delete;
     ~TempFile() {

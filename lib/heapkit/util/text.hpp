@@ -13,7 +13,8 @@ namespace heapkit {
 class LineCursor {
 public:
     explicit LineCursor(std::string_view text, size_t first_line = 1)
-        : m_rest(text), m_next_number(first_line) {}
+        : m_rest(text)
+        , m_next_number(first_line) {}
 
     // The next line, or nullopt at the end of the text.
     std::optional<std::string_view> next() {

@@ -14,6 +14,8 @@ constexpr const char* usage = "usage: disable_aslr [--] PROGRAM [ARGS...]\n"
                               "Run PROGRAM (found through PATH) with ASLR disabled "
                               "(personality ADDR_NO_RANDOMIZE).\n"
                               "Arguments and environment are passed through unchanged.\n"
+                              "  --help     print this help and exit\n"
+                              "  --version  print the version and exit\n"
                               "Exit status: PROGRAM's own; 127 not found, 126 not executable, "
                               "1 personality() refused or usage error.\n";
 

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+"""A jeprof symbolized profile names frames when the program's binary is gone."""
+
+import os
+import shutil
+
+from heapkit_e2e import check, check_near, fixture, heapfold, leaf_is, run, run_fixture, sum_where, tool, workdir
+
+directory = workdir()
+program = os.path.join(directory, "vanishing_app")
+shutil.copy(fixture("alloc_c_pie"), program)
+dump = run_fixture(program, directory)
+
+# `jeprof --raw` on a local file writes its symbol section, then refuses to copy a local
+# profile; the file it writes for a remote one is that section followed by the dump as
+# served, which is what we assemble here.
+section = run(["jeprof", "--raw", program, dump], check=False).stdout
+check(section.startswith("--- symbol\n") and section.endswith("--- heap\n"),
+      f"unexpected jeprof --raw output: {section[:200]!r}")
+symbolized = os.path.join(directory, "symbolized.prof")
+with open(dump) as src, open(symbolized, "w") as dst:
+    dst.write(section + src.read())
+os.remove(program)
+
+proc = run([tool("heapfold"), symbolized])
+check(f"{program}: cannot" in proc.stderr or program in proc.stderr,
+      f"no warning about the missing binary: {proc.stderr!r}")
+stacks = heapfold(symbolized)
+check_near(sum_where(stacks, leaf_is("hold_pages")), 4096000, "hold_pages named by jeprof")
+check(any("main;hold_pages" in s for s in stacks), f"main not named: {list(stacks)}")
+
+out = os.path.join(directory, "sym.pb.gz")
+run([tool("jeprof2pprof"), symbolized, "-o", out])
+check(os.path.getsize(out) > 0, "no pprof written")
+print("ok")

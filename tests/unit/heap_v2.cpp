@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/read/heap_v2.hpp"
+
+#include "heapkit/read/read_dump.hpp"
+
+#include <doctest/doctest.h>
+#include <string>
+
+using namespace heapkit;
+
+namespace {
+
+const std::string maps_tail = "\nMAPPED_LIBRARIES:\n"
+                              "55d0a0000000-55d0a0001000 r-xp 00001000 fe:00 42  /srv/app\n";
+
+std::string error_of(std::string_view text) {
+    auto dump = parse_heap_v2(text, "heap.prof");
+    REQUIRE_FALSE(dump);
+    return dump.error().message;
+}
+
+} // namespace
+
+TEST_CASE("heapkit::parse_heap_v2 reads header, threads with names, stacks and accum columns") {
+    std::string text = "heap_v2/524288\n"
+                       "  t*: 150: 6229348 [160: 7000000]\n"
+                       "  t0: 51: 5816320 [51: 5816320] main thread name\n"
+                       "  t1: 99: 413028 [109: 1183680] worker\n"
+                       "@ 0x7f1e59aa2630 0x7f1e59aa2d21 0x56487bad21b8\n"
+                       "  t*: 97: 406004 [97: 406004]\n"
+                       "  t1: 97: 406004 [97: 406004]\n"
+                       "@ 0x1 0x2\n"
+                       "  t*: 0: 0 [10: 770000]\n" +
+                       maps_tail;
+    auto dump = parse_heap_v2(text, "heap.prof");
+    REQUIRE(dump);
+    CHECK(dump->sample_period == 524288);
+    CHECK(dump->total.cur_objects == 150);
+    CHECK(dump->total.accum_bytes == 7000000);
+    REQUIRE(dump->threads.size() == 2);
+    CHECK(dump->thread_names.at(0) == "main thread name");
+    CHECK(dump->thread_names.at(1) == "worker");
+    REQUIRE(dump->stacks.size() == 2);
+    CHECK(dump->stacks[0].frames ==
+          std::vector<uint64_t>{0x7f1e59aa2630, 0x7f1e59aa2d21, 0x56487bad21b8});
+    CHECK(dump->stacks[0].line == 5);
+    REQUIRE(dump->stacks[0].threads.size() == 1);
+    CHECK(dump->stacks[0].threads[0].thread_uid == 1);
+    CHECK(dump->stacks[0].threads[0].counts.cur_bytes == 406004);
+    CHECK(dump->stacks[1].total.cur_objects == 0);
+    CHECK(dump->stacks[1].total.accum_bytes == 770000);
+    CHECK(dump->has_accum());
+    REQUIRE(dump->maps.size() == 1);
+    CHECK(dump->maps[0].path == "/srv/app");
+}
+
+TEST_CASE("heapkit::parse_heap_v2 accepts period 1, CRLF line ends and no thread lines") {
+    std::string text = "heap_v2/1\r\n  t*: 1: 4096 [0: 0]\r\n@ 0x10\r\n  t*: 1: 4096 [0: 0]\r\n\r\n"
+                       "MAPPED_LIBRARIES:\r\n"
+                       "00400000-00401000 r-xp 00000000 fe:00 1  /bin/x\r\n";
+    auto dump = parse_heap_v2(text, "heap.prof");
+    REQUIRE(dump);
+    CHECK(dump->sample_period == 1);
+    CHECK_FALSE(dump->has_accum());
+    CHECK(dump->maps.at(0).path == "/bin/x");
+    CHECK(dump->maps.at(0).start == 0x400000);
+}
+
+TEST_CASE("heapkit::parse_heap_v2 reports file and line of each error") {
+    CHECK(error_of("") == "heap.prof: empty file, expected a jemalloc heap_v2 dump");
+    CHECK(error_of("heap profile: 1: 2 [3: 4] @ heap\n").find("heap.prof:1: unsupported") == 0);
+    CHECK(error_of("hello\n").find("heap.prof:1: not a jemalloc heap profile") == 0);
+    CHECK(error_of("heap_v2/0\n  t*: 0: 0 [0: 0]\n").find("heap.prof:1: sample period is 0") == 0);
+    CHECK(error_of("heap_v2/1\n@ 0x1\n") ==
+          "heap.prof:2: expected \"t*:\" totals line after the header");
+    CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1 0x2\n") ==
+          "heap.prof:4: expected \"t*:\" count line after stack");
+    CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1\n  t*: 1: 1 [0:\n")
+              .find("heap.prof:4: expected a non-negative integer") == 0);
+    CHECK(error_of("heap_v2/1\n  t*: -1: 1 [0: 0]\n").find("heap.prof:2:") == 0);
+    CHECK(error_of("heap_v2/1\n  t*: 99999999999999999999: 1 [0: 0]\n").find("below 2^64") !=
+          std::string::npos);
+    CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0xzz\n").find("heap.prof:3: expected hex") ==
+          0);
+    CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1\n  t*: 1: 1 [0: 0]\n") ==
+          "heap.prof:4: no \"MAPPED_LIBRARIES:\" section at the end (truncated dump?)");
+    CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\ngarbage\n")
+              .find("heap.prof:3: expected \"@ <addresses>\"") == 0);
+    CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1\n  t*: 1: 1 [0: 0]\n"
+                   "MAPPED_LIBRARIES:\nnot a maps line\n")
+              .find("heap.prof:6: expected a maps line") == 0);
+    CHECK(error_of(std::string("heap_v2/1\n  t*: 1: 1 [0: 0]\n") + std::string("ab\0cd\n", 6))
+              .find("heap.prof:3: NUL byte") == 0);
+}
+
+TEST_CASE("heapkit::parse_dump tells binary data from a dump") {
+    auto dump = parse_dump(std::string("\x7f"
+                                       "ELF\x02\x01\x00\x00",
+                                       8),
+                           "a.out");
+    REQUIRE_FALSE(dump);
+    CHECK(dump.error().message == "a.out:1: binary data, not a jemalloc heap profile");
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/util/output.hpp"
+
+#include <cstdlib>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace heapkit;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "heapkit-test-XXXXXX").string();
+        path = ::mkdtemp(pattern.data());
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+TEST_CASE("heapkit::write_output replaces the target whole and leaves no temporary") {
+    TempDir dir;
+    fs::path target = dir.path / "out.pb.gz";
+    REQUIRE(write_output({target.string(), true}, "first"));
+    REQUIRE(write_output({target.string(), true}, "second"));
+    CHECK(slurp(target) == "second");
+    CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("heapkit::write_output fails cleanly where it cannot write") {
+    TempDir dir;
+    auto missing_dir = write_output({(dir.path / "no" / "such.pb.gz").string(), true}, "x");
+    REQUIRE_FALSE(missing_dir);
+    CHECK(missing_dir.error().message.find("such.pb.gz: cannot create output") !=
+          std::string::npos);
+    auto is_dir = write_output({dir.path.string(), true}, "x");
+    REQUIRE_FALSE(is_dir);
+    CHECK(is_dir.error().message.find("is a directory") != std::string::npos);
+    auto full = write_output({"/dev/full", true}, "x");
+    REQUIRE_FALSE(full);
+    CHECK(full.error().message.find("/dev/full: cannot write") == 0);
+    CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 0);
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/pprof_writer.hpp"
+
+#include "heapkit/emit/allocator_frames.hpp"
+#include "heapkit/util/gzip.hpp"
+#include "profile.pb.h"
+#include "test_profiles.hpp"
+
+#include <set>
+
+using namespace heapkit;
+namespace pb = perftools::profiles;
+
+namespace {
+
+pb::Profile decode(const std::string& bytes) {
+    pb::Profile out;
+    REQUIRE(out.ParseFromString(bytes));
+    return out;
+}
+
+std::string text_of(const pb::Profile& profile, int64_t index) {
+    REQUIRE(index >= 0);
+    REQUIRE(index < profile.string_table_size());
+    return profile.string_table(static_cast<int>(index));
+}
+
+// The rules of formats.md §6 that pprof's CheckValid and its readers rely on.
+void check_valid(const pb::Profile& p) {
+    REQUIRE(p.string_table_size() > 0);
+    CHECK(p.string_table(0).empty());
+    std::set<uint64_t> mappings, functions, locations;
+    for (const auto& m : p.mapping()) {
+        CHECK(m.id() == mappings.size() + 1); // sequential from 1
+        mappings.insert(m.id());
+        CHECK(m.memory_start() < m.memory_limit());
+    }
+    for (const auto& f : p.function()) {
+        CHECK(f.id() == functions.size() + 1);
+        functions.insert(f.id());
+        text_of(p, f.name());
+    }
+    for (const auto& l : p.location()) {
+        CHECK(l.id() == locations.size() + 1);
+        locations.insert(l.id());
+        if (l.mapping_id() != 0) {
+            REQUIRE(mappings.count(l.mapping_id()) == 1);
+            const auto& m = p.mapping(static_cast<int>(l.mapping_id() - 1));
+            CHECK(l.address() >= m.memory_start());
+            CHECK(l.address() < m.memory_limit());
+        }
+        for (const auto& line : l.line()) {
+            CHECK(functions.count(line.function_id()) == 1);
+        }
+    }
+    for (const auto& s : p.sample()) {
+        CHECK(s.value_size() == p.sample_type_size());
+        for (uint64_t id : s.location_id()) {
+            CHECK(locations.count(id) == 1);
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("heapkit::encode_pprof writes Go heap profile conventions") {
+    Profile profile = test::make_profile(test::sample_dump);
+    test::name_locations(profile, test::app_names);
+    profile.modules[0].build_id = "0123abcd";
+    profile.modules[0].has_functions = true;
+    pb::Profile p = decode(encode_pprof(profile, {}));
+    check_valid(p);
+    REQUIRE(p.sample_type_size() == 4);
+    const char* expected[][2] = {{"alloc_objects", "count"},
+                                 {"alloc_space", "bytes"},
+                                 {"inuse_objects", "count"},
+                                 {"inuse_space", "bytes"}};
+    for (int i = 0; i < 4; ++i) {
+        CHECK(text_of(p, p.sample_type(i).type()) == expected[i][0]);
+        CHECK(text_of(p, p.sample_type(i).unit()) == expected[i][1]);
+    }
+    CHECK(text_of(p, p.period_type().type()) == "space");
+    CHECK(text_of(p, p.period_type().unit()) == "bytes");
+    CHECK(p.period() == 1);
+    CHECK(text_of(p, p.default_sample_type()) == "inuse_space");
+    CHECK(text_of(p, p.drop_frames()) == allocator_frames_regex());
+    REQUIRE(p.comment_size() >= 1);
+    CHECK(text_of(p, p.comment(0)) == "source: test.heap");
+    CHECK(p.time_nanos() > 0);
+
+    REQUIRE(p.mapping_size() == 2);
+    const auto& main = p.mapping(0);
+    CHECK(text_of(p, main.filename()) == "/srv/app");
+    CHECK(text_of(p, main.build_id()) == "0123abcd");
+    CHECK(main.memory_start() == 0x555500001000);
+    CHECK(main.memory_limit() == 0x555500002000);
+    CHECK(main.file_offset() == 0x1000);
+    CHECK(main.has_functions());
+    CHECK_FALSE(main.has_filenames());
+    CHECK_FALSE(p.mapping(1).has_functions());
+
+    // First sample: leaf first, values in sample_type order, allocator frames kept
+    // (pprof cuts them through drop_frames).
+    const auto& hold = p.sample(0);
+    CHECK(hold.location_id_size() == 4);
+    CHECK(std::vector<int64_t>(hold.value().begin(), hold.value().end()) ==
+          std::vector<int64_t>{2, 8192, 2, 8192});
+    const auto& leaf = p.location(static_cast<int>(hold.location_id(0) - 1));
+    CHECK(leaf.address() == 0x7f0000001010);
+    CHECK(leaf.mapping_id() == 2);
+    CHECK(leaf.line_size() == 0);
+    const auto& hold_location = p.location(static_cast<int>(hold.location_id(2) - 1));
+    REQUIRE(hold_location.line_size() == 1);
+    const auto& hold_function =
+        p.function(static_cast<int>(hold_location.line(0).function_id() - 1));
+    CHECK(text_of(p, hold_function.name()) == "hold");
+    CHECK(text_of(p, hold_function.system_name()) == "hold");
+    // The address outside every mapping has no mapping.
+    CHECK(p.location(static_cast<int>(p.sample(2).location_id(0) - 1)).mapping_id() == 0);
+}
+
+TEST_CASE("heapkit::encode_pprof writes two sample types without accum, and thread labels") {
+    std::string text = test::sample_dump;
+    for (size_t at = text.find(" ["); at != std::string::npos; at = text.find(" [", at + 1)) {
+        text.replace(at, text.find(']', at) - at + 1, " [0: 0]");
+    }
+    Profile profile = test::make_profile(text.c_str(), true);
+    PprofOptions options;
+    options.default_type = SampleType::inuse_objects;
+    options.keep_allocator_frames = true;
+    pb::Profile p = decode(encode_pprof(profile, options));
+    check_valid(p);
+    REQUIRE(p.sample_type_size() == 2);
+    CHECK(text_of(p, p.sample_type(0).type()) == "inuse_objects");
+    CHECK(text_of(p, p.default_sample_type()) == "inuse_objects");
+    CHECK(p.drop_frames() == 0);
+    REQUIRE(p.sample_size() == 2); // the churn stack is all zero without accum
+    REQUIRE(p.sample(0).label_size() == 1);
+    CHECK(text_of(p, p.sample(0).label(0).key()) == "thread");
+    CHECK(text_of(p, p.sample(0).label(0).str()) == "main");
+    CHECK(text_of(p, p.sample(1).label(0).str()) == "t1");
+}
+
+TEST_CASE("heapkit::encode_pprof cuts unnamed leaf frames in a jemalloc module") {
+    Profile profile = test::make_profile(test::sample_dump);
+    profile.modules[1].is_allocator = true;
+    pb::Profile p = decode(encode_pprof(profile, {}));
+    CHECK(p.sample(0).location_id_size() == 2); // hold, main
+    PprofOptions keep;
+    keep.keep_allocator_frames = true;
+    CHECK(decode(encode_pprof(profile, keep)).sample(0).location_id_size() == 4);
+}
+
+TEST_CASE("heapkit::write_pprof gzips the message") {
+    Profile profile = test::make_profile(test::sample_dump);
+    std::string packed = write_pprof(profile, {});
+    REQUIRE(is_gzip(packed));
+    auto raw = gunzip(packed, "p.pb.gz");
+    REQUIRE(raw);
+    check_valid(decode(*raw));
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs what is missing, builds heapkit, profiles a small C++ program under the real
+# jemalloc, and shows its heap through both tools and go tool pprof.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./tests/install-packages.sh
+[ -f build/build.ninja ] || meson setup build --wrap-mode=nodownload
+ninja -C build
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# The program keeps 500 x 1 KiB in store::Pool<Block>::fill and 64 x 2 KiB in keep_arrays().
+MALLOC_CONF="prof:true,prof_final:true,prof_accum:true,lg_prof_sample:0,prof_prefix:$out/jeprof" \
+  ./build/tests/alloc_cpp
+dump=$(ls "$out"/jeprof.*.f.heap)
+
+echo
+echo "== heapfold: collapsed stacks (bytes in use), ready for flamegraph.pl"
+./build/cmd/heapfold "$dump"
+echo
+echo "== jeprof2pprof, then go tool pprof -top"
+./build/cmd/jeprof2pprof "$dump" -o "$out/heap.pb.gz"
+go tool pprof -top -symbolize=none "$out/heap.pb.gz"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs the Debian 12 packages heapkit builds and tests with, when any is missing.
+set -euo pipefail
+
+packages=(
+  g++ meson ninja-build pkg-config python3
+  protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
+  libdw-dev libelf-dev zlib1g-dev libiberty-dev
+  libjemalloc-dev libjemalloc2
+  # real consumers and ground truth used by the tests
+  golang-go binutils elfutils llvm man-db groff-base util-linux
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+echo "installing: ${missing[*]}" >&2
+"${sudo[@]}" apt-get update -q
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

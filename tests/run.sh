@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds heapkit (into ./build unless BUILD_DIR says otherwise) and runs the whole test
+# suite; ends with a plain "N passed, N failed, N skipped" line. Extra arguments go to
+# `meson test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build}
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" --wrap-mode=nodownload ${HEAPKIT_MESON_ARGS:-}
+fi
+ninja -C "$build"
+status=0
+meson test -C "$build" --print-errorlogs "$@" || status=$?
+python3 - "$build/meson-logs/testlog.json" <<'PY'
+import json, sys
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+with open(sys.argv[1]) as log:
+    for line in log:
+        result = json.loads(line)["result"]
+        if result in ("OK", "EXPECTEDFAIL"):
+            counts["passed"] += 1
+        elif result == "SKIP":
+            counts["skipped"] += 1
+        else:
+            counts["failed"] += 1
+print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+PY
+exit $status

@@ -3,7 +3,9 @@
 
 import gzip
 import os
+import pty
 import re
+import subprocess
 
 from heapkit_e2e import check, run, tool, workdir
 
@@ -67,6 +69,16 @@ for name in ("heapfold", "jeprof2pprof"):
     check(proc.returncode == 1 and "unknown sample type" in proc.stderr, f"{name} --sample bogus")
     proc = run([tool(name), "--no-such-flag", good], check=False)
     check(proc.returncode == 1, f"{name} usage error exit {proc.returncode}")
+
+# Binary output is never written to a terminal.
+controller, terminal = pty.openpty()
+good = write("tty.heap", GOOD_HEAD + "@ 0x1\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n")
+proc = subprocess.run([tool("jeprof2pprof"), good], stdout=terminal, stderr=subprocess.PIPE,
+                      text=True, timeout=60)
+os.close(terminal)
+os.close(controller)
+check(proc.returncode == 1 and "refusing to write a binary profile to a terminal" in proc.stderr,
+      f"binary to a terminal: exit {proc.returncode}, {proc.stderr!r}")
 
 noaccum = write("noaccum.heap", "heap_v2/1\n  t*: 1: 4096 [0: 0]\n@ 0x1\n  t*: 1: 4096 [0: 0]\n\nMAPPED_LIBRARIES:\n")
 proc = run([tool("heapfold"), "--sample", "alloc_space", noaccum], check=False)

@@ -12,13 +12,18 @@ namespace heapkit::cmd {
 
 inline constexpr const char* version = "0.1.0";
 
-inline void add_common_flags(CLI::App& app, ToolOptions& options) {
+// `sample_help` says what --sample chooses for this tool.
+inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::string& sample_help) {
     app.add_option("DUMP", options.inputs,
                    "jemalloc heap_v2 dumps or jeprof symbolized profiles, plain or gzipped; "
                    "'-' reads standard input; several are merged")
         ->required();
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
+    app.add_option("--sample", options.sample,
+                   sample_help + ": inuse_space (default), inuse_objects, alloc_space, "
+                                 "alloc_objects")
+        ->option_text("TYPE");
     app.add_flag("--threads", options.per_thread, "split every stack by jemalloc thread");
     app.add_flag("--keep-allocator-frames", options.keep_allocator_frames,
                  "keep malloc, operator new and jemalloc-internal frames");

@@ -6,11 +6,7 @@ int main(int argc, char** argv) {
     heapkit::ToolOptions options;
     CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input).",
                  "heapfold");
-    heapkit::cmd::add_common_flags(app, options);
-    app.add_option("--sample", options.sample,
-                   "value to print: inuse_space (default), inuse_objects, alloc_space, "
-                   "alloc_objects")
-        ->option_text("TYPE");
+    heapkit::cmd::add_common_flags(app, options, "value to print");
     app.footer("Example: heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem "
                "--countname=bytes > heap.svg");
     return heapkit::cmd::run(app, argc, argv, options, heapkit::run_heapfold);

@@ -6,11 +6,7 @@ int main(int argc, char** argv) {
     heapkit::ToolOptions options;
     CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format).",
                  "jeprof2pprof");
-    heapkit::cmd::add_common_flags(app, options);
-    app.add_option("--sample", options.sample,
-                   "default sample type: inuse_space (default), inuse_objects, alloc_space, "
-                   "alloc_objects")
-        ->option_text("TYPE");
+    heapkit::cmd::add_common_flags(app, options, "default sample type");
     app.footer("Example: jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
                "heap.pb.gz");
     return heapkit::cmd::run(app, argc, argv, options, heapkit::run_jeprof2pprof);

@@ -47,10 +47,11 @@ private:
     size_t m_number = 0;
 };
 
-// Consumes an unsigned decimal number at the front of `text`.
-inline std::optional<uint64_t> take_decimal(std::string_view& text) {
+// Consumes an unsigned number in `base` at the front of `text`; nullopt (text
+// untouched) when there is none or it does not fit in 64 bits.
+inline std::optional<uint64_t> take_number(std::string_view& text, int base) {
     uint64_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 10);
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
     if (ec != std::errc() || end == text.data()) {
         return std::nullopt;
     }
@@ -58,17 +59,20 @@ inline std::optional<uint64_t> take_decimal(std::string_view& text) {
     return value;
 }
 
-// Consumes a hexadecimal number at the front of `text`, with an optional "0x" prefix.
+inline std::optional<uint64_t> take_decimal(std::string_view& text) {
+    return take_number(text, 10);
+}
+
+// A hexadecimal number with an optional "0x" prefix.
 inline std::optional<uint64_t> take_hex(std::string_view& text) {
-    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-        text.remove_prefix(2);
+    std::string_view rest = text;
+    if (rest.size() > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X')) {
+        rest.remove_prefix(2);
     }
-    uint64_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
-    if (ec != std::errc() || end == text.data()) {
-        return std::nullopt;
+    auto value = take_number(rest, 16);
+    if (value) {
+        text = rest;
     }
-    text.remove_prefix(static_cast<size_t>(end - text.data()));
     return value;
 }
 

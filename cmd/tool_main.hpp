@@ -27,8 +27,23 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     app.add_flag("--threads", options.per_thread, "split every stack by jemalloc thread");
     app.add_flag("--keep-allocator-frames", options.keep_allocator_frames,
                  "keep malloc, operator new and jemalloc-internal frames");
-    app.add_flag("!--no-symbolize", options.symbolize,
-                 "leave frames unnamed (addresses, mappings and build ids only)");
+    app.add_flag_callback(
+        "--no-symbolize", [&options] { options.symbolize = false; },
+        "leave frames unnamed (addresses, mappings and build ids only)");
+    app.add_option("--binary", options.symbols.main_binary,
+                   "the program's executable, wherever the dump says it was")
+        ->option_text("PATH");
+    app.add_option("--sysroot", options.symbols.sysroot,
+                   "look for every mapped file under DIR (a container's or host's root)")
+        ->option_text("DIR");
+    app.add_option("--path-map", options.path_map,
+                   "open files whose path starts with OLD under NEW instead (repeatable)")
+        ->option_text("OLD=NEW");
+    app.add_option("--debug-dir", options.symbols.debug_dirs,
+                   "also look for debug files under DIR, in the layouts of /usr/lib/debug "
+                   "(repeatable)")
+        ->option_text("DIR");
+    app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
     app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);
 }
 

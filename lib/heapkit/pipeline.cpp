@@ -9,9 +9,24 @@
 #include "heapkit/util/output.hpp"
 
 #include <set>
+#include <unistd.h>
 
 namespace heapkit {
 namespace {
+
+// "OLD=NEW" pairs as typed on the command line.
+Result<std::vector<PathRewrite>> parse_path_map(const std::vector<std::string>& pairs) {
+    std::vector<PathRewrite> rewrites;
+    for (const std::string& pair : pairs) {
+        size_t equals = pair.find('=');
+        if (equals == std::string::npos || equals == 0) {
+            return fail("--path-map takes OLD=NEW (a path prefix and its replacement), not \"{}\"",
+                        pair);
+        }
+        rewrites.push_back({pair.substr(0, equals), pair.substr(equals + 1)});
+    }
+    return rewrites;
+}
 
 struct Loaded {
     Profile profile;
@@ -29,6 +44,10 @@ Result<Loaded> load(const ToolOptions& options) {
     }
     if (options.inputs.empty()) {
         return fail("no input dump given");
+    }
+    auto path_map = parse_path_map(options.path_map);
+    if (!path_map) {
+        return tl::unexpected(path_map.error());
     }
     Loaded loaded{{}, *sample, {}};
     std::vector<RawDump> dumps;
@@ -48,7 +67,11 @@ Result<Loaded> load(const ToolOptions& options) {
     if (auto ok = check_sample_type(loaded.profile, *sample); !ok) {
         return tl::unexpected(ok.error());
     }
-    SymbolizeReport symbols = symbolize(loaded.profile, SymbolizeOptions{options.symbolize});
+    SymbolizeOptions symbolizer = options.symbols;
+    symbolizer.names = options.symbolize;
+    symbolizer.path_map = std::move(*path_map);
+    symbolizer.progress = !options.quiet && ::isatty(STDERR_FILENO);
+    SymbolizeReport symbols = symbolize(loaded.profile, symbolizer);
     for (std::string& warning : symbols.warnings) {
         loaded.report.warnings.push_back(std::move(warning));
     }
@@ -58,6 +81,14 @@ Result<Loaded> load(const ToolOptions& options) {
                                                      loaded.profile.locations.size()));
     }
     return loaded;
+}
+
+// --quiet silences warnings; errors are still reported.
+ToolReport quiet(const ToolOptions& options, ToolReport report) {
+    if (options.quiet) {
+        report.warnings.clear();
+    }
+    return report;
 }
 
 } // namespace
@@ -74,7 +105,7 @@ Result<ToolReport> run_jeprof2pprof(const ToolOptions& options) {
     if (auto ok = write_output({options.output, true}, bytes); !ok) {
         return tl::unexpected(ok.error());
     }
-    return std::move(loaded->report);
+    return quiet(options, std::move(loaded->report));
 }
 
 Result<ToolReport> run_heapfold(const ToolOptions& options) {
@@ -82,12 +113,18 @@ Result<ToolReport> run_heapfold(const ToolOptions& options) {
     if (!loaded) {
         return tl::unexpected(loaded.error());
     }
-    FoldedOptions folded{loaded->sample, options.keep_allocator_frames, options.per_thread};
+    auto style = parse_frame_style(options.frame);
+    if (!style) {
+        return fail("unknown frame style \"{}\"; expected function, function+line or address",
+                    options.frame);
+    }
+    FoldedOptions folded{loaded->sample, options.keep_allocator_frames, options.per_thread, *style,
+                         options.annotate_inline};
     std::string text = write_folded(loaded->profile, folded);
     if (auto ok = write_output({options.output, false}, text); !ok) {
         return tl::unexpected(ok.error());
     }
-    return std::move(loaded->report);
+    return quiet(options, std::move(loaded->report));
 }
 
 } // namespace heapkit

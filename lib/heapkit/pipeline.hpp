@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <string>
@@ -16,6 +17,12 @@ struct ToolOptions {
     bool symbolize = true;
     bool per_thread = false;
     bool keep_allocator_frames = false;
+    bool quiet = false;                // no progress line, no warnings
+    std::vector<std::string> path_map; // "OLD=NEW" as typed; parsed by the tools
+    SymbolizeOptions symbols;          // where binaries and debug information are
+    // heapfold only
+    std::string frame = "function"; // function, function+line or address
+    bool annotate_inline = false;   // mark inlined frames with "_[i]"
 };
 
 // Warnings for the user (unreadable binaries, unnamed addresses), one line each.

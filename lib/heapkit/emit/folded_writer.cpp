@@ -25,19 +25,40 @@ struct LocationTexts {
     std::vector<bool> allocator;
 };
 
-std::vector<LocationTexts> location_texts(const Profile& profile) {
+std::string_view base_name(std::string_view path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& options) {
+    std::string text = frame_label(frame.name);
+    if (options.style == FrameStyle::function_line && frame.line != 0 && !frame.file.empty()) {
+        text += fmt::format(" ({}:{})", base_name(frame.file), frame.line);
+    }
+    if (inlined && options.annotate_inline) {
+        text += "_[i]";
+    }
+    return text;
+}
+
+std::vector<LocationTexts> location_texts(const Profile& profile, const FoldedOptions& options) {
     AllocatorFrameMatcher matcher;
     std::vector<LocationTexts> all(profile.locations.size());
     for (size_t i = 0; i < profile.locations.size(); ++i) {
         const Location& location = profile.locations[i];
-        if (location.frames.empty()) {
-            all[i].texts.push_back(unnamed_location_text(profile, location));
-            all[i].allocator.push_back(false);
+        LocationTexts& texts = all[i];
+        if (location.frames.empty() || options.style == FrameStyle::address) {
+            bool allocator = std::any_of(location.frames.begin(), location.frames.end(),
+                                         [&](const Frame& f) { return matcher.matches(f.name); });
+            texts.texts.push_back(location_address_text(profile, location));
+            texts.allocator.push_back(allocator);
             continue;
         }
-        for (const Frame& frame : location.frames) {
-            all[i].texts.push_back(frame_label(frame.name));
-            all[i].allocator.push_back(matcher.matches(frame.name));
+        // Every frame but the last is inlined into the next one.
+        for (size_t f = 0; f < location.frames.size(); ++f) {
+            const Frame& frame = location.frames[f];
+            texts.texts.push_back(frame_text(frame, f + 1 < location.frames.size(), options));
+            texts.allocator.push_back(matcher.matches(frame.name));
         }
     }
     return all;
@@ -45,8 +66,21 @@ std::vector<LocationTexts> location_texts(const Profile& profile) {
 
 } // namespace
 
+std::optional<FrameStyle> parse_frame_style(std::string_view text) {
+    if (text == "function") {
+        return FrameStyle::function;
+    }
+    if (text == "function+line") {
+        return FrameStyle::function_line;
+    }
+    if (text == "address") {
+        return FrameStyle::address;
+    }
+    return std::nullopt;
+}
+
 std::string write_folded(const Profile& profile, const FoldedOptions& options) {
-    std::vector<LocationTexts> texts = location_texts(profile);
+    std::vector<LocationTexts> texts = location_texts(profile, options);
     std::map<std::string, int64_t> stacks;
     std::vector<const std::string*> frames; // leaf first
     std::vector<bool> allocator;

@@ -4,14 +4,27 @@
 #include "heapkit/emit/sample_type.hpp"
 #include "heapkit/model/profile.hpp"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace heapkit {
+
+// What one frame of a collapsed stack says.
+enum class FrameStyle {
+    function,      // "name"
+    function_line, // "name (file.c:12)"
+    address,       // "module+0xOFFSET", one frame per address (inline chains not expanded)
+};
+
+std::optional<FrameStyle> parse_frame_style(std::string_view text);
 
 struct FoldedOptions {
     SampleType sample = SampleType::inuse_space;
     bool keep_allocator_frames = false;
     bool thread_frames = false; // prefix each stack with its thread's label
+    FrameStyle style = FrameStyle::function;
+    bool annotate_inline = false; // suffix inlined frames with "_[i]" (flamegraph.pl's mark)
 };
 
 // Collapsed stacks as flamegraph.pl reads them: one line per distinct stack,

@@ -5,7 +5,7 @@
 
 namespace heapkit {
 
-std::string unnamed_location_text(const Profile& profile, const Location& location) {
+std::string location_address_text(const Profile& profile, const Location& location) {
     if (location.module == no_module) {
         return fmt::format("0x{:x}", location.address);
     }

@@ -2,6 +2,7 @@
 #include "heapkit/symbolize/elf_module.hpp"
 
 #include "heapkit/symbolize/demangle.hpp"
+#include "heapkit/symbolize/dwarf_frames.hpp"
 
 #include <elfutils/libdw.h>
 #include <fmt/format.h>
@@ -9,15 +10,6 @@
 
 namespace heapkit {
 namespace {
-
-// libdwfl keeps pointers to both for the life of every Dwfl: they must be static.
-char* default_debuginfo_path = nullptr;
-const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &default_debuginfo_path,
-};
 
 std::string hex(const unsigned char* bytes, int length) {
     std::string text;
@@ -52,9 +44,10 @@ std::string_view without_version(std::string_view name) {
 
 } // namespace
 
-Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path) {
+Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
+                                                   const DebugSearch& search) {
     std::unique_ptr<ElfModule> module(new ElfModule);
-    module->m_dwfl.reset(dwfl_begin(&offline_callbacks));
+    module->m_dwfl.reset(dwfl_begin(search.callbacks()));
     Dwfl* dwfl = module->m_dwfl.get();
     if (dwfl == nullptr) {
         return fail("{}: cannot start libdwfl: {}", path, dwfl_errmsg(-1));
@@ -68,16 +61,21 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path) {
     dwfl_report_end(dwfl, nullptr, nullptr);
 
     Dwarf_Addr bias = 0;
-    Elf* elf = dwfl_module_getelf(module->m_module, &bias);
+    Elf* elf = dwfl_module_getelf(module->m_module, &bias); // borrowed from the Dwfl
     size_t count = 0;
-    if (elf == nullptr || elf_getphdrnum(elf, &count) != 0) {
+    GElf_Ehdr file_header;
+    if (elf == nullptr || elf_getphdrnum(elf, &count) != 0 ||
+        gelf_getehdr(elf, &file_header) == nullptr) {
         return fail("{}: cannot read program headers: {}", path, dwfl_errmsg(-1));
     }
+    module->m_bias = bias;
+    module->m_is_executable = file_header.e_type == ET_EXEC;
     for (size_t i = 0; i < count; ++i) {
         GElf_Phdr header;
         if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr &&
             header.p_type == PT_LOAD) {
-            module->m_segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr});
+            module->m_segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr,
+                                          header.p_align, (header.p_flags & PF_X) != 0});
         }
     }
     const unsigned char* id = nullptr;
@@ -87,27 +85,61 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path) {
         module->m_build_id = hex(id, id_length);
     }
     module->m_is_jemalloc = defines_symbol(module->m_module, "mallctl");
+    Dwarf_Addr dwarf_bias = 0;
+    module->m_has_dwarf = dwfl_module_getdwarf(module->m_module, &dwarf_bias) != nullptr;
     return module;
 }
 
-std::optional<uint64_t> ElfModule::vaddr_of_file_offset(uint64_t file_offset) const {
+const ElfModule::Segment* ElfModule::segment_of(uint64_t file_offset) const {
     for (const Segment& segment : m_segments) {
         if (file_offset >= segment.file_offset &&
             file_offset - segment.file_offset < segment.file_size) {
-            return segment.vaddr + (file_offset - segment.file_offset);
+            return &segment;
         }
     }
-    return std::nullopt;
+    return nullptr;
+}
+
+std::optional<uint64_t> ElfModule::vaddr_of_file_offset(uint64_t file_offset) const {
+    const Segment* segment = segment_of(file_offset);
+    if (segment == nullptr) {
+        return std::nullopt;
+    }
+    return segment->vaddr + (file_offset - segment->file_offset);
+}
+
+bool ElfModule::fits_mapping(const Module& mapping) const {
+    const Segment* segment = segment_of(mapping.file_offset);
+    if (segment == nullptr || !segment->executable) {
+        return false;
+    }
+    uint64_t vaddr = segment->vaddr + (mapping.file_offset - segment->file_offset);
+    if (m_is_executable) {
+        return vaddr == mapping.start;
+    }
+    // The kernel maps whole pages: start and vaddr agree modulo the page size.
+    constexpr uint64_t page = 4096;
+    return (mapping.start - vaddr) % page == 0;
 }
 
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
+    if (m_has_dwarf) {
+        std::vector<Frame> frames = dwarf_frames(m_module, vaddr + m_bias);
+        if (!frames.empty() && !frames.back().name.empty()) {
+            return frames;
+        }
+    }
+    return symbol_frames(vaddr);
+}
+
+std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr) const {
     GElf_Off offset = 0;
     GElf_Sym symbol{};
     GElf_Word section = 0;
     Elf* elf = nullptr;
     Dwarf_Addr bias = 0;
     const char* name =
-        dwfl_module_addrinfo(m_module, vaddr, &offset, &symbol, &section, &elf, &bias);
+        dwfl_module_addrinfo(m_module, vaddr + m_bias, &offset, &symbol, &section, &elf, &bias);
     if (name == nullptr || *name == '\0') {
         return {};
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <elfutils/libdwfl.h>
@@ -13,11 +14,13 @@
 namespace heapkit {
 
 // One ELF file opened through libdwfl, reported at bias 0 so that libdwfl's addresses
-// are the file's own ELF virtual addresses. Owns its Dwfl session.
+// are the file's own ELF virtual addresses. Owns its Dwfl session; `search` must
+// outlive it.
 class ElfModule {
 public:
     // Opens `path`; an error names the path and says why.
-    static Result<std::unique_ptr<ElfModule>> open(const std::string& path);
+    static Result<std::unique_ptr<ElfModule>> open(const std::string& path,
+                                                   const DebugSearch& search);
 
     ElfModule(const ElfModule&) = delete;
     ElfModule& operator=(const ElfModule&) = delete;
@@ -29,11 +32,21 @@ public:
     // so code in it at the leaf end of a stack is allocator-internal even when unnamed.
     bool is_jemalloc() const { return m_is_jemalloc; }
 
+    // True when DWARF was found (in the file or a separate debug file).
+    bool has_dwarf() const { return m_has_dwarf; }
+
+    // Whether this file can be what the process mapped at [start, limit) from
+    // `file_offset` with execute permission: the offset falls in an executable PT_LOAD
+    // segment, at a page-aligned bias (zero for a non-PIE executable).
+    bool fits_mapping(const Module& mapping) const;
+
     // ELF virtual address of a file offset, through the PT_LOAD segment holding it.
     std::optional<uint64_t> vaddr_of_file_offset(uint64_t file_offset) const;
 
-    // The frames at ELF vaddr `vaddr`, innermost first, or empty when no symbol
-    // contains it. Symbol sizes are honoured: an address past a symbol's end gets no name.
+    // The frames at ELF vaddr `vaddr`, innermost first: the DWARF inline chain with
+    // files and lines when there is DWARF, else the name of the symbol containing it
+    // (.symtab, else .dynsym). Symbol sizes are honoured: an address past a symbol's end
+    // gets no name. Empty when nothing names the address.
     std::vector<Frame> frames_at(uint64_t vaddr) const;
 
 private:
@@ -44,14 +57,21 @@ private:
         uint64_t file_offset;
         uint64_t file_size;
         uint64_t vaddr;
+        uint64_t align;
+        bool executable;
     };
     ElfModule() = default;
+    const Segment* segment_of(uint64_t file_offset) const;
+    std::vector<Frame> symbol_frames(uint64_t vaddr) const;
 
     std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;
     Dwfl_Module* m_module = nullptr; // borrowed from m_dwfl
+    uint64_t m_bias = 0;             // libdwfl address minus ELF vaddr (0 by construction)
     std::vector<Segment> m_segments;
     std::string m_build_id;
+    bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
     bool m_is_jemalloc = false;
+    bool m_has_dwarf = false;
 };
 
 } // namespace heapkit

@@ -1,65 +1,166 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/symbolize.hpp"
 
+#include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <numeric>
+#include <set>
 
 namespace heapkit {
 namespace {
-
-// Each file is opened once however many dumps and mappings name it.
-class ModuleCache {
-public:
-    const ElfModule* get(const std::string& path, SymbolizeReport& report) {
-        auto [it, inserted] = m_modules.try_emplace(path);
-        if (inserted) {
-            auto opened = ElfModule::open(path);
-            if (opened) {
-                it->second = std::move(*opened);
-            } else {
-                report.warnings.push_back(
-                    fmt::format("{}; its frames stay unnamed", opened.error().message));
-            }
-        }
-        return it->second.get();
-    }
-
-private:
-    std::map<std::string, std::unique_ptr<ElfModule>> m_modules;
-};
 
 bool is_pseudo_path(const std::string& path) {
     return path.empty() || path.front() == '[';
 }
 
+// Each file is opened once however many dumps and mappings name it, and each problem
+// with it is reported once.
+class ModuleCache {
+public:
+    ModuleCache(const DebugSearch& search, SymbolizeReport& report)
+        : m_search(search)
+        , m_report(report) {}
+
+    const ElfModule* get(const std::string& path) {
+        auto [it, inserted] = m_modules.try_emplace(path);
+        if (inserted) {
+            auto opened = ElfModule::open(path, m_search);
+            if (opened) {
+                it->second = std::move(*opened);
+            } else {
+                warn(fmt::format("{}; its frames stay unnamed", opened.error().message));
+            }
+        }
+        return it->second.get();
+    }
+
+    void warn(std::string message) {
+        if (m_warned.insert(message).second) {
+            m_report.warnings.push_back(std::move(message));
+        }
+    }
+
+private:
+    const DebugSearch& m_search;
+    SymbolizeReport& m_report;
+    std::map<std::string, std::unique_ptr<ElfModule>> m_modules;
+    std::set<std::string> m_warned;
+};
+
+// The opened file for module `module`, or null when it cannot be used for names.
+const ElfModule* open_module(const Module& module, const SymbolizeOptions& options,
+                             ModuleCache& cache) {
+    std::string path = locate_file(module, options);
+    const ElfModule* file = cache.get(path);
+    if (file == nullptr) {
+        return nullptr;
+    }
+    if (!file->fits_mapping(module)) {
+        cache.warn(fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset {:x} "
+                               "in the dump (a different build?); its frames stay unnamed",
+                               path, module.start, module.limit, module.file_offset));
+        return nullptr;
+    }
+    if (module.deleted) {
+        cache.warn(fmt::format("{} was deleted after the process mapped it; using the file now "
+                               "at {}",
+                               module.path, path));
+    }
+    return file;
+}
+
+// Location indexes ordered by module, then address: each module's lookups run together
+// and in address order, which keeps libdw's caches warm.
+std::vector<uint32_t> lookup_order(const Profile& profile) {
+    std::vector<uint32_t> order(profile.locations.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const Location& x = profile.locations[a];
+        const Location& y = profile.locations[b];
+        return std::tie(x.module, x.address) < std::tie(y.module, y.address);
+    });
+    return order;
+}
+
+class Progress {
+public:
+    Progress(bool enabled, size_t total)
+        : m_enabled(enabled && total >= 1000)
+        , m_total(total) {}
+    ~Progress() {
+        if (m_enabled) {
+            fmt::print(stderr, "\r\033[K");
+        }
+    }
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+    void step(size_t done) {
+        if (m_enabled && done % 1000 == 0) {
+            fmt::print(stderr, "\rsymbolizing: {}/{} addresses", done, m_total);
+        }
+    }
+
+private:
+    bool m_enabled;
+    size_t m_total;
+};
+
 } // namespace
+
+std::string locate_file(const Module& module, const SymbolizeOptions& options) {
+    if (module.is_main && !options.main_binary.empty()) {
+        return options.main_binary;
+    }
+    const PathRewrite* best = nullptr;
+    for (const PathRewrite& rewrite : options.path_map) {
+        if (module.path.starts_with(rewrite.from) &&
+            (best == nullptr || rewrite.from.size() > best->from.size())) {
+            best = &rewrite;
+        }
+    }
+    if (best != nullptr) {
+        return best->to + module.path.substr(best->from.size());
+    }
+    return options.sysroot.empty() ? module.path : options.sysroot + module.path;
+}
 
 SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     SymbolizeReport report;
-    ModuleCache cache;
+    std::vector<std::string> debug_dirs = options.debug_dirs;
+    if (!options.sysroot.empty()) {
+        debug_dirs.push_back(options.sysroot + "/usr/lib/debug");
+    }
+    DebugSearch search(debug_dirs); // outlives every ElfModule in the cache below
+    ModuleCache cache(search, report);
     std::vector<const ElfModule*> files(profile.modules.size(), nullptr);
     for (size_t i = 0; i < profile.modules.size(); ++i) {
         Module& module = profile.modules[i];
-        if (is_pseudo_path(module.path)) {
+        if (is_pseudo_path(module.path) ||
+            (files[i] = open_module(module, options, cache)) == nullptr) {
             continue;
         }
-        files[i] = cache.get(module.path, report);
-        if (files[i] != nullptr) {
-            module.build_id = files[i]->build_id();
-            module.is_allocator = !module.is_main && files[i]->is_jemalloc();
-            module.has_functions = options.names;
-        }
+        module.build_id = files[i]->build_id();
+        module.is_allocator = !module.is_main && files[i]->is_jemalloc();
+        module.has_functions = options.names;
+        module.has_filenames = module.has_line_numbers = module.has_inline_frames =
+            options.names && files[i]->has_dwarf();
     }
-    for (Location& location : profile.locations) {
+    std::vector<uint32_t> order = lookup_order(profile);
+    Progress progress(options.progress, order.size());
+    for (size_t done = 0; done < order.size(); ++done) {
+        progress.step(done);
+        Location& location = profile.locations[order[done]];
         const ElfModule* file = location.module == no_module ? nullptr : files[location.module];
-        if (file != nullptr && options.names) {
+        if (!options.names) {
+            location.frames.clear();
+        } else if (file != nullptr) {
             const Module& module = profile.modules[location.module];
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
             location.frames = vaddr ? file->frames_at(*vaddr) : std::vector<Frame>{};
-        } else if (!options.names) {
-            location.frames.clear();
         } else if (!location.frames.empty() && location.module != no_module) {
             profile.modules[location.module].has_functions = true; // named by jeprof
         }

@@ -8,19 +8,36 @@
 
 namespace heapkit {
 
+// `from` -> `to` for file paths that begin with `from` (a dump taken in a container or
+// on another host names files where they were there).
+struct PathRewrite {
+    std::string from;
+    std::string to;
+};
+
 struct SymbolizeOptions {
-    bool names = true; // false: read build ids only, leave every location unnamed
+    bool names = true;                   // false: read build ids only, name nothing
+    std::vector<std::string> debug_dirs; // extra roots with /usr/lib/debug's layouts
+    std::string sysroot;                 // prefix for every path no rewrite matched
+    std::vector<PathRewrite> path_map;   // the longest matching `from` wins
+    std::string main_binary;             // the program's executable, wherever the dump says
+    bool progress = false;               // report progress on stderr
 };
 
 // What symbolization could not do, for a summary on stderr.
 struct SymbolizeReport {
     std::vector<std::string> warnings; // one line each, without a "warning:" prefix
-    size_t unnamed_locations = 0;      // locations left without a name
+    size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
 };
 
+// The file to open for `module`: --binary for the main executable, else its path
+// rewritten by the longest matching path_map entry, else under sysroot.
+std::string locate_file(const Module& module, const SymbolizeOptions& options);
+
 // Opens each module's file once, records its build id, and names every location it
-// contains from the file's symbols. Locations in modules whose file cannot be opened
-// keep the names a jeprof symbolized file gave them, if any.
+// contains: DWARF inline chains with files and lines where there is debug information,
+// symbol names otherwise. Locations in modules whose file cannot be found, or does not
+// fit the dump's mapping, keep the names a jeprof symbolized file gave them, if any.
 SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options);
 
 } // namespace heapkit

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/dwarf_frames.hpp"
+
+#include "heapkit/symbolize/demangle.hpp"
+
+#include <cstdlib>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <memory>
+
+namespace heapkit {
+namespace {
+
+// Where code executes inside one function of the chain.
+struct Position {
+    std::string file;
+    uint32_t line = 0;
+    uint32_t column = 0;
+};
+
+uint32_t unsigned_attribute(Dwarf_Die* die, unsigned int name) {
+    Dwarf_Attribute attribute;
+    Dwarf_Word value = 0;
+    if (dwarf_attr_integrate(die, name, &attribute) == nullptr ||
+        dwarf_formudata(&attribute, &value) != 0) {
+        return 0;
+    }
+    return static_cast<uint32_t>(value);
+}
+
+const char* string_attribute(Dwarf_Die* die, unsigned int name) {
+    Dwarf_Attribute attribute;
+    if (dwarf_attr_integrate(die, name, &attribute) == nullptr) {
+        return nullptr;
+    }
+    return dwarf_formstring(&attribute);
+}
+
+// Name of a subprogram or inlined subroutine: the linkage name (demangled for display)
+// when there is one, as it carries the namespaces and arguments; else DW_AT_name.
+Frame describe_function(Dwarf_Die* die) {
+    Frame frame;
+    const char* linkage = string_attribute(die, DW_AT_linkage_name);
+    if (linkage == nullptr) {
+        linkage = string_attribute(die, DW_AT_MIPS_linkage_name);
+    }
+    const char* name = dwarf_diename(die);
+    if (linkage != nullptr) {
+        frame.system_name = linkage;
+        frame.name = demangle(frame.system_name);
+    } else if (name != nullptr) {
+        frame.name = name;
+        frame.system_name = name;
+    }
+    int start_line = 0;
+    if (dwarf_decl_line(die, &start_line) == 0 && start_line > 0) {
+        frame.start_line = static_cast<uint32_t>(start_line);
+    }
+    return frame;
+}
+
+Position line_table_position(Dwfl_Module* module, Dwarf_Addr address) {
+    Position position;
+    Dwfl_Line* line = dwfl_module_getsrc(module, address);
+    if (line == nullptr) {
+        return position;
+    }
+    int number = 0;
+    int column = 0;
+    const char* file = dwfl_lineinfo(line, nullptr, &number, &column, nullptr, nullptr);
+    if (file != nullptr) {
+        position.file = file;
+    }
+    position.line = number > 0 ? static_cast<uint32_t>(number) : 0;
+    position.column = column > 0 ? static_cast<uint32_t>(column) : 0;
+    return position;
+}
+
+// The caller of an inlined subroutine executes at the subroutine's call site.
+Position call_site(Dwarf_Die* inlined, Dwarf_Files* files, size_t file_count) {
+    Position position;
+    uint32_t file = unsigned_attribute(inlined, DW_AT_call_file);
+    if (files != nullptr && file < file_count) {
+        if (const char* name = dwarf_filesrc(files, file, nullptr, nullptr)) {
+            position.file = name;
+        }
+    }
+    position.line = unsigned_attribute(inlined, DW_AT_call_line);
+    position.column = unsigned_attribute(inlined, DW_AT_call_column);
+    return position;
+}
+
+bool is_function(Dwarf_Die* die) {
+    int tag = dwarf_tag(die);
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_entry_point;
+}
+
+using ScopeArray = std::unique_ptr<Dwarf_Die, decltype(&std::free)>;
+
+// The function-like DIEs holding `address`, innermost first. dwarf_getscopes finds the
+// innermost one, but above an inlined instance it lists the abstract definition's
+// scopes; the concrete callers come from dwarf_getscopes_die on that instance.
+std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address) {
+    Dwarf_Die* raw = nullptr;
+    int count = dwarf_getscopes(cu, cu_address, &raw);
+    ScopeArray scopes(raw, &std::free);
+    int innermost = 0;
+    while (innermost < count && !is_function(&raw[innermost])) {
+        ++innermost;
+    }
+    if (innermost >= count) {
+        return {};
+    }
+    Dwarf_Die* chain_raw = nullptr;
+    int chain_count = dwarf_getscopes_die(&raw[innermost], &chain_raw);
+    ScopeArray chain(chain_raw, &std::free);
+    std::vector<Dwarf_Die> functions;
+    for (int i = 0; i < chain_count; ++i) {
+        if (!is_function(&chain_raw[i])) {
+            continue; // lexical blocks, namespaces, the CU
+        }
+        functions.push_back(chain_raw[i]);
+        if (dwarf_tag(&chain_raw[i]) != DW_TAG_inlined_subroutine) {
+            break; // the function that holds the code: the chain is complete
+        }
+    }
+    if (functions.empty()) {
+        functions.push_back(raw[innermost]);
+    }
+    return functions;
+}
+
+} // namespace
+
+std::vector<Frame> dwarf_frames(Dwfl_Module* module, Dwarf_Addr address) {
+    Dwarf_Addr bias = 0;
+    Dwarf_Die* cu = dwfl_module_addrdie(module, address, &bias); // borrowed from libdw
+    if (cu == nullptr) {
+        return {};
+    }
+    std::vector<Dwarf_Die> chain = function_chain(cu, address - bias);
+    if (chain.empty()) {
+        return {};
+    }
+    Dwarf_Files* files = nullptr;
+    size_t file_count = 0;
+    if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) {
+        files = nullptr;
+    }
+    Position here = line_table_position(module, address);
+    std::vector<Frame> frames;
+    frames.reserve(chain.size());
+    for (Dwarf_Die& die : chain) {
+        Frame frame = describe_function(&die);
+        frame.file = here.file;
+        frame.line = here.line;
+        frame.column = here.column;
+        frames.push_back(std::move(frame));
+        // The caller of an inlined instance executes at the instance's call site.
+        here = call_site(&die, files, file_count);
+    }
+    return frames;
+}
+
+} // namespace heapkit

@@ -14,6 +14,7 @@ BIN_DIR = os.environ["HEAPKIT_BIN_DIR"]
 FIXTURE_DIR = os.environ["HEAPKIT_FIXTURE_DIR"]
 MAN_DIR = os.environ["HEAPKIT_MAN_DIR"]
 JEMALLOC_SO = os.environ["HEAPKIT_JEMALLOC_SO"]
+SOURCE_DIR = os.environ.get("HEAPKIT_SOURCE_DIR", "")
 
 PROFILE_CONF = "prof:true,prof_final:true,prof_accum:true,lg_prof_sample:0"
 
@@ -107,7 +108,8 @@ LOCATION_NAME = re.compile(r"^(.*) (\S*):(-?\d+) s=(-?\d+)(\(.*\))?$")
 
 def pprof_raw(path):
     """Loads `path` with go tool pprof -raw. Returns (sample_types, samples, mappings):
-    samples are dicts {values, labels, frames (leaf first, innermost first)}."""
+    samples are dicts {values, by_type, labels, frames (names, leaf first and innermost
+    first), locations [(address, mapping id, [(name, file, line), ...])]}."""
     text = go_pprof("-raw", "-symbolize=none", path).stdout
     section = None
     types, samples, locations, mappings = [], [], {}, []
@@ -130,18 +132,61 @@ def pprof_raw(path):
             match = re.match(r"^\s+(\d+): (0x[0-9a-f]+) M=(\d+) ?(.*)$", line)
             if match:
                 last_location = int(match.group(1))
-                names = []
+                lines = []
                 if match.group(4):
-                    names.append(LOCATION_NAME.match(match.group(4)).group(1))
-                locations[last_location] = names
+                    lines.append(LOCATION_NAME.match(match.group(4)).groups()[:3])
+                locations[last_location] = (int(match.group(2), 16), int(match.group(3)), lines)
             elif line.strip():
-                locations[last_location].append(LOCATION_NAME.match(line.strip()).group(1))
+                locations[last_location][2].append(LOCATION_NAME.match(line.strip()).groups()[:3])
         elif section == "Mappings" and line.strip():
             mappings.append(line)
     for sample in samples:
-        sample["frames"] = [n for i in sample["ids"] for n in (locations[i] or ["?"])]
+        sample["locations"] = [locations[i] for i in sample["ids"]]
+        sample["frames"] = [n for loc in sample["locations"] for n in ([l[0] for l in loc[2]] or ["?"])]
         sample["by_type"] = dict(zip(types, sample["values"]))
     return types, samples, mappings
+
+
+def mapping_ranges(mappings):
+    """{id: (start, limit, offset, path)} from pprof -raw's Mappings lines."""
+    ranges = {}
+    for line in mappings:
+        match = re.match(r"^(\d+): (0x[0-9a-f]+)/(0x[0-9a-f]+)/(0x[0-9a-f]+) (\S+)", line)
+        ranges[int(match.group(1))] = (int(match.group(2), 16), int(match.group(3), 16),
+                                       int(match.group(4), 16), match.group(5))
+    return ranges
+
+
+# --- ground truth ----------------------------------------------------------------------
+
+def marker_line(source, marker):
+    """The line number of `// at:marker` in a fixture source."""
+    with open(os.path.join(SOURCE_DIR, "fixtures", source)) as f:
+        for number, text in enumerate(f, 1):
+            if text.rstrip().endswith(f"// at:{marker}"):
+                return number
+    sys.exit(f"FAIL: no marker {marker} in {source}")
+
+
+def elf_vaddr(path, file_offset):
+    """ELF virtual address of a file offset, through the PT_LOAD segment holding it."""
+    headers = run(["readelf", "-lW", path]).stdout
+    for match in re.finditer(r"LOAD\s+0x([0-9a-f]+) 0x([0-9a-f]+) 0x[0-9a-f]+ 0x([0-9a-f]+)", headers):
+        offset, vaddr, size = (int(g, 16) for g in match.groups())
+        if offset <= file_offset < offset + size:
+            return vaddr + file_offset - offset
+    sys.exit(f"FAIL: offset {file_offset:#x} is in no PT_LOAD segment of {path}")
+
+
+def llvm_frames(path, vaddr):
+    """llvm-symbolizer's inline chain at `vaddr`: [(name, file, line)], innermost first."""
+    out = run(["llvm-symbolizer", "--inlining", "--functions=linkage", "--demangle",
+               f"--obj={path}", hex(vaddr)]).stdout.strip().splitlines()
+    frames = []
+    for name, where in zip(out[0::2], out[1::2]):
+        file, line = where.rsplit(":", 2)[0], int(where.rsplit(":", 2)[1])
+        frames.append((name, file, line))
+    return frames
 
 
 def pprof_total(samples, sample_type, predicate):

@@ -56,7 +56,7 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs.
     module->m_module = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), -1, 0, true);
     if (module->m_module == nullptr) {
-        return fail("{}: {}", path, dwfl_errmsg(-1));
+        return fail("{}: cannot open: {}", path, dwfl_errmsg(-1));
     }
     dwfl_report_end(dwfl, nullptr, nullptr);
 
@@ -72,10 +72,11 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     module->m_is_executable = file_header.e_type == ET_EXEC;
     for (size_t i = 0; i < count; ++i) {
         GElf_Phdr header;
+        // Only code is ever looked up, and the page below an executable segment's start
+        // may belong to the segment before it: keep executable segments alone.
         if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr &&
-            header.p_type == PT_LOAD) {
-            module->m_segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr,
-                                          header.p_align, (header.p_flags & PF_X) != 0});
+            header.p_type == PT_LOAD && (header.p_flags & PF_X) != 0) {
+            module->m_segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr});
         }
     }
     const unsigned char* id = nullptr;
@@ -90,10 +91,14 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     return module;
 }
 
+// The kernel maps whole pages, so a mapping of a segment whose p_offset is not
+// page-aligned starts at the page below it; its offsets down to there are the segment's.
+constexpr uint64_t page_size = 4096;
+
 const ElfModule::Segment* ElfModule::segment_of(uint64_t file_offset) const {
     for (const Segment& segment : m_segments) {
-        if (file_offset >= segment.file_offset &&
-            file_offset - segment.file_offset < segment.file_size) {
+        uint64_t first = segment.file_offset & ~(page_size - 1);
+        if (file_offset >= first && file_offset < segment.file_offset + segment.file_size) {
             return &segment;
         }
     }
@@ -105,21 +110,18 @@ std::optional<uint64_t> ElfModule::vaddr_of_file_offset(uint64_t file_offset) co
     if (segment == nullptr) {
         return std::nullopt;
     }
-    return segment->vaddr + (file_offset - segment->file_offset);
+    return segment->vaddr - segment->file_offset + file_offset; // may sit below p_offset
 }
 
 bool ElfModule::fits_mapping(const Module& mapping) const {
-    const Segment* segment = segment_of(mapping.file_offset);
-    if (segment == nullptr || !segment->executable) {
+    auto vaddr = vaddr_of_file_offset(mapping.file_offset);
+    if (!vaddr) {
         return false;
     }
-    uint64_t vaddr = segment->vaddr + (mapping.file_offset - segment->file_offset);
     if (m_is_executable) {
-        return vaddr == mapping.start;
+        return *vaddr == mapping.start;
     }
-    // The kernel maps whole pages: start and vaddr agree modulo the page size.
-    constexpr uint64_t page = 4096;
-    return (mapping.start - vaddr) % page == 0;
+    return (mapping.start - *vaddr) % page_size == 0;
 }
 
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {

@@ -40,7 +40,8 @@ public:
     // segment, at a page-aligned bias (zero for a non-PIE executable).
     bool fits_mapping(const Module& mapping) const;
 
-    // ELF virtual address of a file offset, through the PT_LOAD segment holding it.
+    // ELF virtual address of a file offset, through the executable PT_LOAD segment
+    // holding it (nullopt when none does).
     std::optional<uint64_t> vaddr_of_file_offset(uint64_t file_offset) const;
 
     // The frames at ELF vaddr `vaddr`, innermost first: the DWARF inline chain with
@@ -53,12 +54,10 @@ private:
     struct DwflDeleter {
         void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
     };
-    struct Segment {
+    struct Segment { // an executable PT_LOAD
         uint64_t file_offset;
         uint64_t file_size;
         uint64_t vaddr;
-        uint64_t align;
-        bool executable;
     };
     ElfModule() = default;
     const Segment* segment_of(uint64_t file_offset) const;

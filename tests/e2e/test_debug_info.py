@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: MIT
+"""Stripped binaries: DWARF found through a build-id tree (--debug-dir) and through
+.gnu_debuglink (CRC checked); a binary with only .dynsym still names its exports."""
+
+import os
+import re
+import shutil
+
+from heapkit_e2e import (SOURCE_DIR, check, fixture, heapfold, marker_line, run, run_fixture,
+                         workdir)
+
+hold_line = f"hold_pages (alloc_c.c:{marker_line('alloc_c.c', 'hold_pages')})"
+
+
+def stripped_copy(directory, name):
+    """A copy of the C fixture without symbols or DWARF, and its debug file."""
+    app = os.path.join(directory, name)
+    shutil.copy(fixture("alloc_c_pie"), app)
+    run(["objcopy", "--only-keep-debug", app, app + ".debug"])
+    run(["strip", "--strip-all", app])
+    return app, app + ".debug"
+
+
+def build_id(path):
+    return re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", path]).stdout).group(1)
+
+
+def has_line(dump, *flags):
+    stacks = heapfold("--frame", "function+line", *flags, dump)
+    return any(s.endswith(hold_line) for s in stacks), stacks
+
+
+# Build-id tree under a directory given with --debug-dir.
+directory = workdir()
+app, debug = stripped_copy(directory, "by_build_id")
+tree = os.path.join(directory, "debug-tree")
+identity = build_id(app)
+os.makedirs(os.path.join(tree, ".build-id", identity[:2]))
+shutil.move(debug, os.path.join(tree, ".build-id", identity[:2], identity[2:] + ".debug"))
+dump = run_fixture(app, directory)
+found, stacks = has_line(dump)
+check(not found, "names found without the debug directory")
+check(any(re.search(r";by_build_id\+0x[0-9a-f]+$", s) for s in stacks),
+      f"stripped frames not shown as module+offset: {list(stacks)}")
+found, stacks = has_line(dump, "--debug-dir", tree)
+check(found, f"--debug-dir build-id tree not used: {list(stacks)}")
+
+# .gnu_debuglink, with the debug file in .debug/ next to the binary.
+directory = workdir()
+app, debug = stripped_copy(directory, "by_link")
+run(["objcopy", f"--add-gnu-debuglink={debug}", app])
+os.makedirs(os.path.join(directory, ".debug"))
+shutil.move(debug, os.path.join(directory, ".debug", "by_link.debug"))
+dump = run_fixture(app, directory)
+found, stacks = has_line(dump)
+check(found, f".gnu_debuglink in .debug/ not followed: {list(stacks)}")
+# A debug file of another build under the same name fails the CRC check: not used.
+other = os.path.join(directory, "other")
+shutil.copy(fixture("alloc_c_nopie"), other)
+run(["objcopy", "--only-keep-debug", other, os.path.join(directory, ".debug", "by_link.debug")])
+found, stacks = has_line(dump)
+check(not found, f"a debug file with the wrong CRC was used: {list(stacks)}")
+
+# Only .dynsym: exported functions keep their names, without lines.
+directory = workdir()
+app = os.path.join(directory, "dynsym_only")
+run(["cc", "-g", "-O1", "-rdynamic", "-o", app, os.path.join(SOURCE_DIR, "fixtures", "alloc_c.c")])
+run(["strip", "--strip-all", app])
+check(".symtab" not in run(["readelf", "-S", app]).stdout, "strip left .symtab")
+dump = run_fixture(app, directory)
+stacks = heapfold(dump)
+check(any(s.endswith("main;hold_pages") for s in stacks), f"dynsym names missing: {list(stacks)}")
+print("ok")

@@ -98,10 +98,88 @@ bool is_function(Dwarf_Die* die) {
 
 using ScopeArray = std::unique_ptr<Dwarf_Die, decltype(&std::free)>;
 
-// The function-like DIEs holding `address`, innermost first. dwarf_getscopes finds the
-// innermost one, but above an inlined instance it lists the abstract definition's
-// scopes; the concrete callers come from dwarf_getscopes_die on that instance.
+// Function-like DIEs of `scopes` from `first` on, up to and including the first that
+// is not an inlined instance: the chain of callers.
+std::vector<Dwarf_Die> chain_from(Dwarf_Die* scopes, int count, int first) {
+    std::vector<Dwarf_Die> functions;
+    for (int i = first; i < count; ++i) {
+        if (!is_function(&scopes[i])) {
+            continue; // lexical blocks, namespaces, the CU
+        }
+        functions.push_back(scopes[i]);
+        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) {
+            break; // the function that holds the code: the chain is complete
+        }
+    }
+    return functions;
+}
+
+// DIEs without addresses of their own that can hold functions: namespaces, types, and
+// partial units imported through DW_TAG_imported_unit (as dwz leaves debug info).
+bool is_container(Dwarf_Die* die) {
+    switch (dwarf_tag(die)) {
+    case DW_TAG_namespace:
+    case DW_TAG_module:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+    case DW_TAG_union_type:
+    case DW_TAG_enumeration_type:
+    case DW_TAG_interface_type:
+    case DW_TAG_partial_unit:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool has_pc(Dwarf_Die* die, Dwarf_Addr pc) {
+    int tag = dwarf_tag(die);
+    bool scope = is_function(die) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+                 tag == DW_TAG_catch_block;
+    return scope && dwarf_haspc(die, pc) > 0;
+}
+
+// Depth-first from `parent` along the concrete DIEs whose ranges hold `pc`, appending
+// every function-like one to `path` (outermost first). Bounded depth: corrupt DWARF
+// can form cycles through imports.
+bool descend(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int depth) {
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0) {
+        return false;
+    }
+    do {
+        if (has_pc(&child, pc)) {
+            if (is_function(&child)) {
+                path.push_back(child);
+            }
+            descend(&child, pc, path, depth + 1);
+            return true;
+        }
+        Dwarf_Die target;
+        Dwarf_Attribute import;
+        if (dwarf_tag(&child) == DW_TAG_imported_unit &&
+            dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) != nullptr &&
+            descend(&target, pc, path, depth + 1)) {
+            return true;
+        }
+        if (is_container(&child) && descend(&child, pc, path, depth + 1)) {
+            return true;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
+// The function-like DIEs holding `address`, innermost first, found by walking the CU's
+// concrete DIEs. dwarf_getscopes is the fallback; it misses functions nested in
+// namespaces in some producers' output (seen with rustc), and above an inlined instance
+// it lists the abstract definition's scopes, so the callers come from
+// dwarf_getscopes_die where that works.
 std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address) {
+    std::vector<Dwarf_Die> path;
+    descend(cu, cu_address, path, 0);
+    if (!path.empty()) {
+        return {path.rbegin(), path.rend()};
+    }
     Dwarf_Die* raw = nullptr;
     int count = dwarf_getscopes(cu, cu_address, &raw);
     ScopeArray scopes(raw, &std::free);
@@ -112,23 +190,13 @@ std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address) {
     if (innermost >= count) {
         return {};
     }
-    Dwarf_Die* chain_raw = nullptr;
-    int chain_count = dwarf_getscopes_die(&raw[innermost], &chain_raw);
-    ScopeArray chain(chain_raw, &std::free);
-    std::vector<Dwarf_Die> functions;
-    for (int i = 0; i < chain_count; ++i) {
-        if (!is_function(&chain_raw[i])) {
-            continue; // lexical blocks, namespaces, the CU
-        }
-        functions.push_back(chain_raw[i]);
-        if (dwarf_tag(&chain_raw[i]) != DW_TAG_inlined_subroutine) {
-            break; // the function that holds the code: the chain is complete
-        }
+    Dwarf_Die* concrete_raw = nullptr;
+    int concrete_count = dwarf_getscopes_die(&raw[innermost], &concrete_raw);
+    ScopeArray concrete(concrete_raw, &std::free);
+    if (concrete_count > 0) {
+        return chain_from(concrete_raw, concrete_count, 0);
     }
-    if (functions.empty()) {
-        functions.push_back(raw[innermost]);
-    }
-    return functions;
+    return chain_from(raw, count, innermost);
 }
 
 } // namespace

@@ -35,11 +35,18 @@ bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
     return false;
 }
 
-// Dynamic symbols carry their version ("__libc_start_main@@GLIBC_2.34"); the function's
-// name is the part before it.
-std::string_view without_version(std::string_view name) {
-    size_t at = name.find('@');
-    return at == 0 || at == std::string_view::npos ? name : name.substr(0, at);
+// The function's name within a symbol's: dynamic symbols carry their version
+// ("__libc_start_main@@GLIBC_2.34"), and GCC names local aliases "f.localalias".
+std::string_view function_name_of(std::string_view symbol) {
+    size_t at = symbol.find('@');
+    if (at != 0 && at != std::string_view::npos) {
+        symbol = symbol.substr(0, at);
+    }
+    constexpr std::string_view local_alias = ".localalias";
+    if (symbol.size() > local_alias.size() && symbol.ends_with(local_alias)) {
+        symbol.remove_suffix(local_alias.size());
+    }
+    return symbol;
 }
 
 } // namespace
@@ -125,13 +132,22 @@ bool ElfModule::fits_mapping(const Module& mapping) const {
 }
 
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
+    std::vector<Frame> symbol = symbol_frames(vaddr);
     if (m_has_dwarf) {
         std::vector<Frame> frames = dwarf_frames(m_module, vaddr + m_bias);
+        // The function holding the code goes by its symbol's name when one contains the
+        // address (as llvm-symbolizer does): the exported name ("setlocale") rather than
+        // an internal alias DWARF may carry ("__GI_setlocale"). Inlined frames have no
+        // symbol of their own and keep DWARF's names.
+        if (!frames.empty() && !symbol.empty()) {
+            frames.back().name = std::move(symbol.front().name);
+            frames.back().system_name = std::move(symbol.front().system_name);
+        }
         if (!frames.empty() && !frames.back().name.empty()) {
             return frames;
         }
     }
-    return symbol_frames(vaddr);
+    return symbol;
 }
 
 std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr) const {
@@ -151,7 +167,7 @@ std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr) const {
         return {};
     }
     std::string system_name(name);
-    return {Frame{demangle(std::string(without_version(system_name))), system_name, {}, 0, 0, 0}};
+    return {Frame{demangle(std::string(function_name_of(system_name))), system_name, {}, 0, 0, 0}};
 }
 
 } // namespace heapkit

@@ -45,7 +45,8 @@ public:
     std::optional<uint64_t> vaddr_of_file_offset(uint64_t file_offset) const;
 
     // The frames at ELF vaddr `vaddr`, innermost first: the DWARF inline chain with
-    // files and lines when there is DWARF, else the name of the symbol containing it
+    // files and lines when there is DWARF (its outermost function named by the symbol
+    // containing the address, when there is one), else that symbol's name alone
     // (.symtab, else .dynsym). Symbol sizes are honoured: an address past a symbol's end
     // gets no name. Empty when nothing names the address.
     std::vector<Frame> frames_at(uint64_t vaddr) const;

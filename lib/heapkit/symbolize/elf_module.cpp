@@ -93,8 +93,6 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
         module->m_build_id = hex(id, id_length);
     }
     module->m_is_jemalloc = defines_symbol(module->m_module, "mallctl");
-    Dwarf_Addr dwarf_bias = 0;
-    module->m_has_dwarf = dwfl_module_getdwarf(module->m_module, &dwarf_bias) != nullptr;
     return module;
 }
 
@@ -131,9 +129,16 @@ bool ElfModule::fits_mapping(const Module& mapping) const {
     return (mapping.start - *vaddr) % page_size == 0;
 }
 
+bool ElfModule::has_dwarf() const {
+    // Finding DWARF may mean reading a separate debug file: only when names are wanted.
+    // libdwfl remembers the answer.
+    Dwarf_Addr bias = 0;
+    return dwfl_module_getdwarf(m_module, &bias) != nullptr;
+}
+
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
     std::vector<Frame> symbol = symbol_frames(vaddr);
-    if (m_has_dwarf) {
+    if (has_dwarf()) {
         std::vector<Frame> frames = dwarf_frames(m_module, vaddr + m_bias);
         // The function holding the code goes by its symbol's name when one contains the
         // address (as llvm-symbolizer does): the exported name ("setlocale") rather than

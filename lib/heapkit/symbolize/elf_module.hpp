@@ -33,7 +33,7 @@ public:
     bool is_jemalloc() const { return m_is_jemalloc; }
 
     // True when DWARF was found (in the file or a separate debug file).
-    bool has_dwarf() const { return m_has_dwarf; }
+    bool has_dwarf() const;
 
     // Whether this file can be what the process mapped at [start, limit) from
     // `file_offset` with execute permission: the offset falls in an executable PT_LOAD
@@ -71,7 +71,6 @@ private:
     std::string m_build_id;
     bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
     bool m_is_jemalloc = false;
-    bool m_has_dwarf = false;
 };
 
 } // namespace heapkit

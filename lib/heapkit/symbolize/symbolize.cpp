@@ -147,7 +147,7 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         module.is_allocator = !module.is_main && files[i]->is_jemalloc();
         module.has_functions = options.names;
         module.has_filenames = module.has_line_numbers = module.has_inline_frames =
-            options.names && files[i]->has_dwarf();
+            options.names && files[i]->has_dwarf(); // && first: no DWARF search unless named
     }
     std::vector<uint32_t> order = lookup_order(profile);
     Progress progress(options.progress, order.size());

@@ -44,11 +44,14 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                    "(repeatable)")
         ->option_text("DIR");
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
+    app.add_flag("--strict", options.strict,
+                 "exit with status 2 when any frame stays unnamed (output is still written)");
     app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);
 }
 
 // Parses argv, runs `tool`, prints warnings and errors as "<name>: ...", returns the
-// exit status: 0 done, 1 usage, input or output error.
+// exit status: 0 done, 1 usage, input or output error, 2 under --strict when a frame
+// stayed unnamed.
 template <class Tool>
 int run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool tool) {
     try {
@@ -67,7 +70,7 @@ int run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool t
     for (const std::string& warning : report->warnings) {
         fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
     }
-    return 0;
+    return options.strict && report->unresolved > 0 ? 2 : 0;
 }
 
 } // namespace heapkit::cmd

@@ -75,6 +75,7 @@ Result<Loaded> load(const ToolOptions& options) {
     for (std::string& warning : symbols.warnings) {
         loaded.report.warnings.push_back(std::move(warning));
     }
+    loaded.report.unresolved = options.symbolize ? symbols.unnamed_locations : 0;
     if (options.symbolize && symbols.unnamed_locations > 0) {
         loaded.report.warnings.push_back(fmt::format("{} of {} addresses have no name",
                                                      symbols.unnamed_locations,

@@ -18,6 +18,7 @@ struct ToolOptions {
     bool per_thread = false;
     bool keep_allocator_frames = false;
     bool quiet = false;                // no progress line, no warnings
+    bool strict = false;               // unnamed frames make exit status 2
     std::vector<std::string> path_map; // "OLD=NEW" as typed; parsed by the tools
     SymbolizeOptions symbols;          // where binaries and debug information are
     // heapfold only
@@ -28,6 +29,7 @@ struct ToolOptions {
 // Warnings for the user (unreadable binaries, unnamed addresses), one line each.
 struct ToolReport {
     std::vector<std::string> warnings;
+    size_t unresolved = 0; // locations left without a name (allocator internals aside)
 };
 
 // jeprof2pprof: dumps -> gzipped pprof at `output`.

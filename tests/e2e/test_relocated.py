@@ -30,6 +30,12 @@ shutil.move(original, moved)
 
 ok, out, err = named()
 check(not ok and original in err and "cannot" in err, f"moved binary: {out!r} {err!r}")
+# --strict: unnamed frames make the exit status 2, and the output is still written.
+strict_out = os.path.join(directory, "strict.folded")
+proc = run([tool("heapfold"), "--strict", dump, "-o", strict_out], check=False)
+check(proc.returncode == 2 and os.path.getsize(strict_out) > 0, f"--strict: exit {proc.returncode}")
+check(run([tool("heapfold"), "--strict", "--no-symbolize", dump], check=False).returncode == 0,
+      "--strict --no-symbolize asks for no names, so nothing is unresolved")
 ok, out, err = named("--path-map", f"{os.path.dirname(original)}={os.path.dirname(moved)}")
 check(ok, f"--path-map did not find the binary: {out!r} {err!r}")
 ok, out, err = named("--path-map", "/nowhere=/x", "--path-map",

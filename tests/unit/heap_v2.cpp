@@ -78,7 +78,7 @@ TEST_CASE("heapkit::parse_heap_v2 reports file and line of each error") {
     CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1\n  t*: 1: 1 [0:\n")
               .find("heap.prof:4: expected a non-negative integer") == 0);
     CHECK(error_of("heap_v2/1\n  t*: -1: 1 [0: 0]\n").find("heap.prof:2:") == 0);
-    CHECK(error_of("heap_v2/1\n  t*: 99999999999999999999: 1 [0: 0]\n").find("below 2^64") !=
+    CHECK(error_of("heap_v2/1\n  t*: 99999999999999999999: 1 [0: 0]\n").find("below 2^63") !=
           std::string::npos);
     CHECK(error_of("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0xzz\n").find("heap.prof:3: expected hex") ==
           0);

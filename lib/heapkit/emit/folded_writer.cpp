@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 
 namespace heapkit {
@@ -121,7 +122,10 @@ std::string write_folded(const Profile& profile, const FoldedOptions& options) {
         if (line.empty()) {
             continue; // nothing but allocator frames
         }
-        stacks[line] += value;
+        int64_t& total = stacks[line];
+        if (__builtin_add_overflow(total, value, &total)) {
+            total = std::numeric_limits<int64_t>::max(); // only hand-made dumps get here
+        }
     }
     std::string out;
     for (const auto& [stack, value] : stacks) {

@@ -5,6 +5,7 @@
 #include "heapkit/util/text.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace heapkit {
 
@@ -84,8 +85,10 @@ Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {
         }
         skip_spaces(line);
         auto value = take_decimal(line);
-        if (!value) {
-            return error_here("expected a non-negative integer below 2^64 in count line");
+        // jemalloc's counters are 64-bit; past 2^63 no real heap gets, and pprof's values
+        // are signed.
+        if (!value || *value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+            return error_here("expected a non-negative integer below 2^63 in count line");
         }
         values[i] = *value;
     }

@@ -77,6 +77,7 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     }
     module->m_bias = bias;
     module->m_is_executable = file_header.e_type == ET_EXEC;
+    module->m_machine = file_header.e_machine;
     for (size_t i = 0; i < count; ++i) {
         GElf_Phdr header;
         // Only code is ever looked up, and the page below an executable segment's start

@@ -25,6 +25,9 @@ public:
     ElfModule(const ElfModule&) = delete;
     ElfModule& operator=(const ElfModule&) = delete;
 
+    // The ELF header's e_machine (EM_X86_64, EM_AARCH64, ...).
+    unsigned machine() const { return m_machine; }
+
     // Lower-case hex NT_GNU_BUILD_ID, or empty.
     const std::string& build_id() const { return m_build_id; }
 
@@ -70,6 +73,7 @@ private:
     std::vector<Segment> m_segments;
     std::string m_build_id;
     bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
+    unsigned m_machine = 0;
     bool m_is_jemalloc = false;
 };
 

@@ -73,6 +73,30 @@ const ElfModule* open_module(const Module& module, const SymbolizeOptions& optio
     return file;
 }
 
+// One process runs code of one architecture: the main executable's (else the first
+// file's). A file for another machine is a wrong file found at the dump's path.
+void drop_foreign_architectures(const Profile& profile, std::vector<const ElfModule*>& files,
+                                ModuleCache& cache) {
+    const ElfModule* reference = nullptr;
+    for (size_t i = 0; i < files.size() && reference == nullptr; ++i) {
+        if (files[i] != nullptr && profile.modules[i].is_main) {
+            reference = files[i];
+        }
+    }
+    for (size_t i = 0; i < files.size() && reference == nullptr; ++i) {
+        reference = files[i];
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (files[i] != nullptr && files[i]->machine() != reference->machine()) {
+            cache.warn(fmt::format("{}: built for another architecture (ELF machine {}, the "
+                                   "program's is {}); its frames stay unnamed",
+                                   profile.modules[i].path, files[i]->machine(),
+                                   reference->machine()));
+            files[i] = nullptr;
+        }
+    }
+}
+
 // Location indexes ordered by module, then address: each module's lookups run together
 // and in address order, which keeps libdw's caches warm.
 std::vector<uint32_t> lookup_order(const Profile& profile) {
@@ -138,9 +162,14 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     ModuleCache cache(search, report);
     std::vector<const ElfModule*> files(profile.modules.size(), nullptr);
     for (size_t i = 0; i < profile.modules.size(); ++i) {
+        if (!is_pseudo_path(profile.modules[i].path)) {
+            files[i] = open_module(profile.modules[i], options, cache);
+        }
+    }
+    drop_foreign_architectures(profile, files, cache);
+    for (size_t i = 0; i < profile.modules.size(); ++i) {
         Module& module = profile.modules[i];
-        if (is_pseudo_path(module.path) ||
-            (files[i] = open_module(module, options, cache)) == nullptr) {
+        if (files[i] == nullptr) {
             continue;
         }
         module.build_id = files[i]->build_id();

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Runs a parsed dump through everything after the reader: model, unsampling and both
+// writers, as the tools would with --no-symbolize.
+#pragma once
+
+#include "heapkit/emit/folded_writer.hpp"
+#include "heapkit/emit/pprof_writer.hpp"
+#include "heapkit/model/build_profile.hpp"
+#include "heapkit/read/raw_dump.hpp"
+
+#include <vector>
+
+namespace heapkit::fuzz {
+
+inline void consume(RawDump dump) {
+    std::vector<RawDump> dumps;
+    dumps.push_back(std::move(dump));
+    for (bool per_thread : {false, true}) {
+        Profile profile = build_profile(dumps, BuildOptions{per_thread});
+        FoldedOptions folded;
+        folded.thread_frames = per_thread;
+        folded.style = per_thread ? FrameStyle::address : FrameStyle::function;
+        static_cast<void>(write_folded(profile, folded));
+        static_cast<void>(encode_pprof(profile, PprofOptions{}));
+    }
+}
+
+} // namespace heapkit::fuzz

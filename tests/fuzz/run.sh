@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for SECONDS
+# (default 60) on its seed corpus. A crash, leak, timeout or sanitizer report fails the
+# run; its reproducer is kept in $FUZZ_ARTIFACTS (default ./fuzz-artifacts). Ends with
+# "N passed, N failed". Extra arguments go to every fuzzer (e.g. -runs=10000000).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+shift || true
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ meson setup "$build" --wrap-mode=nodownload -Dfuzzing=true \
+    -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dcpp_args=-fno-sanitize-recover=undefined -Dc_args=-fno-sanitize-recover=undefined
+fi
+ninja -C "$build"
+unset DEBUGINFOD_URLS # the symbolizer target must not reach the network
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$artifacts"
+# Seeds: the checked-in text corpora, plus binary ones made here (nothing binary is
+# committed): gzipped dumps, and small ELF files built from a fixture.
+for target in heap_v2 jeprof_symbolized maps demangle; do
+  cp -r "tests/fuzz/corpus/$target" "$work/$target"
+done
+mkdir -p "$work/gzip" "$work/symbolizer"
+for dump in tests/fuzz/corpus/heap_v2/*; do
+  gzip -c "$dump" > "$work/gzip/$(basename "$dump").gz"
+done
+cc -g -O1 -o "$work/symbolizer/pie" tests/fixtures/alloc_c.c
+cc -g -O1 -fno-pie -no-pie -o "$work/symbolizer/nopie" tests/fixtures/alloc_c.c
+strip -o "$work/symbolizer/stripped" "$work/symbolizer/pie"
+
+passed=0
+failed=0
+for target in heap_v2 jeprof_symbolized maps gzip demangle symbolizer; do
+  echo "== fuzz_$target: ${seconds}s"
+  if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$seconds" \
+      -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix="$artifacts/$target-" "$@" 2>"$work/$target.log"; then
+    passed=$((passed + 1))
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/$target.log" || true
+  else
+    failed=$((failed + 1))
+    tail -n 40 "$work/$target.log"
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

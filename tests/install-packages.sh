@@ -10,6 +10,8 @@ packages=(
   libjemalloc-dev libjemalloc2
   # real consumers and ground truth used by the tests
   golang-go binutils elfutils llvm man-db groff-base util-linux
+  # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -38,11 +38,13 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->option_text("DIR");
     app.add_option("--path-map", options.path_map,
                    "open files whose path starts with OLD under NEW instead (repeatable)")
-        ->option_text("OLD=NEW");
+        ->option_text("OLD=NEW")
+        ->allow_extra_args(false); // one value per flag: the dumps that follow stay dumps
     app.add_option("--debug-dir", options.symbols.debug_dirs,
                    "also look for debug files under DIR, in the layouts of /usr/lib/debug "
                    "(repeatable)")
-        ->option_text("DIR");
+        ->option_text("DIR")
+        ->allow_extra_args(false);
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
     app.add_flag("--strict", options.strict,
                  "exit with status 2 when any frame stays unnamed (output is still written)");

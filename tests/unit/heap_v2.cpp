@@ -93,6 +93,15 @@ TEST_CASE("heapkit::parse_heap_v2 reports file and line of each error") {
               .find("heap.prof:3: NUL byte") == 0);
 }
 
+TEST_CASE("heapkit::parse_dump reports a NUL byte at its line and unknown versions") {
+    auto nul =
+        parse_dump(std::string("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1") + std::string("\0 0x2\n", 6),
+                   "heap.prof");
+    REQUIRE_FALSE(nul);
+    CHECK(nul.error().message == "heap.prof:3: NUL byte in the text (a damaged file?)");
+    CHECK(error_of("heap_v3/1\n").find("heap.prof:1: unsupported heap profile header") == 0);
+}
+
 TEST_CASE("heapkit::parse_dump tells binary data from a dump") {
     auto dump = parse_dump(std::string("\x7f"
                                        "ELF\x02\x01\x00\x00",

@@ -111,7 +111,7 @@ Result<void> HeapV2Parser::parse_header() {
     }
     std::string_view header = *first;
     if (!take_literal(header, "heap_v2/")) {
-        if (first->starts_with("heap profile:") || first->starts_with("heap_v2")) {
+        if (first->starts_with("heap profile:") || first->starts_with("heap_v")) {
             return error_here("unsupported heap profile header \"{}\"; heapkit reads jemalloc "
                               "\"heap_v2/<period>\" dumps",
                               first->substr(0, 40));

@@ -5,15 +5,21 @@
 #include "heapkit/read/jeprof_symbolized.hpp"
 #include "heapkit/util/input.hpp"
 
+#include <algorithm>
+
 namespace heapkit {
 
 Result<RawDump> parse_dump(std::string_view text, std::string_view source) {
+    // Text formats only: a NUL byte means binary data or a damaged file.
+    if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + nul, '\n'));
+        if (line == 1) {
+            return fail("{}:1: binary data, not a jemalloc heap profile", source);
+        }
+        return fail("{}:{}: NUL byte in the text (a damaged file?)", source, line);
+    }
     if (is_jeprof_symbolized(text)) {
         return parse_jeprof_symbolized(text, source);
-    }
-    std::string_view first_line = text.substr(0, text.find('\n'));
-    if (first_line.find('\0') != std::string_view::npos) {
-        return fail("{}:1: binary data, not a jemalloc heap profile", source);
     }
     return parse_heap_v2(text, source);
 }

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+"""A synthetic dump of one million stacks: both tools finish and their peak memory stays
+proportional to the input (a generous bound on memory, none on time)."""
+
+import os
+import resource
+import subprocess
+
+from heapkit_e2e import check, run, tool, workdir
+
+STACKS = 1_000_000
+directory = workdir()
+dump = os.path.join(directory, "million.heap")
+with open(dump, "w") as f:
+    f.write(f"heap_v2/524288\n  t*: {STACKS}: {STACKS * 4096} [{STACKS}: {STACKS * 4096}]\n")
+    f.writelines(f"@ 0x7f0000001010 0x{0x555500001000 + (i % 4093) * 16:x} "
+                 f"0x{0x555500002000 + (i // 4093) * 16:x} 0x555500003000\n"
+                 f"  t*: 1: 4096 [1: 4096]\n" for i in range(STACKS))
+    f.write("\nMAPPED_LIBRARIES:\n"
+            "555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
+size = os.path.getsize(dump)
+
+# Sanitized builds (CI runs the suite under ASan too) take about three times the memory.
+sanitized = "libasan" in subprocess.run(["ldd", tool("heapfold")], capture_output=True,
+                                        text=True).stdout
+bound_kb = (8 * size + (256 << 20)) * (3 if sanitized else 1) // 1024
+
+for name in ("heapfold", "jeprof2pprof"):
+    out = os.path.join(directory, f"{name}.out")
+    run([tool(name), "-q", "--no-symbolize", "--sample", "alloc_space", dump, "-o", out])
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"{name}: input {size >> 20} MiB, peak RSS so far {peak_kb >> 10} MiB, "
+          f"bound {bound_kb >> 10} MiB")
+    check(peak_kb <= bound_kb, f"{name} used {peak_kb} KiB for a {size}-byte dump")
+    check(os.path.getsize(out) > 0, f"{name} wrote nothing")
+
+with open(os.path.join(directory, "heapfold.out")) as f:
+    lines = sum(1 for _ in f)
+check(lines == STACKS, f"{lines} folded stacks, expected {STACKS}")
+print("ok")

@@ -36,6 +36,14 @@ def workdir():
     return path
 
 
+def write_file(directory, name, data):
+    """Writes text or bytes to directory/name and returns the path."""
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
 def run(args, *, check=True, stdin=None, env=None, binary=False):
     proc = subprocess.run(args, input=stdin, capture_output=True, env=env, timeout=60,
                           text=not binary)

@@ -7,7 +7,7 @@ import os
 import re
 import shutil
 
-from heapkit_e2e import check, fixture, run, run_fixture, tool, workdir
+from heapkit_e2e import check, fixture, run, run_fixture, tool, workdir, write_file
 
 directory = workdir()
 real_dump = run_fixture(fixture("alloc_c_pie"), directory)
@@ -18,10 +18,7 @@ MAPS = "\nMAPPED_LIBRARIES:\n555500001000-555500002000 r-xp 00001000 fe:00 1  /n
 
 
 def write(name, data):
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode())
-    return path
+    return write_file(directory, name, data)
 
 
 def fails(path, pattern, *flags):

@@ -7,17 +7,14 @@ import pty
 import re
 import subprocess
 
-from heapkit_e2e import check, run, tool, workdir
+from heapkit_e2e import check, run, tool, workdir, write_file
 
 directory = workdir()
 GOOD_HEAD = "heap_v2/1\n  t*: 1: 4096 [1: 4096]\n"
 
 
 def write(name, data):
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode())
-    return path
+    return write_file(directory, name, data)
 
 
 cases = [

@@ -104,9 +104,9 @@ std::string_view simplified_function_name(std::string_view name) {
     return name;
 }
 
-size_t allocator_module_prefix(const Profile& profile, const Sample& sample) {
+size_t allocator_module_prefix(const Profile& profile, const std::vector<uint32_t>& locations) {
     size_t count = 0;
-    for (uint32_t index : sample.locations) {
+    for (uint32_t index : locations) {
         uint32_t module = profile.locations[index].module;
         if (module == no_module || !profile.modules[module].is_allocator) {
             break;

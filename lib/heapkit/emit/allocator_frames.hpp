@@ -31,8 +31,8 @@ private:
     std::unordered_map<std::string, bool> m_known;
 };
 
-// How many of `sample`'s leaf-most locations lie in an allocator module (jemalloc's
+// How many of a stack's leaf-most `locations` lie in an allocator module (jemalloc's
 // library, whose internal functions a stripped build leaves unnamed).
-size_t allocator_module_prefix(const Profile& profile, const Sample& sample);
+size_t allocator_module_prefix(const Profile& profile, const std::vector<uint32_t>& locations);
 
 } // namespace heapkit

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
-#include <map>
+#include <unordered_map>
 
 namespace heapkit {
 namespace {
@@ -65,6 +65,82 @@ std::vector<LocationTexts> location_texts(const Profile& profile, const FoldedOp
     return all;
 }
 
+// Spells out one stack: root first, allocator frames cut as jeprof cuts them (the
+// rootmost allocator frame and everything leafward of it), thread frame in front.
+class AllocatorCut {
+public:
+    AllocatorCut(const Profile& profile, const std::vector<LocationTexts>& texts,
+                 const FoldedOptions& options)
+        : m_profile(profile)
+        , m_texts(texts)
+        , m_options(options) {}
+
+    std::string line(const std::vector<uint32_t>& locations, int32_t thread) {
+        m_frames.clear();
+        m_allocator.clear();
+        size_t in_allocator = allocator_module_prefix(m_profile, locations);
+        for (size_t l = 0; l < locations.size(); ++l) {
+            const LocationTexts& one = m_texts[locations[l]];
+            for (size_t f = 0; f < one.texts.size(); ++f) {
+                m_frames.push_back(&one.texts[f]);
+                m_allocator.push_back(l < in_allocator || one.allocator[f]);
+            }
+        }
+        size_t first_kept = 0;
+        if (!m_options.keep_allocator_frames) {
+            for (size_t f = m_frames.size(); f-- > 0;) {
+                if (m_allocator[f]) {
+                    first_kept = f + 1;
+                    break;
+                }
+            }
+        }
+        std::string line;
+        if (thread >= 0) {
+            line = frame_label(m_profile.thread_labels[static_cast<size_t>(thread)]);
+        }
+        for (size_t f = m_frames.size(); f-- > first_kept;) {
+            if (!line.empty()) {
+                line += ';';
+            }
+            line += *m_frames[f];
+        }
+        return line;
+    }
+
+private:
+    const Profile& m_profile;
+    const std::vector<LocationTexts>& m_texts;
+    const FoldedOptions& m_options;
+    std::vector<const std::string*> m_frames; // leaf first, reused between stacks
+    std::vector<bool> m_allocator;
+};
+
+// Samples with the same locations and thread print the same line: sum them first, so
+// that each distinct stack is spelled out once.
+struct StackKey {
+    const std::vector<uint32_t>* locations;
+    int32_t thread;
+    bool operator==(const StackKey& other) const {
+        return thread == other.thread && *locations == *other.locations;
+    }
+};
+
+struct StackKeyHash {
+    size_t operator()(const StackKey& key) const {
+        size_t hash = std::hash<int32_t>()(key.thread);
+        for (uint32_t location : *key.locations) {
+            hash = hash * 1000003u ^ location;
+        }
+        return hash;
+    }
+};
+
+int64_t saturating_add(int64_t a, int64_t b) {
+    int64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
+}
+
 } // namespace
 
 std::optional<FrameStyle> parse_frame_style(std::string_view text) {
@@ -81,56 +157,38 @@ std::optional<FrameStyle> parse_frame_style(std::string_view text) {
 }
 
 std::string write_folded(const Profile& profile, const FoldedOptions& options) {
-    std::vector<LocationTexts> texts = location_texts(profile, options);
-    std::map<std::string, int64_t> stacks;
-    std::vector<const std::string*> frames; // leaf first
-    std::vector<bool> allocator;
+    std::unordered_map<StackKey, int64_t, StackKeyHash> by_locations;
+    by_locations.reserve(profile.samples.size());
     for (const Sample& sample : profile.samples) {
         int64_t value = value_of(sample.values, options.sample);
-        if (value == 0) {
-            continue;
-        }
-        frames.clear();
-        allocator.clear();
-        size_t in_allocator = allocator_module_prefix(profile, sample);
-        for (size_t l = 0; l < sample.locations.size(); ++l) {
-            const LocationTexts& one = texts[sample.locations[l]];
-            for (size_t f = 0; f < one.texts.size(); ++f) {
-                frames.push_back(&one.texts[f]);
-                allocator.push_back(l < in_allocator || one.allocator[f]);
-            }
-        }
-        size_t first_kept = 0;
-        if (!options.keep_allocator_frames) {
-            for (size_t f = frames.size(); f-- > 0;) {
-                if (allocator[f]) {
-                    first_kept = f + 1;
-                    break;
-                }
-            }
-        }
-        std::string line;
-        if (options.thread_frames && sample.thread >= 0) {
-            line = frame_label(profile.thread_labels[static_cast<size_t>(sample.thread)]);
-        }
-        for (size_t f = frames.size(); f-- > first_kept;) {
-            if (!line.empty()) {
-                line += ';';
-            }
-            line += *frames[f];
-        }
-        if (line.empty()) {
-            continue; // nothing but allocator frames
-        }
-        int64_t& total = stacks[line];
-        if (__builtin_add_overflow(total, value, &total)) {
-            total = std::numeric_limits<int64_t>::max(); // only hand-made dumps get here
+        if (value != 0) {
+            int32_t thread = options.thread_frames ? sample.thread : -1;
+            int64_t& total = by_locations[StackKey{&sample.locations, thread}];
+            total = saturating_add(total, value);
         }
     }
+    std::vector<LocationTexts> texts = location_texts(profile, options);
+    AllocatorCut cut(profile, texts, options);
+    // Different location lists can still print alike (inline frames, cut allocator
+    // frames, equal names): merge again by text.
+    std::unordered_map<std::string, int64_t> by_text;
+    by_text.reserve(by_locations.size());
+    for (const auto& [key, value] : by_locations) {
+        std::string line = cut.line(*key.locations, key.thread);
+        if (!line.empty()) {
+            int64_t& total = by_text[std::move(line)];
+            total = saturating_add(total, value);
+        }
+    }
+    std::vector<std::pair<std::string_view, int64_t>> lines(by_text.begin(), by_text.end());
+    std::sort(lines.begin(), lines.end());
     std::string out;
-    for (const auto& [stack, value] : stacks) {
+    for (const auto& [stack, value] : lines) {
         if (value != 0) {
-            fmt::format_to(std::back_inserter(out), "{} {}\n", stack, value);
+            out.append(stack);
+            out += ' ';
+            out += std::to_string(value);
+            out += '\n';
         }
     }
     return out;

@@ -58,9 +58,10 @@ bool is_count_line(std::string_view line) {
            (line[1] == '*' || (line[1] >= '0' && line[1] <= '9'));
 }
 
+// Looks at the start of the next line only: peeking a whole line would scan it twice.
 bool HeapV2Parser::next_is_count_line() const {
-    auto line = m_lines.peek();
-    return line && is_count_line(*line);
+    std::string_view rest = m_lines.rest();
+    return is_count_line(rest.substr(0, std::min<size_t>(rest.size(), 64)));
 }
 
 Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {

@@ -110,14 +110,14 @@ Result<ToolReport> run_jeprof2pprof(const ToolOptions& options) {
 }
 
 Result<ToolReport> run_heapfold(const ToolOptions& options) {
-    auto loaded = load(options);
-    if (!loaded) {
-        return tl::unexpected(loaded.error());
-    }
-    auto style = parse_frame_style(options.frame);
+    auto style = parse_frame_style(options.frame); // a usage error, before any work
     if (!style) {
         return fail("unknown frame style \"{}\"; expected function, function+line or address",
                     options.frame);
+    }
+    auto loaded = load(options);
+    if (!loaded) {
+        return tl::unexpected(loaded.error());
     }
     FoldedOptions folded{loaded->sample, options.keep_allocator_frames, options.per_thread, *style,
                          options.annotate_inline};

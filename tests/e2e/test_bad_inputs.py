@@ -77,6 +77,11 @@ os.close(controller)
 check(proc.returncode == 1 and "refusing to write a binary profile to a terminal" in proc.stderr,
       f"binary to a terminal: exit {proc.returncode}, {proc.stderr!r}")
 
+proc = run([tool("heapfold"), "--frame", "bogus", os.path.join(directory, "missing.heap")],
+           check=False)
+check(proc.returncode == 1 and "unknown frame style" in proc.stderr,
+      f"--frame bogus is checked before the inputs: {proc.stderr!r}")
+
 noaccum = write("noaccum.heap", "heap_v2/1\n  t*: 1: 4096 [0: 0]\n@ 0x1\n  t*: 1: 4096 [0: 0]\n\nMAPPED_LIBRARIES:\n")
 proc = run([tool("heapfold"), "--sample", "alloc_space", noaccum], check=False)
 check(proc.returncode == 1 and "prof_accum:true" in proc.stderr,

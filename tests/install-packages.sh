@@ -7,9 +7,9 @@ packages=(
   g++ meson ninja-build pkg-config python3
   protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
   libdw-dev libelf-dev zlib1g-dev libiberty-dev
-  libjemalloc-dev libjemalloc2
+  libjemalloc-dev libjemalloc2 libcpp-httplib-dev
   # real consumers and ground truth used by the tests
-  golang-go binutils elfutils llvm man-db groff-base util-linux
+  golang-go binutils elfutils llvm man-db groff-base util-linux curl
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)
   clang libclang-rt-14-dev
 )

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/runtime/export.hpp"
+
+#include "heapkit/emit/folded_writer.hpp"
+#include "heapkit/emit/frame_text.hpp"
+#include "heapkit/emit/pprof_writer.hpp"
+#include "heapkit/model/build_profile.hpp"
+#include "heapkit/read/maps.hpp"
+#include "heapkit/read/read_dump.hpp"
+#include "heapkit/symbolize/symbolize.hpp"
+#include "heapkit/util/input.hpp"
+#include "heapkit/util/text.hpp"
+
+#include <fmt/format.h>
+
+namespace heapkit::runtime {
+namespace {
+
+Result<Profile> profile_of(std::string_view dump, const ExportOptions& options) {
+    auto raw = parse_dump(dump, "prof.dump");
+    if (!raw) {
+        return tl::unexpected(raw.error());
+    }
+    std::vector<RawDump> dumps;
+    dumps.push_back(std::move(*raw));
+    Profile profile = build_profile(dumps, BuildOptions{options.per_thread});
+    if (auto ok = check_sample_type(profile, options.sample); !ok) {
+        return tl::unexpected(ok.error());
+    }
+    SymbolizeOptions symbols;
+    symbols.names = options.symbolize;
+    symbolize(profile, symbols); // what stays unnamed shows as module+offset
+    return profile;
+}
+
+// This process's mappings, as a dump would carry them.
+std::vector<MapEntry> own_maps() {
+    std::vector<MapEntry> maps;
+    auto text = read_input("/proc/self/maps");
+    if (!text) {
+        return maps;
+    }
+    LineCursor lines(text->bytes);
+    while (auto line = lines.next()) {
+        if (auto entry = parse_maps_line(*line, "/proc/self/maps")) {
+            maps.push_back(std::move(*entry));
+        }
+    }
+    return maps;
+}
+
+} // namespace
+
+Result<std::string> pprof_from_dump(std::string_view dump, const ExportOptions& options) {
+    return profile_of(dump, options).map([&](const Profile& profile) {
+        PprofOptions pprof;
+        pprof.default_type = options.sample;
+        return write_pprof(profile, pprof);
+    });
+}
+
+Result<std::string> folded_from_dump(std::string_view dump, const ExportOptions& options) {
+    return profile_of(dump, options).map([&](const Profile& profile) {
+        FoldedOptions folded;
+        folded.sample = options.sample;
+        folded.thread_frames = options.per_thread;
+        return write_folded(profile, folded);
+    });
+}
+
+std::string symbol_lines(const std::vector<uint64_t>& addresses) {
+    // One single-frame stack per address: a leaf frame is looked up as it is.
+    RawDump dump;
+    dump.source = "/proc/self/maps";
+    dump.sample_period = 1;
+    dump.has_maps = true;
+    dump.maps = own_maps();
+    for (uint64_t address : addresses) {
+        RawStack stack;
+        stack.frames.push_back(address);
+        stack.total = {1, 1, 0, 0};
+        dump.stacks.push_back(std::move(stack));
+    }
+    std::vector<RawDump> dumps;
+    dumps.push_back(std::move(dump));
+    Profile profile = build_profile(dumps, {});
+    symbolize(profile, SymbolizeOptions{});
+    std::string out;
+    for (const Sample& sample : profile.samples) {
+        const Location& location = profile.locations[sample.locations.front()];
+        std::string names;
+        for (auto frame = location.frames.rbegin(); frame != location.frames.rend(); ++frame) {
+            names += names.empty() ? "" : "--";
+            names += frame->name;
+        }
+        if (names.empty()) {
+            names = location_address_text(profile, location);
+        }
+        // jeprof matches answers with leading zeros stripped: no padding.
+        fmt::format_to(std::back_inserter(out), "0x{:x}\t{}\n", location.address, names);
+    }
+    return out;
+}
+
+} // namespace heapkit::runtime

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/runtime/handler.hpp"
+
+#include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/profiler.hpp"
+#include "heapkit/runtime/telemetry.hpp"
+#include "heapkit/util/input.hpp"
+#include "heapkit/util/text.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <functional>
+#include <vector>
+
+namespace heapkit::runtime {
+namespace {
+
+Response text(int status, std::string body) {
+    Response response;
+    response.status = status;
+    response.body = std::move(body);
+    if (!response.body.empty() && response.body.back() != '\n') {
+        response.body += '\n';
+    }
+    return response;
+}
+
+Response failure(int status, const Error& error) {
+    return text(status, error.message);
+}
+
+// '%XX' and '+' decoded; nullopt for a malformed escape.
+std::optional<std::string> percent_decode(std::string_view text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%') {
+            std::string_view digits = text.substr(i + 1, 2);
+            auto value = digits.size() == 2 ? take_number(digits, 16) : std::nullopt;
+            if (!value || !digits.empty()) {
+                return std::nullopt;
+            }
+            out += static_cast<char>(*value);
+            i += 2;
+        } else {
+            out += text[i] == '+' ? ' ' : text[i];
+        }
+    }
+    return out;
+}
+
+// key=value pairs joined by '&'; nullopt when malformed or a key is not in `allowed`.
+std::optional<std::map<std::string, std::string>>
+parse_query(std::string_view query, const std::vector<std::string_view>& allowed) {
+    std::map<std::string, std::string> pairs;
+    while (!query.empty()) {
+        size_t amp = query.find('&');
+        std::string_view pair = query.substr(0, amp);
+        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
+        size_t equals = pair.find('=');
+        auto key = percent_decode(pair.substr(0, equals));
+        auto value =
+            percent_decode(equals == std::string_view::npos ? "" : pair.substr(equals + 1));
+        if (!key || !value || std::find(allowed.begin(), allowed.end(), *key) == allowed.end()) {
+            return std::nullopt;
+        }
+        pairs[*key] = *value;
+    }
+    return pairs;
+}
+
+std::optional<bool> parse_flag(const std::map<std::string, std::string>& query,
+                               const std::string& key, bool fallback) {
+    auto it = query.find(key);
+    if (it == query.end()) {
+        return fallback;
+    }
+    if (it->second == "1" || it->second == "true") {
+        return true;
+    }
+    if (it->second == "0" || it->second == "false") {
+        return false;
+    }
+    return std::nullopt;
+}
+
+Result<Profiler> active_profiler() {
+    return Profiler::find().and_then(
+        [](Profiler profiler) { return profiler.require_active().map([&] { return profiler; }); });
+}
+
+Response raw_heap() {
+    auto profiler = active_profiler();
+    if (!profiler) {
+        return failure(403, profiler.error());
+    }
+    auto dump = profiler->dump();
+    return dump ? text(200, std::move(*dump)) : failure(500, dump.error());
+}
+
+Response symbol(const Request& request) {
+    if (request.method != "POST") {
+        return text(200, "num_symbols: 1"); // jeprof only checks that this is positive
+    }
+    std::vector<uint64_t> addresses;
+    std::string_view body = request.body;
+    while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) {
+        body.remove_suffix(1);
+    }
+    while (!body.empty()) {
+        size_t plus = body.find('+');
+        std::string_view one = body.substr(0, plus);
+        body.remove_prefix(plus == std::string_view::npos ? body.size() : plus + 1);
+        auto address = take_hex(one);
+        if (!address || !one.empty()) {
+            return text(400, "expected 0x<hex> addresses joined by '+'");
+        }
+        addresses.push_back(*address);
+    }
+    return text(200, symbol_lines(addresses));
+}
+
+Response cmdline() {
+    auto input = read_input("/proc/self/cmdline");
+    if (!input) {
+        return failure(500, input.error());
+    }
+    std::string lines = input->bytes;
+    std::replace(lines.begin(), lines.end(), '\0', '\n');
+    return text(200, std::move(lines));
+}
+
+Response conf_state(const Profiler& profiler) {
+    auto active = profiler.active();
+    auto lg_sample = profiler.lg_sample();
+    if (!active || !lg_sample) {
+        return failure(500, active ? lg_sample.error() : active.error());
+    }
+    return text(200, fmt::format("prof.active:{},prof.lg_sample:{}", *active, *lg_sample));
+}
+
+Response conf(const Request& request) {
+    auto profiler = Profiler::find();
+    if (!profiler) {
+        return failure(403, profiler.error());
+    }
+    auto enabled = profiler->enabled();
+    if (!enabled || !*enabled) {
+        return text(403, "heap profiling is not enabled: start the process with "
+                         "MALLOC_CONF=prof:true");
+    }
+    if (request.method == "GET") {
+        return conf_state(*profiler);
+    }
+    auto setting = percent_decode(request.query);
+    std::string_view value = setting ? std::string_view(*setting) : std::string_view();
+    Result<void> done = fail("expected ?prof.active:true|false or ?prof.reset:<lg_sample>");
+    if (take_literal(value, "prof.active:") && (value == "true" || value == "false")) {
+        done = profiler->set_active(value == "true");
+    } else if (setting && (value = *setting, take_literal(value, "prof.reset:"))) {
+        auto lg = take_decimal(value);
+        if (lg && value.empty() && *lg < 64) {
+            done = profiler->reset(static_cast<size_t>(*lg));
+        }
+    }
+    if (!done) {
+        return failure(400, done.error());
+    }
+    return conf_state(*profiler);
+}
+
+Response go_heap(const Request& request, bool folded) {
+    auto query = parse_query(request.query, {"symbolize", "threads", "sample"});
+    if (!query) {
+        return text(400, "query takes symbolize=0|1, threads=0|1, sample=TYPE");
+    }
+    auto symbolized = parse_flag(*query, "symbolize", true);
+    auto threads = parse_flag(*query, "threads", false);
+    auto sample = query->count("sample") ? parse_sample_type(query->at("sample"))
+                                         : std::optional(SampleType::inuse_space);
+    if (!symbolized || !threads || !sample) {
+        return text(400, "query takes symbolize=0|1, threads=0|1, "
+                         "sample=inuse_space|inuse_objects|alloc_space|alloc_objects");
+    }
+    auto profiler = active_profiler();
+    if (!profiler) {
+        return failure(403, profiler.error());
+    }
+    auto dump = profiler->dump();
+    if (!dump) {
+        return failure(500, dump.error());
+    }
+    ExportOptions options{*symbolized, *threads, *sample};
+    auto body = folded ? folded_from_dump(*dump, options) : pprof_from_dump(*dump, options);
+    if (!body) {
+        return failure(400, body.error()); // e.g. alloc_* without prof_accum
+    }
+    if (folded) {
+        return text(200, std::move(*body));
+    }
+    Response response; // binary: no trailing newline added
+    response.body = std::move(*body);
+    response.content_type = "application/octet-stream";
+    response.headers["Content-Disposition"] = "attachment; filename=\"heap.pb.gz\"";
+    return response;
+}
+
+Response metrics() {
+    auto mallctl = Mallctl::find();
+    Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)));
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return response;
+}
+
+struct Route {
+    std::string_view path;
+    std::vector<std::string_view> methods;
+    std::function<Response(const Request&)> serve;
+};
+
+const std::vector<Route>& routes() {
+    static const std::vector<Route> table = {
+        {"/pprof/heap", {"GET", "HEAD"}, [](const Request&) { return raw_heap(); }},
+        {"/pprof/symbol", {"GET", "HEAD", "POST"}, symbol},
+        {"/pprof/cmdline", {"GET", "HEAD"}, [](const Request&) { return cmdline(); }},
+        {"/pprof/conf", {"GET", "POST"}, conf},
+        {"/debug/pprof/heap", {"GET", "HEAD"}, [](const Request& r) { return go_heap(r, false); }},
+        {"/debug/pprof/heap.folded",
+         {"GET", "HEAD"},
+         [](const Request& r) { return go_heap(r, true); }},
+        {"/metrics", {"GET", "HEAD"}, [](const Request&) { return metrics(); }},
+    };
+    return table;
+}
+
+} // namespace
+
+Response Handler::handle(const Request& request) const {
+    auto route = std::find_if(routes().begin(), routes().end(),
+                              [&](const Route& r) { return r.path == request.path; });
+    if (route == routes().end()) {
+        return text(404, fmt::format("no such page: {}", request.path));
+    }
+    if (std::find(route->methods.begin(), route->methods.end(), request.method) ==
+        route->methods.end()) {
+        Response response =
+            text(405, fmt::format("{} does not take {}", request.path, request.method));
+        response.headers["Allow"] = fmt::format("{}", fmt::join(route->methods, ", "));
+        return response;
+    }
+    if (request.body.size() > m_options.max_body) {
+        return text(413, fmt::format("request body over {} bytes", m_options.max_body));
+    }
+    return route->serve(request);
+}
+
+} // namespace heapkit::runtime

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/runtime/mallctl.hpp"
+
+#include <optional>
+#include <string>
+
+namespace heapkit::runtime {
+
+// jemalloc's heap profiler in this process, through mallctl.
+class Profiler {
+public:
+    // Fails when jemalloc is not loaded; profiling itself may still be off (enabled()).
+    static Result<Profiler> find();
+
+    // opt.prof: the process was started with profiling compiled in and turned on.
+    Result<bool> enabled() const;
+    // An error for the user when profiling cannot be used now (not enabled or not active).
+    Result<void> require_active() const;
+
+    Result<bool> active() const; // prof.active
+    Result<void> set_active(bool active) const;
+    Result<bool> thread_active() const; // thread.prof.active, the calling thread
+    Result<void> set_thread_active(bool active) const;
+    Result<bool> thread_active_init() const; // prof.thread_active_init, for new threads
+    Result<void> set_thread_active_init(bool active) const;
+    Result<void> set_thread_name(const std::string& name) const; // thread.prof.name
+    Result<size_t> lg_sample() const;                            // prof.lg_sample
+    // prof.reset: forget all samples, and optionally change lg_prof_sample.
+    Result<void> reset(std::optional<size_t> lg_sample) const;
+
+    // The raw heap_v2 dump (prof.dump) as bytes: written into a memfd, so no writable
+    // directory is needed; a temporary file under $TMPDIR (or /tmp) is the fallback.
+    // Dumps are serialized: one at a time per process.
+    Result<std::string> dump() const;
+
+private:
+    explicit Profiler(Mallctl mallctl)
+        : m_mallctl(std::move(mallctl)) {}
+    Mallctl m_mallctl;
+};
+
+} // namespace heapkit::runtime

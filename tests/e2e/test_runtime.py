@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: MIT
+"""The example service (libheapkit-runtime linked into a C++ program) on a loopback
+port: real jeprof reads it through its remote protocol, go tool pprof reads its
+/debug/pprof/heap, profiling is switched off and on over HTTP, every error status."""
+
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+from heapkit_e2e import (check, check_near, go_pprof, heapfold, pprof_raw, pprof_total, run,
+                         tool, workdir)
+
+service = os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "examples", "example_service")
+# In a sanitizer build the runtime library is ASan-instrumented, and ASan's allocator and
+# jemalloc cannot share a process: the service cannot run there. The handler's unit tests
+# still run sanitized.
+if "libasan" in subprocess.run(["ldd", service], capture_output=True, text=True).stdout:
+    print("sanitizer build: the jemalloc service cannot run under ASan; skipping")
+    sys.exit(77)
+directory = workdir()
+
+
+def request(path, method="GET", body=None):
+    req = urllib.request.Request(base + path, data=body, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def peak_rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+# A non-loopback address is refused unless the service opts in.
+refused = run([service, "0", "0.0.0.0"], check=False)
+check(refused.returncode == 1 and "refusing" in refused.stderr, f"0.0.0.0: {refused.stderr!r}")
+
+process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True)
+try:
+    base = process.stdout.readline().strip().replace("listening on ", "")
+    check(base.startswith("http://127.0.0.1:"), f"service said {base!r}")
+
+    # Real jeprof, remote protocol: /pprof/symbol, /pprof/cmdline, /pprof/heap, POST symbols.
+    env = dict(os.environ, HOME=directory, JEPROF_TMPDIR=directory)
+    fetched = run(["jeprof", "--raw", f"{base}/pprof/heap"], env=env)
+    raw = os.path.join(directory, "service.prof")
+    with open(raw, "w") as f:
+        f.write(fetched.stdout)
+    check(fetched.stdout.startswith("--- symbol\n"), "jeprof --raw wrote no symbolized profile")
+    check("(anonymous namespace)::open_sessions()" in fetched.stdout,
+          "jeprof did not get names from POST /pprof/symbol")
+    stacks = heapfold(raw)
+    sessions = sum(v for s, v in stacks.items() if "(anonymous namespace)::open_sessions()" in s)
+    check_near(sessions, 64 * 16384, "open_sessions through jeprof --raw")
+    check(any("(anonymous namespace)::fill_cache()" in s for s in stacks), "fill_cache missing")
+    converted = os.path.join(directory, "service.pb.gz")
+    run([tool("jeprof2pprof"), raw, "-o", converted])
+    check("open_sessions" in go_pprof("-top", converted).stdout, "jeprof2pprof lost the names")
+
+    # Go style: gzipped pprof, symbolized in the process.
+    before = peak_rss_kb(process.pid)
+    status, body = request("/debug/pprof/heap")
+    after = peak_rss_kb(process.pid)
+    print(f"in-process symbolization: peak RSS {before} KiB -> {after} KiB")
+    check(status == 200 and body[:2] == b"\x1f\x8b", f"/debug/pprof/heap: {status}")
+    served = os.path.join(directory, "served.pb.gz")
+    with open(served, "wb") as f:
+        f.write(body)
+    check("open_sessions" in go_pprof("-top", served).stdout, "go tool pprof lacks open_sessions")
+    _, samples, mappings = pprof_raw(served)
+    check_near(pprof_total(samples, "inuse_space",
+                           lambda frames: "(anonymous namespace)::open_sessions()" in frames),
+               64 * 16384, "open_sessions in /debug/pprof/heap")
+    status, body = request("/debug/pprof/heap?symbolize=0&threads=1")
+    with open(served, "wb") as f:
+        f.write(body)
+    _, bare, bare_mappings = pprof_raw(served)
+    check(status == 200 and not any("open_sessions" in " ".join(s["frames"]) for s in bare),
+          "symbolize=0 still named frames")
+    check("[FN]" not in bare_mappings[0], "symbolize=0 mapping claims functions")
+    status, body = request("/debug/pprof/heap.folded?sample=alloc_space")
+    check(status == 200 and b"open_sessions" in body, f"heap.folded: {status}")
+
+    # Control: off, on, reset with a new sampling rate.
+    check(request("/pprof/conf", "POST")[0] == 400, "POST /pprof/conf without a setting")
+    check(request("/pprof/conf?prof.active:maybe", "POST")[0] == 400, "bad prof.active value")
+    status, body = request("/pprof/conf?prof.active:false", "POST")
+    check(status == 200 and body.startswith(b"prof.active:false"), f"deactivate: {body!r}")
+    check(request("/pprof/conf")[1].startswith(b"prof.active:false"), "GET /pprof/conf")
+    status, body = request("/pprof/heap")
+    check(status == 403 and b"not active" in body, f"dump while inactive: {status} {body!r}")
+    check(request("/pprof/conf?prof.active:true", "POST")[0] == 200, "reactivate")
+    status, body = request("/pprof/conf?prof.reset:3", "POST")
+    check(status == 200 and body.strip().endswith(b"prof.lg_sample:3"), f"reset: {body!r}")
+    status, body = request("/pprof/heap")
+    check(status == 200 and body.startswith(b"heap_v2/8\n"), f"after reset: {body[:20]!r}")
+
+    # Errors.
+    check(request("/no/such/page")[0] == 404, "404")
+    check(request("/pprof/heap", "DELETE")[0] == 405, "405")
+    check(request("/pprof/symbol", "POST", b"0x1+" * 400_000)[0] == 413, "413")
+    check(request("/debug/pprof/heap?threads=2")[0] == 400, "400")
+    status, body = request("/metrics")
+    check(status == 200 and b"heapkit_jemalloc_allocated_bytes" in body, "/metrics")
+finally:
+    process.terminate()
+    process.wait(timeout=30)
+check(process.returncode == 0, f"service exit status {process.returncode}")
+print("ok")

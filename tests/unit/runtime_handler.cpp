@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The handler in a process without jemalloc: every route's answer that does not need a
+// profiler, and the 403 for those that do.
+#include "heapkit/runtime/handler.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+using namespace heapkit::runtime;
+
+namespace {
+
+Response get(const std::string& path, const std::string& query = "",
+             const std::string& method = "GET", const std::string& body = "") {
+    return Handler(HandlerOptions{64}).handle(Request{method, path, query, {}, body});
+}
+
+__attribute__((noinline)) int named_for_the_symbol_test() {
+    return 42;
+}
+
+} // namespace
+
+TEST_CASE("heapkit::runtime::Handler answers 403 without jemalloc, with a reason") {
+    for (const char* path :
+         {"/pprof/heap", "/debug/pprof/heap", "/debug/pprof/heap.folded", "/pprof/conf"}) {
+        Response response = get(path);
+        CHECK_MESSAGE(response.status == 403, path);
+        CHECK(response.body.find("jemalloc is not loaded") != std::string::npos);
+    }
+}
+
+TEST_CASE("heapkit::runtime::Handler rejects unknown paths, methods, queries and big bodies") {
+    CHECK(get("/nope").status == 404);
+    Response wrong_method = get("/pprof/heap", "", "DELETE");
+    CHECK(wrong_method.status == 405);
+    CHECK(wrong_method.headers.at("Allow") == "GET, HEAD");
+    CHECK(get("/debug/pprof/heap", "symbolize=maybe").status == 400);
+    CHECK(get("/debug/pprof/heap", "colour=blue").status == 400);
+    CHECK(get("/debug/pprof/heap.folded", "sample=everything").status == 400);
+    CHECK(get("/debug/pprof/heap", "symbolize=%zz").status == 400);
+    CHECK(get("/pprof/symbol", "", "POST", std::string(65, '0')).status == 413);
+    CHECK(get("/pprof/symbol", "", "POST", "0xzz+0x1").status == 400);
+}
+
+TEST_CASE("heapkit::runtime::Handler speaks jeprof's symbol and cmdline protocol") {
+    CHECK(get("/pprof/symbol").body == "num_symbols: 1\n");
+    CHECK(get("/pprof/symbol", "", "HEAD").status == 200);
+    CHECK(get("/pprof/cmdline").body.find("unit_runtime_handler") != std::string::npos);
+
+    auto address = reinterpret_cast<uintptr_t>(&named_for_the_symbol_test);
+    Response names = get("/pprof/symbol", "", "POST", fmt::format("0x{:016x}\n", address));
+    CHECK(names.status == 200);
+    CHECK(names.body.find(fmt::format("0x{:x}\t", address)) == 0); // no zero padding
+    CHECK(names.body.find("named_for_the_symbol_test") != std::string::npos);
+}
+
+TEST_CASE("heapkit::runtime::Handler serves telemetry as Prometheus text") {
+    Response metrics = get("/metrics");
+    CHECK(metrics.status == 200);
+    CHECK(metrics.content_type.find("version=0.0.4") != std::string::npos);
+    CHECK(metrics.body.find("heapkit_process_rss_bytes ") != std::string::npos);
+}

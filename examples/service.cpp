@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A C++ service that links jemalloc and libheapkit-runtime and serves its own heap
-// profiles. Run it, then:
+// profiles. Arguments: [PORT (0: any)] [ADDRESS (127.0.0.1)] [BEARER TOKEN]. Run it, then:
 //   jeprof --raw http://127.0.0.1:PORT/pprof/heap > heap.prof && heapfold heap.prof
 //   curl -s http://127.0.0.1:PORT/debug/pprof/heap | go tool pprof -top /dev/stdin
 #include "heapkit/runtime/server.hpp"
@@ -46,6 +46,9 @@ int main(int argc, char** argv) {
     options.port = argc > 1 ? std::atoi(argv[1]) : 0;
     if (argc > 2) {
         options.address = argv[2];
+    }
+    if (argc > 3) {
+        options.bearer_token = argv[3];
     }
     // Block the signals before the server's threads start, so that sigwait gets them.
     sigset_t stop_signals;

@@ -40,6 +40,34 @@ def peak_rss_kb(pid):
 refused = run([service, "0", "0.0.0.0"], check=False)
 check(refused.returncode == 1 and "refusing" in refused.stderr, f"0.0.0.0: {refused.stderr!r}")
 
+def start(*args, env=None):
+    process = subprocess.Popen([service, *args], stdout=subprocess.PIPE, text=True, env=env)
+    address = process.stdout.readline().strip().replace("listening on ", "")
+    check(address.startswith("http://127.0.0.1:"), f"service said {address!r}")
+    return process, address
+
+
+def stop(process):
+    process.terminate()
+    process.wait(timeout=30)
+    check(process.returncode == 0, f"service exit status {process.returncode}")
+
+
+# jemalloc loaded, profiling off (the environment overrides the program's malloc_conf).
+process, base = start("0", env=dict(os.environ, MALLOC_CONF="prof:false"))
+status, body = request("/pprof/heap")
+check(status == 403 and b"not enabled" in body, f"prof:false: {status} {body!r}")
+check(request("/metrics")[0] == 200, "/metrics without profiling")
+stop(process)
+
+# A bearer token, when configured, is required.
+process, base = start("0", "127.0.0.1", "s3cret")
+check(request("/pprof/conf")[0] == 401, "no token: not 401")
+req = urllib.request.Request(base + "/pprof/conf", headers={"Authorization": "Bearer s3cret"})
+with urllib.request.urlopen(req, timeout=60) as answer:
+    check(answer.status == 200, "right token refused")
+stop(process)
+
 process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True)
 try:
     base = process.stdout.readline().strip().replace("listening on ", "")
@@ -108,7 +136,5 @@ try:
     status, body = request("/metrics")
     check(status == 200 and b"heapkit_jemalloc_allocated_bytes" in body, "/metrics")
 finally:
-    process.terminate()
-    process.wait(timeout=30)
-check(process.returncode == 0, f"service exit status {process.returncode}")
+    stop(process)
 print("ok")

@@ -151,6 +151,13 @@ TEST_CASE("heapkit::encode_pprof cuts unnamed leaf frames in a jemalloc module")
     CHECK(decode(encode_pprof(profile, keep)).sample(0).location_id_size() == 4);
 }
 
+TEST_CASE("heapkit::encode_pprof writes only UTF-8 strings") {
+    Profile profile = test::make_profile(test::sample_dump, true);
+    profile.thread_labels[0] = "caf\xE9"; // a Latin-1 thread name
+    pb::Profile p = decode(encode_pprof(profile, {}));
+    CHECK(text_of(p, p.sample(0).label(0).str()) == "caf\xEF\xBF\xBD");
+}
+
 TEST_CASE("heapkit::write_pprof gzips the message") {
     Profile profile = test::make_profile(test::sample_dump);
     std::string packed = write_pprof(profile, {});

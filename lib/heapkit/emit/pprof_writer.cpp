@@ -3,6 +3,7 @@
 
 #include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/util/gzip.hpp"
+#include "heapkit/util/utf8.hpp"
 #include "profile.pb.h"
 
 #include <algorithm>
@@ -26,7 +27,7 @@ public:
     int64_t intern(std::string_view text) {
         auto [it, inserted] = m_index.try_emplace(std::string(text), m_out.string_table_size());
         if (inserted) {
-            m_out.add_string_table(it->first);
+            m_out.add_string_table(valid_utf8(it->first)); // proto3 strings must be UTF-8
         }
         return it->second;
     }

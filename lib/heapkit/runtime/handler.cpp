@@ -154,9 +154,12 @@ Response conf(const Request& request) {
     auto setting = percent_decode(request.query);
     std::string_view value = setting ? std::string_view(*setting) : std::string_view();
     Result<void> done = fail("expected ?prof.active:true|false or ?prof.reset:<lg_sample>");
-    if (take_literal(value, "prof.active:") && (value == "true" || value == "false")) {
-        done = profiler->set_active(value == "true");
-    } else if (setting && (value = *setting, take_literal(value, "prof.reset:"))) {
+    // take_literal leaves `value` as it was when the prefix is not there.
+    if (take_literal(value, "prof.active:")) {
+        if (value == "true" || value == "false") {
+            done = profiler->set_active(value == "true");
+        }
+    } else if (take_literal(value, "prof.reset:")) {
         auto lg = take_decimal(value);
         if (lg && value.empty() && *lg < 64) {
             done = profiler->reset(static_cast<size_t>(*lg));

@@ -3,6 +3,7 @@
 // profiles. Arguments: [PORT (0: any)] [ADDRESS (127.0.0.1)] [BEARER TOKEN]. Run it, then:
 //   jeprof --raw http://127.0.0.1:PORT/pprof/heap > heap.prof && heapfold heap.prof
 //   curl -s http://127.0.0.1:PORT/debug/pprof/heap | go tool pprof -top /dev/stdin
+#include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 
 #include <csignal>
@@ -57,6 +58,10 @@ int main(int argc, char** argv) {
     sigaddset(&stop_signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+    // Name this thread in the profiles (heapfold --threads, pprof's "thread" label).
+    if (auto profiler = heapkit::runtime::Profiler::find()) {
+        static_cast<void>(profiler->set_thread_name("main service thread"));
+    }
     fill_cache();
     open_sessions();
     auto server = heapkit::runtime::Server::start(options);

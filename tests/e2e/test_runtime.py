@@ -113,6 +113,9 @@ try:
     check("[FN]" not in bare_mappings[0], "symbolize=0 mapping claims functions")
     status, body = request("/debug/pprof/heap.folded?sample=alloc_space")
     check(status == 200 and b"open_sessions" in body, f"heap.folded: {status}")
+    status, body = request("/debug/pprof/heap.folded?threads=1")
+    check(any(line.startswith(b"main service thread;") and b"open_sessions" in line
+              for line in body.splitlines()), "thread.prof.name not in ?threads=1 stacks")
 
     # Control: off, on, reset with a new sampling rate.
     check(request("/pprof/conf", "POST")[0] == 400, "POST /pprof/conf without a setting")

@@ -81,6 +81,13 @@ Result<bool> Profiler::thread_active_init() const {
 Result<void> Profiler::set_thread_active_init(bool active) const {
     return m_mallctl.write("prof.thread_active_init", active);
 }
+Result<std::string> Profiler::thread_name() const {
+    // jemalloc keeps the string; copy it before another call can replace it.
+    return m_mallctl.read<const char*>("thread.prof.name").map([](const char* name) {
+        return std::string(name != nullptr ? name : "");
+    });
+}
+
 Result<void> Profiler::set_thread_name(const std::string& name) const {
     return m_mallctl.write("thread.prof.name", name.c_str());
 }

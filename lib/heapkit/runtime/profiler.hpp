@@ -25,8 +25,9 @@ public:
     Result<void> set_thread_active(bool active) const;
     Result<bool> thread_active_init() const; // prof.thread_active_init, for new threads
     Result<void> set_thread_active_init(bool active) const;
-    Result<void> set_thread_name(const std::string& name) const; // thread.prof.name
-    Result<size_t> lg_sample() const;                            // prof.lg_sample
+    Result<std::string> thread_name() const; // thread.prof.name
+    Result<void> set_thread_name(const std::string& name) const;
+    Result<size_t> lg_sample() const; // prof.lg_sample
     // prof.reset: forget all samples, and optionally change lg_prof_sample.
     Result<void> reset(std::optional<size_t> lg_sample) const;
 

@@ -14,11 +14,12 @@ namespace {
 
 Result<std::string> read_all(int fd, const std::string& name) {
     std::string bytes;
+    constexpr size_t chunk = 1 << 20;
     struct stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        bytes.reserve(static_cast<size_t>(st.st_size));
+        // Room for the file and the last (empty) read's chunk: no reallocation, no copy.
+        bytes.reserve(static_cast<size_t>(st.st_size) + chunk);
     }
-    constexpr size_t chunk = 1 << 20;
     for (;;) {
         size_t old_size = bytes.size();
         bytes.resize(old_size + chunk);

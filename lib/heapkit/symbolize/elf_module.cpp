@@ -157,19 +157,11 @@ std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
 }
 
 std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr) const {
-    GElf_Off offset = 0;
-    GElf_Sym symbol{};
-    GElf_Word section = 0;
-    Elf* elf = nullptr;
-    Dwarf_Addr bias = 0;
-    const char* name =
-        dwfl_module_addrinfo(m_module, vaddr + m_bias, &offset, &symbol, &section, &elf, &bias);
-    if (name == nullptr || *name == '\0') {
-        return {};
+    if (!m_symbols) {
+        m_symbols.emplace(m_module);
     }
-    // libdwfl falls back to the nearest sizeless symbol below; that is a guess, not a name.
-    bool inside = symbol.st_size == 0 ? offset == 0 : offset < symbol.st_size;
-    if (!inside) {
+    const char* name = m_symbols->name_at(vaddr + m_bias);
+    if (name == nullptr) {
         return {};
     }
     std::string system_name(name);

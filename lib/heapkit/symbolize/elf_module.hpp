@@ -3,6 +3,7 @@
 
 #include "heapkit/model/profile.hpp"
 #include "heapkit/symbolize/debug_search.hpp"
+#include "heapkit/symbolize/symbol_index.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <elfutils/libdwfl.h>
@@ -75,6 +76,7 @@ private:
     bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
     unsigned m_machine = 0;
     bool m_is_jemalloc = false;
+    mutable std::optional<SymbolIndex> m_symbols; // built on the first lookup
 };
 
 } // namespace heapkit

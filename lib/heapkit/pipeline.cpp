@@ -5,6 +5,7 @@
 #include "heapkit/emit/pprof_writer.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
+#include "heapkit/symbolize/frame_cache.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/output.hpp"
 
@@ -71,6 +72,9 @@ Result<Loaded> load(const ToolOptions& options) {
     symbolizer.names = options.symbolize;
     symbolizer.path_map = std::move(*path_map);
     symbolizer.progress = !options.quiet && ::isatty(STDERR_FILENO);
+    if (options.cache) {
+        symbolizer.cache_directory = default_cache_directory();
+    }
     SymbolizeReport symbols = symbolize(loaded.profile, symbolizer);
     for (std::string& warning : symbols.warnings) {
         loaded.report.warnings.push_back(std::move(warning));

@@ -17,6 +17,7 @@ struct ToolOptions {
     bool symbolize = true;
     bool per_thread = false;
     bool keep_allocator_frames = false;
+    bool cache = true;                 // use the frame cache (default_cache_directory())
     bool quiet = false;                // no progress line, no warnings
     bool strict = false;               // unnamed frames make exit status 2
     std::vector<std::string> path_map; // "OLD=NEW" as typed; parsed by the tools

@@ -3,6 +3,7 @@
 
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/frame_cache.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -110,6 +111,20 @@ std::vector<uint32_t> lookup_order(const Profile& profile) {
     return order;
 }
 
+// The frames at `vaddr`, from `remembered` when an earlier run resolved them; new answers
+// are added to it. `remembered` null: straight from the file.
+std::vector<Frame> frames_at(const ElfModule& file, uint64_t vaddr, FrameCache* remembered) {
+    if (remembered == nullptr) {
+        return file.frames_at(vaddr);
+    }
+    if (const std::vector<Frame>* hit = remembered->find(file.build_id(), vaddr)) {
+        return *hit;
+    }
+    std::vector<Frame> frames = file.frames_at(vaddr);
+    remembered->add(file.build_id(), vaddr, frames);
+    return frames;
+}
+
 class Progress {
 public:
     Progress(bool enabled, size_t total)
@@ -167,6 +182,8 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         }
     }
     drop_foreign_architectures(profile, files, cache);
+    FrameCache remembered(options.names ? options.cache_directory : std::string());
+    std::vector<bool> cached(profile.modules.size(), false); // answers go through `remembered`
     for (size_t i = 0; i < profile.modules.size(); ++i) {
         Module& module = profile.modules[i];
         if (files[i] == nullptr) {
@@ -175,8 +192,11 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         module.build_id = files[i]->build_id();
         module.is_allocator = !module.is_main && files[i]->is_jemalloc();
         module.has_functions = options.names;
-        module.has_filenames = module.has_line_numbers = module.has_inline_frames =
-            options.names && files[i]->has_dwarf(); // && first: no DWARF search unless named
+        // A cached build had DWARF when it was cached: no need to look for it now.
+        // && order: no DWARF search unless names are wanted.
+        bool dwarf = options.names && (remembered.has(module.build_id) || files[i]->has_dwarf());
+        module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
+        cached[i] = dwarf && !module.build_id.empty();
     }
     std::vector<uint32_t> order = lookup_order(profile);
     Progress progress(options.progress, order.size());
@@ -189,7 +209,9 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         } else if (file != nullptr) {
             const Module& module = profile.modules[location.module];
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
-            location.frames = vaddr ? file->frames_at(*vaddr) : std::vector<Frame>{};
+            location.frames =
+                vaddr ? frames_at(*file, *vaddr, cached[location.module] ? &remembered : nullptr)
+                      : std::vector<Frame>{};
         } else if (!location.frames.empty() && location.module != no_module) {
             profile.modules[location.module].has_functions = true; // named by jeprof
         }
@@ -199,6 +221,9 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         if (location.frames.empty() && !in_allocator) {
             ++report.unnamed_locations;
         }
+    }
+    for (std::string& warning : remembered.save()) {
+        report.warnings.push_back(std::move(warning));
     }
     return report;
 }

@@ -22,6 +22,7 @@ struct SymbolizeOptions {
     std::vector<PathRewrite> path_map;   // the longest matching `from` wins
     std::string main_binary;             // the program's executable, wherever the dump says
     bool progress = false;               // report progress on stderr
+    std::string cache_directory;         // FrameCache's directory; empty: no cache
 };
 
 // What symbolization could not do, for a summary on stderr.

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/frame_cache.hpp"
+
+#include "heapkit/util/output.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace heapkit {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bump when the format or what the symbolizer puts in a Frame changes: old files are
+// then simply not found, and age out of the directory.
+constexpr std::string_view magic = "heapkit frame cache 1\n";
+constexpr std::string_view subdirectory = "frames-1";
+
+// Native byte order: a cache lives on the machine that wrote it. The magic's byte order
+// mark makes a file copied from another kind of machine fail to decode, not misdecode.
+constexpr uint32_t byte_order_mark = 0x01020304;
+
+class Encoder {
+public:
+    void u32(uint32_t value) { raw(&value, sizeof value); }
+    void u64(uint64_t value) { raw(&value, sizeof value); }
+    void text(const std::string& value) {
+        u32(static_cast<uint32_t>(value.size()));
+        m_bytes += value;
+    }
+    void raw(const void* data, size_t size) {
+        m_bytes.append(static_cast<const char*>(data), size);
+    }
+    std::string take() { return std::move(m_bytes); }
+
+private:
+    std::string m_bytes;
+};
+
+// Every read checks the length left, so a truncated or damaged file fails cleanly.
+class Decoder {
+public:
+    explicit Decoder(std::string_view bytes)
+        : m_bytes(bytes) {}
+    bool u32(uint32_t& value) { return raw(&value, sizeof value); }
+    bool u64(uint64_t& value) { return raw(&value, sizeof value); }
+    bool text(std::string& value) {
+        uint32_t size = 0;
+        if (!u32(size) || size > m_bytes.size()) {
+            return false;
+        }
+        value.assign(m_bytes.substr(0, size));
+        m_bytes.remove_prefix(size);
+        return true;
+    }
+    bool raw(void* data, size_t size) {
+        if (size > m_bytes.size()) {
+            return false;
+        }
+        std::memcpy(data, m_bytes.data(), size);
+        m_bytes.remove_prefix(size);
+        return true;
+    }
+    bool literal(std::string_view expected) {
+        if (!m_bytes.starts_with(expected)) {
+            return false;
+        }
+        m_bytes.remove_prefix(expected.size());
+        return true;
+    }
+    size_t left() const { return m_bytes.size(); }
+
+private:
+    std::string_view m_bytes;
+};
+
+bool decode_frame(Decoder& in, Frame& frame) {
+    return in.text(frame.name) && in.text(frame.system_name) && in.text(frame.file) &&
+           in.u32(frame.line) && in.u32(frame.column) && in.u32(frame.start_line);
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        return std::nullopt;
+    }
+    std::ostringstream bytes;
+    bytes << file.rdbuf();
+    return file.bad() ? std::nullopt : std::optional(bytes.str());
+}
+
+std::string environment(const char* name) {
+    const char* value = std::getenv(name);
+    return value == nullptr ? std::string() : std::string(value);
+}
+
+} // namespace
+
+std::string default_cache_directory() {
+    if (std::string own = environment("HEAPKIT_CACHE_DIR"); !own.empty()) {
+        return own;
+    }
+    if (std::string xdg = environment("XDG_CACHE_HOME"); !xdg.empty()) {
+        return xdg + "/heapkit";
+    }
+    if (std::string home = environment("HOME"); !home.empty()) {
+        return home + "/.cache/heapkit";
+    }
+    return {};
+}
+
+std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<Frame>>& entries) {
+    Encoder out;
+    out.raw(magic.data(), magic.size());
+    out.u32(byte_order_mark);
+    out.u64(entries.size());
+    for (const auto& [vaddr, frames] : entries) {
+        out.u64(vaddr);
+        out.u32(static_cast<uint32_t>(frames.size()));
+        for (const Frame& frame : frames) {
+            out.text(frame.name);
+            out.text(frame.system_name);
+            out.text(frame.file);
+            out.u32(frame.line);
+            out.u32(frame.column);
+            out.u32(frame.start_line);
+        }
+    }
+    return out.take();
+}
+
+std::optional<std::unordered_map<uint64_t, std::vector<Frame>>>
+decode_frame_entries(std::string_view bytes) {
+    Decoder in(bytes);
+    uint32_t mark = 0;
+    uint64_t count = 0;
+    if (!in.literal(magic) || !in.u32(mark) || mark != byte_order_mark || !in.u64(count)) {
+        return std::nullopt;
+    }
+    // Each entry takes at least 12 bytes: a count beyond that is damage, not a reserve.
+    if (count > in.left() / 12) {
+        return std::nullopt;
+    }
+    std::unordered_map<uint64_t, std::vector<Frame>> entries;
+    entries.reserve(count);
+    for (uint64_t i = 0; i < count; ++i) {
+        uint64_t vaddr = 0;
+        uint32_t depth = 0;
+        if (!in.u64(vaddr) || !in.u32(depth) || depth > in.left() / 24) {
+            return std::nullopt;
+        }
+        std::vector<Frame> frames(depth);
+        for (Frame& frame : frames) {
+            if (!decode_frame(in, frame)) {
+                return std::nullopt;
+            }
+        }
+        entries.emplace(vaddr, std::move(frames));
+    }
+    if (in.left() != 0) {
+        return std::nullopt;
+    }
+    return entries;
+}
+
+FrameCache::FrameCache(std::string directory, uint64_t max_bytes)
+    : m_directory(directory.empty() ? std::string() : directory + "/" + std::string(subdirectory))
+    , m_max_bytes(max_bytes) {}
+
+std::string FrameCache::path_of(const std::string& build_id) const {
+    return m_directory + "/" + build_id;
+}
+
+FrameCache::Build& FrameCache::load(const std::string& build_id) {
+    auto [it, inserted] = m_builds.try_emplace(build_id);
+    if (inserted && !m_directory.empty()) {
+        std::string path = path_of(build_id);
+        if (auto bytes = read_file(path)) {
+            if (auto entries = decode_frame_entries(*bytes)) {
+                it->second.entries = std::move(*entries);
+                it->second.on_disk = true;
+                ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // recently used: kept longest
+            }
+        }
+    }
+    return it->second;
+}
+
+bool FrameCache::has(const std::string& build_id) {
+    return !build_id.empty() && load(build_id).on_disk;
+}
+
+const std::vector<Frame>* FrameCache::find(const std::string& build_id, uint64_t vaddr) {
+    if (build_id.empty()) {
+        return nullptr;
+    }
+    const Entries& entries = load(build_id).entries;
+    auto it = entries.find(vaddr);
+    return it == entries.end() ? nullptr : &it->second;
+}
+
+void FrameCache::add(const std::string& build_id, uint64_t vaddr,
+                     const std::vector<Frame>& frames) {
+    if (build_id.empty() || m_directory.empty()) {
+        return;
+    }
+    Build& build = load(build_id);
+    if (build.entries.emplace(vaddr, frames).second) {
+        build.changed = true;
+    }
+}
+
+std::vector<std::string> FrameCache::save() {
+    std::vector<std::string> warnings;
+    bool wrote = false;
+    for (auto& [build_id, build] : m_builds) {
+        if (!build.changed) {
+            continue;
+        }
+        std::error_code error;
+        fs::create_directories(m_directory, error);
+        if (error) {
+            warnings.push_back(
+                fmt::format("cannot create the frame cache {}: {}", m_directory, error.message()));
+            return warnings;
+        }
+        // Another run may have saved this build since we loaded it: keep its entries too.
+        std::string path = path_of(build_id);
+        if (auto bytes = read_file(path)) {
+            if (auto theirs = decode_frame_entries(*bytes)) {
+                build.entries.merge(*theirs);
+            }
+        }
+        if (auto ok = write_output({path, false}, encode_frame_entries(build.entries)); !ok) {
+            warnings.push_back(fmt::format("frame cache not saved: {}", ok.error().message));
+            continue;
+        }
+        build.changed = false;
+        wrote = true;
+    }
+    if (wrote) {
+        trim(warnings);
+    }
+    return warnings;
+}
+
+void FrameCache::trim(std::vector<std::string>& warnings) const {
+    struct File {
+        fs::file_time_type used;
+        uint64_t size;
+        fs::path path;
+    };
+    std::vector<File> files;
+    uint64_t total = 0;
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(m_directory, error)) {
+        std::error_code ignored; // a file another run removes meanwhile is simply gone
+        uint64_t size = entry.file_size(ignored);
+        auto used = entry.last_write_time(ignored);
+        if (!ignored && entry.is_regular_file(ignored)) {
+            files.push_back({used, size, entry.path()});
+            total += size;
+        }
+    }
+    if (error) {
+        warnings.push_back(
+            fmt::format("cannot list the frame cache {}: {}", m_directory, error.message()));
+        return;
+    }
+    std::sort(files.begin(), files.end(),
+              [](const File& a, const File& b) { return a.used < b.used; });
+    for (const File& file : files) {
+        if (total <= m_max_bytes) {
+            break;
+        }
+        std::error_code ignored;
+        fs::remove(file.path, ignored);
+        total -= file.size;
+    }
+}
+
+} // namespace heapkit

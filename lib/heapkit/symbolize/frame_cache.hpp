@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/model/profile.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace heapkit {
+
+// Where the tools keep their frame cache: $HEAPKIT_CACHE_DIR, else
+// $XDG_CACHE_HOME/heapkit, else $HOME/.cache/heapkit; empty when none of them is set.
+std::string default_cache_directory();
+
+// Frames resolved by earlier runs, kept on disk so that the next dump of the same build
+// costs lookups instead of a DWARF walk. One file per build id: a build id names the
+// bytes of a build, so its answers hold wherever and whenever the file is found. Only
+// modules with DWARF are cached; symbol-table names are cheap to find again.
+//
+// Safe under concurrent runs: files are replaced by rename, never written in place, and
+// a save merges what other runs wrote since. The directory is kept under `max_bytes` by
+// removing the least recently used files. A damaged file is ignored and replaced.
+class FrameCache {
+public:
+    static constexpr uint64_t default_max_bytes = uint64_t{256} << 20;
+
+    // `directory` empty: a cache that holds nothing and writes nothing.
+    explicit FrameCache(std::string directory, uint64_t max_bytes = default_max_bytes);
+
+    // True when a file for `build_id` exists (it is loaded on first use).
+    bool has(const std::string& build_id);
+
+    // The frames cached for ELF vaddr `vaddr` of build `build_id`, if any.
+    const std::vector<Frame>* find(const std::string& build_id, uint64_t vaddr);
+
+    // Remembers frames resolved in this run, for save().
+    void add(const std::string& build_id, uint64_t vaddr, const std::vector<Frame>& frames);
+
+    // Writes every build's file that gained entries, then trims the directory. Returns
+    // one warning per problem (the cache is an optimization: it never fails a run).
+    std::vector<std::string> save();
+
+private:
+    using Entries = std::unordered_map<uint64_t, std::vector<Frame>>;
+    struct Build {
+        Entries entries;
+        bool on_disk = false;
+        bool changed = false;
+    };
+    Build& load(const std::string& build_id);
+    std::string path_of(const std::string& build_id) const;
+    void trim(std::vector<std::string>& warnings) const;
+
+    std::string m_directory; // the versioned subdirectory holding the files
+    uint64_t m_max_bytes;
+    std::map<std::string, Build> m_builds;
+};
+
+// The on-disk form of one build's entries, exposed for tests and fuzzing.
+std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<Frame>>& entries);
+// nullopt when `bytes` is not a complete file of this format and version.
+std::optional<std::unordered_map<uint64_t, std::vector<Frame>>>
+decode_frame_entries(std::string_view bytes);
+
+} // namespace heapkit

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/frame_cache.hpp"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace heapkit;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory, removed at the end of the test case.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "heapkit-cache-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        m_path = pattern;
+    }
+    ~TempDir() { fs::remove_all(m_path); }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+};
+
+std::vector<Frame> chain(const std::string& leaf, const std::string& outer) {
+    return {Frame{leaf, "", "inline.h", 12, 5, 10},
+            Frame{outer, "_Z5outerv", "main.cpp", 40, 0, 30}};
+}
+
+const std::string build_id = "0123456789abcdef0123456789abcdef01234567";
+
+} // namespace
+
+TEST_CASE("frame cache files round-trip and refuse damage") {
+    std::unordered_map<uint64_t, std::vector<Frame>> entries{
+        {0x1000, chain("leaf()", "outer()")}, {0x2000, {}}, {0x3000, chain("", "")}};
+    std::string bytes = encode_frame_entries(entries);
+    auto decoded = decode_frame_entries(bytes);
+    REQUIRE(decoded);
+    REQUIRE(decoded->size() == 3);
+    CHECK(decoded->at(0x2000).empty());
+    const Frame& outer = decoded->at(0x1000)[1];
+    CHECK(outer.name == "outer()");
+    CHECK(outer.system_name == "_Z5outerv");
+    CHECK(outer.file == "main.cpp");
+    CHECK(outer.line == 40);
+    CHECK(decoded->at(0x1000)[0].column == 5);
+    CHECK(decoded->at(0x1000)[0].start_line == 10);
+
+    for (size_t length = 0; length < bytes.size(); ++length) {
+        CHECK_FALSE(decode_frame_entries(std::string_view(bytes).substr(0, length)));
+    }
+    CHECK_FALSE(decode_frame_entries(bytes + "x"));
+    std::string other_version = bytes;
+    other_version[20] = '2'; // "heapkit frame cache 1" -> "... 2"
+    CHECK_FALSE(decode_frame_entries(other_version));
+    std::string huge_count = bytes;
+    huge_count.replace(26, 8, std::string(8, '\xff'));
+    CHECK_FALSE(decode_frame_entries(huge_count));
+}
+
+TEST_CASE("a saved cache answers the next run; a disabled one holds nothing") {
+    TempDir dir;
+    {
+        FrameCache cache(dir.path());
+        CHECK_FALSE(cache.has(build_id));
+        CHECK(cache.find(build_id, 0x1000) == nullptr);
+        cache.add(build_id, 0x1000, chain("a()", "b()"));
+        cache.add("", 0x1000, chain("x()", "y()")); // no build id: never cached
+        CHECK(cache.save().empty());
+    }
+    FrameCache next(dir.path());
+    CHECK(next.has(build_id));
+    const std::vector<Frame>* hit = next.find(build_id, 0x1000);
+    REQUIRE(hit != nullptr);
+    CHECK((*hit)[0].name == "a()");
+    CHECK(next.find(build_id, 0x1001) == nullptr);
+    CHECK(std::distance(fs::directory_iterator(dir.path() + "/frames-1"),
+                        fs::directory_iterator()) == 1);
+
+    FrameCache disabled("");
+    disabled.add(build_id, 0x1000, chain("a()", "b()"));
+    CHECK(disabled.find(build_id, 0x1000) == nullptr);
+    CHECK(disabled.save().empty());
+}
+
+TEST_CASE("saves by concurrent runs merge, and damaged files are replaced") {
+    TempDir dir;
+    FrameCache first(dir.path());
+    FrameCache second(dir.path());
+    CHECK_FALSE(first.has(build_id));
+    CHECK_FALSE(second.has(build_id));
+    first.add(build_id, 0x1000, chain("first()", "main()"));
+    second.add(build_id, 0x2000, chain("second()", "main()"));
+    CHECK(first.save().empty());
+    CHECK(second.save().empty());
+    FrameCache after(dir.path());
+    CHECK(after.find(build_id, 0x1000) != nullptr);
+    CHECK(after.find(build_id, 0x2000) != nullptr);
+
+    std::ofstream(dir.path() + "/frames-1/" + build_id, std::ios::trunc) << "garbage";
+    FrameCache damaged(dir.path());
+    CHECK_FALSE(damaged.has(build_id));
+    damaged.add(build_id, 0x3000, chain("third()", "main()"));
+    CHECK(damaged.save().empty());
+    FrameCache repaired(dir.path());
+    CHECK(repaired.find(build_id, 0x3000) != nullptr);
+}
+
+TEST_CASE("the cache stays under its size bound, dropping the least recently used") {
+    TempDir dir;
+    std::string old_id = std::string(40, 'a');
+    std::string new_id = std::string(40, 'b');
+    std::vector<Frame> big = {Frame{std::string(3000, 'f'), "", "", 0, 0, 0}};
+    {
+        FrameCache cache(dir.path(), 8000);
+        cache.add(old_id, 1, big);
+        CHECK(cache.save().empty());
+    }
+    fs::last_write_time(dir.path() + "/frames-1/" + old_id,
+                        fs::file_time_type::clock::now() - std::chrono::hours(1));
+    {
+        FrameCache cache(dir.path(), 8000);
+        cache.add(new_id, 1, big);
+        CHECK(cache.save().empty());
+    }
+    CHECK(fs::exists(dir.path() + "/frames-1/" + new_id));
+    CHECK(fs::exists(dir.path() + "/frames-1/" + old_id)); // 2 x ~3 KB fit in 8000 bytes
+    {
+        FrameCache cache(dir.path(), 8000);
+        cache.add(new_id, 2, big); // the newest file grows to ~6 KB: the old one must go
+        CHECK(cache.save().empty());
+    }
+    CHECK(fs::exists(dir.path() + "/frames-1/" + new_id));
+    CHECK_FALSE(fs::exists(dir.path() + "/frames-1/" + old_id));
+}
+
+TEST_CASE("an unwritable cache directory is a warning, not a failure") {
+    FrameCache cache("/proc/heapkit-cannot-be-here");
+    cache.add(build_id, 0x1000, chain("a()", "b()"));
+    auto warnings = cache.save();
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("/proc/heapkit-cannot-be-here/frames-1") != std::string::npos);
+}

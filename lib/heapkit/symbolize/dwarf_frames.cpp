@@ -3,9 +3,9 @@
 
 #include "heapkit/symbolize/demangle.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <memory>
 
 namespace heapkit {
@@ -169,12 +169,12 @@ bool descend(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int
     return false;
 }
 
-// The function-like DIEs holding `address`, innermost first, found by walking the CU's
-// concrete DIEs. dwarf_getscopes is the fallback; it misses functions nested in
-// namespaces in some producers' output (seen with rustc), and above an inlined instance
-// it lists the abstract definition's scopes, so the callers come from
+// The function-like DIEs holding `address`, innermost first, for what the index does
+// not cover: a walk over the CU's concrete DIEs, then dwarf_getscopes, which misses
+// functions nested in namespaces in some producers' output (seen with rustc), and above
+// an inlined instance lists the abstract definition's scopes, so the callers come from
 // dwarf_getscopes_die where that works.
-std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address) {
+std::vector<Dwarf_Die> walked_chain(Dwarf_Die* cu, Dwarf_Addr cu_address) {
     std::vector<Dwarf_Die> path;
     descend(cu, cu_address, path, 0);
     if (!path.empty()) {
@@ -199,9 +199,80 @@ std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address) {
     return chain_from(raw, count, innermost);
 }
 
+// Appends the functions with code directly under `parent` (through namespaces, types
+// and imported partial units, as descend() finds them), one entry per address range.
+void collect_functions(Dwarf_Die* parent, std::vector<Dwarf_Die>& found, int depth) {
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0) {
+        return;
+    }
+    do {
+        int tag = dwarf_tag(&child);
+        Dwarf_Die target;
+        Dwarf_Attribute import;
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
+            found.push_back(child);
+        } else if (tag == DW_TAG_imported_unit &&
+                   dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
+                       nullptr) {
+            collect_functions(&target, found, depth + 1);
+        } else if (is_container(&child)) {
+            collect_functions(&child, found, depth + 1);
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 } // namespace
 
-std::vector<Frame> dwarf_frames(Dwfl_Module* module, Dwarf_Addr address) {
+const DwarfFrames::UnitIndex& DwarfFrames::index_of(Dwarf_Die* cu) {
+    auto [it, inserted] = m_units.try_emplace(dwarf_dieoffset(cu));
+    if (!inserted) {
+        return it->second;
+    }
+    UnitIndex& index = it->second;
+    std::vector<Dwarf_Die> dies;
+    collect_functions(cu, dies, 0);
+    for (Dwarf_Die& die : dies) {
+        Dwarf_Addr base = 0;
+        Dwarf_Addr low = 0;
+        Dwarf_Addr high = 0;
+        for (ptrdiff_t offset = 0; (offset = dwarf_ranges(&die, offset, &base, &low, &high)) > 0;) {
+            if (low < high) {
+                index.functions.push_back({low, high, die});
+            }
+        }
+    }
+    std::stable_sort(index.functions.begin(), index.functions.end(),
+                     [](const Function& a, const Function& b) { return a.low < b.low; });
+    Dwarf_Addr reach = 0;
+    for (const Function& function : index.functions) {
+        reach = std::max(reach, function.high);
+        index.reach.push_back(reach);
+    }
+    return index;
+}
+
+std::vector<Dwarf_Die> DwarfFrames::function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address) {
+    const UnitIndex& index = index_of(cu);
+    auto above = std::upper_bound(
+        index.functions.begin(), index.functions.end(), cu_address,
+        [](Dwarf_Addr address, const Function& function) { return address < function.low; });
+    // Down from the closest function below; none earlier than `reach` allows can hold it.
+    for (auto i = static_cast<size_t>(above - index.functions.begin());
+         i-- > 0 && index.reach[i] > cu_address;) {
+        const Function& function = index.functions[i];
+        if (cu_address < function.high) {
+            Dwarf_Die top = function.die; // not path's own element: path grows
+            std::vector<Dwarf_Die> path{top};
+            descend(&top, cu_address, path, 1);
+            return {path.rbegin(), path.rend()};
+        }
+    }
+    return walked_chain(cu, cu_address);
+}
+
+std::vector<Frame> DwarfFrames::at(Dwarf_Addr address) {
+    Dwfl_Module* module = m_module;
     Dwarf_Addr bias = 0;
     Dwarf_Die* cu = dwfl_module_addrdie(module, address, &bias); // borrowed from libdw
     if (cu == nullptr) {

@@ -3,15 +3,43 @@
 
 #include "heapkit/model/profile.hpp"
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <unordered_map>
 #include <vector>
 
 namespace heapkit {
 
-// The inline chain at `address` (libdwfl's address space of `module`, borrowed) from
-// DWARF: innermost inlined function first, each with the file, line and column
-// executing in it (the call site's, for every outer level), down to the function
-// holding the code. Empty when the module has no DWARF for the address.
-std::vector<Frame> dwarf_frames(Dwfl_Module* module, Dwarf_Addr address);
+// Inline chains from one module's DWARF. Keeps, per compilation unit, its functions
+// sorted by address, built on the CU's first lookup: finding the function that holds an
+// address by walking the CU's DIEs costs the whole CU for every address, which in a big
+// C++ unit made each lookup a millisecond.
+class DwarfFrames {
+public:
+    explicit DwarfFrames(Dwfl_Module* module) // borrowed; must have DWARF
+        : m_module(module) {}
+
+    // The inline chain at `address` (libdwfl's address space): innermost inlined
+    // function first, each with the file, line and column executing in it (the call
+    // site's, for every outer level), down to the function holding the code. Empty when
+    // the module has no DWARF for the address.
+    std::vector<Frame> at(Dwarf_Addr address);
+
+private:
+    struct Function {
+        Dwarf_Addr low;
+        Dwarf_Addr high; // exclusive
+        Dwarf_Die die;
+    };
+    struct UnitIndex {
+        std::vector<Function> functions; // by low address
+        std::vector<Dwarf_Addr> reach;   // reach[i]: the highest `high` of functions 0..i
+    };
+    const UnitIndex& index_of(Dwarf_Die* cu);
+    std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);
+
+    Dwfl_Module* m_module;
+    std::unordered_map<Dwarf_Off, UnitIndex> m_units; // by the CU DIE's offset
+};
 
 } // namespace heapkit

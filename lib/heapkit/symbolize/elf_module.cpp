@@ -140,7 +140,10 @@ bool ElfModule::has_dwarf() const {
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
     std::vector<Frame> symbol = symbol_frames(vaddr);
     if (has_dwarf()) {
-        std::vector<Frame> frames = dwarf_frames(m_module, vaddr + m_bias);
+        if (!m_dwarf) {
+            m_dwarf = std::make_unique<DwarfFrames>(m_module);
+        }
+        std::vector<Frame> frames = m_dwarf->at(vaddr + m_bias);
         // The function holding the code goes by its symbol's name when one contains the
         // address (as llvm-symbolizer does): the exported name ("setlocale") rather than
         // an internal alias DWARF may carry ("__GI_setlocale"). Inlined frames have no

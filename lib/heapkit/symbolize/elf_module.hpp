@@ -3,6 +3,7 @@
 
 #include "heapkit/model/profile.hpp"
 #include "heapkit/symbolize/debug_search.hpp"
+#include "heapkit/symbolize/dwarf_frames.hpp"
 #include "heapkit/symbolize/symbol_index.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -77,6 +78,7 @@ private:
     unsigned m_machine = 0;
     bool m_is_jemalloc = false;
     mutable std::optional<SymbolIndex> m_symbols; // built on the first lookup
+    mutable std::unique_ptr<DwarfFrames> m_dwarf; // made on the first DWARF lookup
 };
 
 } // namespace heapkit

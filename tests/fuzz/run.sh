@@ -33,10 +33,18 @@ done
 cc -g -O1 -o "$work/symbolizer/pie" tests/fixtures/alloc_c.c
 cc -g -O1 -fno-pie -no-pie -o "$work/symbolizer/nopie" tests/fixtures/alloc_c.c
 strip -o "$work/symbolizer/stripped" "$work/symbolizer/pie"
+mkdir -p "$work/frame_cache" # an empty cache file, and one with a single two-frame entry
+printf 'heapkit frame cache 1\n\4\3\2\1\0\0\0\0\0\0\0\0' > "$work/frame_cache/empty"
+{
+  printf 'heapkit frame cache 1\n\4\3\2\1\1\0\0\0\0\0\0\0'
+  printf '\0\20\0\0\0\0\0\0\2\0\0\0'                     # vaddr 0x1000, 2 frames
+  printf '\1\0\0\0f\0\0\0\0\3\0\0\0a.c\7\0\0\0\1\0\0\0\5\0\0\0' # f, "", a.c, 7:1, from 5
+  printf '\1\0\0\0g\2\0\0\0_g\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+} > "$work/frame_cache/one"
 
 passed=0
 failed=0
-for target in heap_v2 jeprof_symbolized maps gzip demangle symbolizer; do
+for target in heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache; do
   echo "== fuzz_$target: ${seconds}s"
   if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$seconds" \
       -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// Any bytes as a frame cache file (a cache directory is writable by other programs, and
+// files can be cut short by a full disk); whatever decodes must encode back the same.
+#include "heapkit/symbolize/frame_cache.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    auto entries = heapkit::decode_frame_entries(bytes);
+    if (!entries) {
+        return 0;
+    }
+    auto again = heapkit::decode_frame_entries(heapkit::encode_frame_entries(*entries));
+    if (!again || again->size() != entries->size()) {
+        __builtin_trap();
+    }
+    for (const auto& [vaddr, frames] : *entries) {
+        auto it = again->find(vaddr);
+        if (it == again->end() || it->second.size() != frames.size()) {
+            __builtin_trap();
+        }
+        for (size_t i = 0; i < frames.size(); ++i) {
+            const heapkit::Frame& a = frames[i];
+            const heapkit::Frame& b = it->second[i];
+            if (a.name != b.name || a.system_name != b.system_name || a.file != b.file ||
+                a.line != b.line || a.column != b.column || a.start_line != b.start_line) {
+                __builtin_trap();
+            }
+        }
+    }
+    return 0;
+}

@@ -184,6 +184,14 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     drop_foreign_architectures(profile, files, cache);
     FrameCache remembered(options.names ? options.cache_directory : std::string());
     std::vector<bool> cached(profile.modules.size(), false); // answers go through `remembered`
+    // Looking for DWARF can mean inflating a module's whole compressed debug sections:
+    // only for modules some stack runs through.
+    std::vector<bool> used(profile.modules.size(), false);
+    for (const Location& location : profile.locations) {
+        if (location.module != no_module) {
+            used[location.module] = true;
+        }
+    }
     for (size_t i = 0; i < profile.modules.size(); ++i) {
         Module& module = profile.modules[i];
         if (files[i] == nullptr) {
@@ -193,8 +201,9 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         module.is_allocator = !module.is_main && files[i]->is_jemalloc();
         module.has_functions = options.names;
         // A cached build had DWARF when it was cached: no need to look for it now.
-        // && order: no DWARF search unless names are wanted.
-        bool dwarf = options.names && (remembered.has(module.build_id) || files[i]->has_dwarf());
+        // && order: no DWARF search unless names are wanted for this module.
+        bool dwarf = options.names && used[i] &&
+                     (remembered.has(module.build_id) || files[i]->has_dwarf());
         module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
         cached[i] = dwarf && !module.build_id.empty();
     }

@@ -2,7 +2,9 @@
 #include "heapkit/read/heap_v2.hpp"
 
 #include "heapkit/read/read_dump.hpp"
+#include "heapkit/util/text.hpp"
 
+#include <charconv>
 #include <doctest/doctest.h>
 #include <string>
 
@@ -109,4 +111,76 @@ TEST_CASE("heapkit::parse_dump tells binary data from a dump") {
                            "a.out");
     REQUIRE_FALSE(dump);
     CHECK(dump.error().message == "a.out:1: binary data, not a jemalloc heap profile");
+}
+
+TEST_CASE("heapkit::take_hex and take_decimal agree with std::from_chars") {
+    const char* cases[] = {"0",
+                           "7f1e59aa2630",
+                           "DEADbeef",
+                           "ffffffffffffffff",
+                           "10000000000000000",
+                           "0000000000000000000000ffffffffffffffff",
+                           "18446744073709551615",
+                           "18446744073709551616",
+                           "99999999999999999999",
+                           "12ab",
+                           "g1",
+                           "-1",
+                           "+1",
+                           " 1",
+                           ""};
+    for (const char* text : cases) {
+        for (int base : {10, 16}) {
+            CAPTURE(text);
+            CAPTURE(base);
+            std::string_view view = text;
+            uint64_t expected = 0;
+            auto [end, ec] =
+                std::from_chars(view.data(), view.data() + view.size(), expected, base);
+            bool ok = ec == std::errc() && end != view.data();
+            std::string_view rest = view;
+            auto got = base == 10 ? take_decimal(rest) : take_number(rest, 16);
+            CHECK(got.has_value() == ok);
+            if (ok && got) {
+                CHECK(*got == expected);
+                CHECK(rest.data() == end);
+            } else {
+                CHECK(rest == view); // untouched on failure
+            }
+        }
+    }
+    std::string_view prefixed = "0x7F1e zz";
+    CHECK(take_hex(prefixed) == 0x7f1e);
+    CHECK(prefixed == " zz");
+    std::string_view bare_prefix = "0x";
+    CHECK(take_hex(bare_prefix) == 0); // the "0"; "x" is left for the caller to refuse
+    CHECK(bare_prefix == "x");
+}
+
+TEST_CASE("heapkit::take_hex agrees with std::from_chars on random text of every length") {
+    // Eight characters at a time near the end of the text, overflow, mixed case.
+    const std::string alphabet = "0123456789abcdefABCDEFgG x\n\x80\xff";
+    uint64_t state = 42;
+    auto next = [&] {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        return state >> 33;
+    };
+    for (int i = 0; i < 20000; ++i) {
+        std::string text;
+        size_t length = next() % 40;
+        bool zeros = next() % 4 == 0;
+        for (size_t c = 0; c < length; ++c) {
+            text += zeros && c < 10 ? '0' : alphabet[next() % (c % 3 == 0 ? alphabet.size() : 22)];
+        }
+        CAPTURE(text);
+        uint64_t expected = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), expected, 16);
+        std::string_view rest = text;
+        auto got = take_number(rest, 16);
+        REQUIRE(got.has_value() == (ec == std::errc() && end != text.data()));
+        if (got) {
+            CHECK(*got == expected);
+            CHECK(rest.data() == end);
+        }
+    }
 }

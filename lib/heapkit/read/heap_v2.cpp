@@ -67,21 +67,21 @@ bool HeapV2Parser::next_is_count_line() const {
 Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {
     CountLine parsed;
     skip_spaces(line);
-    if (!take_literal(line, "t")) {
+    if (!take_char(line, 't')) {
         return error_here("expected a count line \"tN: objects: bytes [objects: bytes]\"");
     }
-    if (!take_literal(line, "*")) {
+    if (!take_char(line, '*')) {
         parsed.thread_uid = take_decimal(line);
         if (!parsed.thread_uid) {
             return error_here("expected a thread number or '*' after 't'");
         }
     }
     // `: objects: bytes [objects: bytes]`, each number after its punctuation.
-    constexpr std::string_view punctuation[] = {":", ":", "[", ":"};
+    constexpr char punctuation[] = {':', ':', '[', ':'};
     uint64_t values[4] = {};
     for (size_t i = 0; i < 4; ++i) {
         skip_spaces(line);
-        if (!take_literal(line, punctuation[i])) {
+        if (!take_char(line, punctuation[i])) {
             return error_here("expected \"{}\" in count line", punctuation[i]);
         }
         skip_spaces(line);
@@ -94,7 +94,7 @@ Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {
         values[i] = *value;
     }
     skip_spaces(line);
-    if (!take_literal(line, "]")) {
+    if (!take_char(line, ']')) {
         return error_here("expected \"]\" in count line");
     }
     parsed.counts = {values[0], values[1], values[2], values[3]};
@@ -160,17 +160,26 @@ Result<void> HeapV2Parser::parse_header() {
 Result<void> HeapV2Parser::parse_stack(std::string_view line) {
     RawStack stack;
     stack.line = m_lines.line_number();
-    line.remove_prefix(1); // '@'
+    // The hottest loop of the parser: raw pointers, and take_hex's rules spelled out.
+    const char* p = line.data() + 1; // after '@'
+    const char* end = line.data() + line.size();
+    auto is_space = [](char c) { return c == ' ' || c == '\t'; };
     for (;;) {
-        skip_spaces(line);
-        if (line.empty()) {
+        while (p != end && is_space(*p)) {
+            ++p;
+        }
+        if (p == end) {
             break;
         }
-        auto address = take_hex(line);
-        if (!address || (!line.empty() && line.front() != ' ' && line.front() != '\t')) {
+        if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+            p += 2;
+        }
+        uint64_t address = 0;
+        p = parse_hex_digits(p, end, address);
+        if (p == nullptr || (p != end && !is_space(*p))) {
             return error_here("expected hexadecimal frame addresses after '@'");
         }
-        stack.frames.push_back(*address);
+        stack.frames.push_back(address);
     }
     if (stack.frames.empty()) {
         return error_here("stack line has no frame addresses");
@@ -225,13 +234,12 @@ Result<RawDump> HeapV2Parser::parse() {
         return tl::unexpected(ok.error());
     }
     while (auto line = m_lines.next()) {
-        if (line->empty() || line->find_first_not_of(" \t") == std::string_view::npos) {
-            continue;
-        }
-        if (line->front() == '@') {
+        if (!line->empty() && line->front() == '@') {
             if (auto ok = parse_stack(*line); !ok) {
                 return tl::unexpected(ok.error());
             }
+        } else if (line->find_first_not_of(" \t") == std::string_view::npos) {
+            continue;
         } else if (*line == maps_marker) {
             if (auto ok = parse_maps(); !ok) {
                 return tl::unexpected(ok.error());

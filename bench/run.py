@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""heapkit's benchmarks: heapkit against jeprof and the symbolizers, side by side.
+
+Makes its inputs on the spot (a generated C++ program and CPython run under jemalloc
+profiling, synthetic dumps against the C++ program's code at growing sizes), times every
+tool on each (a warm-up, then the median of --runs runs; min–max; peak RSS from
+/usr/bin/time -v), prints the tables and the verdicts on issue 5's targets, and exits 1
+when the tools' outputs disagree (different totals). --quick is the CI variant: small
+inputs, one run each."""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+import agree
+import heap_dump
+import inputs
+import report
+import tools
+from inputs import note
+from measure import Timing
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# (stacks, unique addresses) of the synthetic dumps: a stack-count series at 20k
+# addresses, and an address series at 100k stacks.
+STACK_SERIES = ((10_000, 20_000), (100_000, 20_000), (1_000_000, 20_000))
+ADDRESS_SERIES = ((100_000, 1_000), (100_000, 20_000), (100_000, 100_000))
+QUICK_SYNTHETIC = ((2_000, 500),)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__[
+        __doc__.index("\n\n") + 2:], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                        help="heapkit's meson build directory (default: build; configure "
+                             "it with -Dbuildtype=release for figures worth quoting)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs a row (default 5)")
+    parser.add_argument("--budget", type=float, default=60,
+                        help="seconds: a row takes no further run once its timed runs took "
+                             "this long together (default 60; the table says so)")
+    parser.add_argument("--jeprof-runs", type=int, default=3,
+                        help="timed runs of jeprof, which is slow, with no warm-up "
+                             "(default 3)")
+    parser.add_argument("--jeprof-max-mb", type=float, default=16,
+                        help="skip jeprof on dumps larger than this (default 16 MiB)")
+    parser.add_argument("--max-stacks", type=int, default=1_000_000,
+                        help="leave out synthetic dumps with more stacks (default 1000000)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small inputs, one run each, no warm-up: checks the harness "
+                             "runs and the tools agree (for CI)")
+    parser.add_argument("--keep", metavar="DIR", help="make inputs and outputs in DIR and "
+                                                      "keep them (default: a temporary one)")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables here")
+    args = parser.parse_args()
+    if args.quick:
+        args.runs, args.jeprof_runs = 1, 1
+    return args
+
+
+def check_prerequisites():
+    missing = [p for p in ("g++", "jeprof", "llvm-symbolizer", "eu-addr2line", "addr2line",
+                           "readelf", "nm", "go") if not shutil.which(p)]
+    missing += [p for p in (inputs.JEMALLOC_SO, "/usr/bin/time", inputs.PYTHON)
+                if not os.path.exists(p)]
+    if missing:
+        raise SystemExit(f"bench: missing {', '.join(missing)} (tests/install-packages.sh "
+                         f"installs them)")
+
+
+def make_inputs(args, work):
+    """All inputs, and the synthetic ones of each scaling series, in order."""
+    program_dump, program = inputs.cpp_program(work, args.quick)
+    made = [program_dump] if args.quick else [program_dump, inputs.cpython(work)]
+    synthetic = {}
+    specs = QUICK_SYNTHETIC if args.quick else STACK_SERIES + ADDRESS_SERIES
+    for spec in dict.fromkeys(s for s in specs if s[0] <= args.max_stacks):
+        synthetic[spec] = inputs.synthetic(work, program_dump.dump, program, *spec)
+    made += synthetic.values()
+    stack_series = [synthetic[s] for s in STACK_SERIES if s in synthetic]
+    address_series = [synthetic[s] for s in ADDRESS_SERIES if s in synthetic]
+    return made, stack_series, address_series
+
+
+def measure_input(found, item, plan):
+    note(f"timing the tools on {item.name} ({item.stacks} stacks, {item.addresses} addresses)")
+    rows = tools.heapkit_rows(found, item, plan)
+    rows.append(tools.jeprof_row(item, plan))
+    rows += tools.anchor_rows(item, plan)
+    bare = next(r for r in rows if r.tool == "heapfold --no-symbolize")
+    rate, method = tools.parse_rate(found, item, plan, bare)
+    return report.Measured(item, rows, rate, method, heap_dump.debug_info_bytes(item.vaddrs))
+
+
+def render(measured, stack_series, address_series, found):
+    by_input = {m.input.name: m for m in measured}
+    scaling = report.scaling_tables([by_input[i.name] for i in stack_series],
+                                    [by_input[i.name] for i in address_series])
+    cache = "" if found.has_cache else \
+        " (this heapkit has no frame cache: no warm-cache rows)"
+    return "\n\n".join(filter(None, (
+        "Inputs:\n" + report.inputs_table(measured),
+        f"Times{cache}:\n" + report.results_table(measured),
+        scaling,
+        report.targets(measured)))) + "\n"
+
+
+def main():
+    args = parse_args()
+    check_prerequisites()
+    found = tools.find_tools(args.build_dir)
+    work = args.keep or tempfile.mkdtemp(prefix="heapkit-bench-")
+    os.makedirs(os.path.join(work, "out"), exist_ok=True)
+    try:
+        made, stack_series, address_series = make_inputs(args, work)
+        plan = tools.Plan(Timing(args.runs, not args.quick, args.budget),
+                          Timing(args.jeprof_runs, False, args.budget),
+                          int(args.jeprof_max_mb * (1 << 20)), os.path.join(work, "out"))
+        measured = [measure_input(found, item, plan) for item in made]
+        problems = [p for m in measured for p in agree.disagreements(m.rows)]
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    text = render(measured, stack_series, address_series, found)
+    print(text, end="")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    for problem in problems:
+        print(f"bench: DISAGREEMENT: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print("bench: all tools agree on every input's totals", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

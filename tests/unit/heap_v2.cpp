@@ -43,17 +43,40 @@ TEST_CASE("heapkit::parse_heap_v2 reads header, threads with names, stacks and a
     CHECK(dump->thread_names.at(0) == "main thread name");
     CHECK(dump->thread_names.at(1) == "worker");
     REQUIRE(dump->stacks.size() == 2);
-    CHECK(dump->stacks[0].frames ==
+    auto addresses_of = [&](const RawStack& stack) {
+        std::vector<uint64_t> addresses;
+        for (uint32_t id : dump->frames_of(stack)) {
+            addresses.push_back(dump->addresses[id]);
+        }
+        return addresses;
+    };
+    CHECK(addresses_of(dump->stacks[0]) ==
           std::vector<uint64_t>{0x7f1e59aa2630, 0x7f1e59aa2d21, 0x56487bad21b8});
+    CHECK(addresses_of(dump->stacks[1]) == std::vector<uint64_t>{0x1, 0x2});
     CHECK(dump->stacks[0].line == 5);
-    REQUIRE(dump->stacks[0].threads.size() == 1);
-    CHECK(dump->stacks[0].threads[0].thread_uid == 1);
-    CHECK(dump->stacks[0].threads[0].counts.cur_bytes == 406004);
+    auto threads = dump->threads_of(dump->stacks[0]);
+    REQUIRE(threads.size() == 1);
+    CHECK(threads[0].thread_uid == 1);
+    CHECK(threads[0].counts.cur_bytes == 406004);
+    CHECK(dump->threads_of(dump->stacks[1]).empty());
     CHECK(dump->stacks[1].total.cur_objects == 0);
     CHECK(dump->stacks[1].total.accum_bytes == 770000);
     CHECK(dump->has_accum());
     REQUIRE(dump->maps.size() == 1);
     CHECK(dump->maps[0].path == "/srv/app");
+}
+
+TEST_CASE("heapkit::parse_heap_v2 gives each distinct address one id") {
+    std::string text = "heap_v2/1\n  t*: 2: 2 [0: 0]\n"
+                       "@ 0x10 0x20 0x30\n  t*: 1: 1 [0: 0]\n"
+                       "@ 0x10 0x30 0x40 0x30\n  t*: 1: 1 [0: 0]\n" +
+                       maps_tail;
+    auto dump = parse_heap_v2(text, "heap.prof");
+    REQUIRE(dump);
+    CHECK(dump->addresses.size() == 4);
+    auto second = dump->frames_of(dump->stacks[1]);
+    CHECK(std::vector<uint32_t>(second.begin(), second.end()) == std::vector<uint32_t>{0, 2, 3, 2});
+    CHECK(dump->addresses[3] == 0x40);
 }
 
 TEST_CASE("heapkit::parse_heap_v2 accepts period 1, CRLF line ends and no thread lines") {

@@ -104,7 +104,7 @@ std::string_view simplified_function_name(std::string_view name) {
     return name;
 }
 
-size_t allocator_module_prefix(const Profile& profile, const std::vector<uint32_t>& locations) {
+size_t allocator_module_prefix(const Profile& profile, std::span<const uint32_t> locations) {
     size_t count = 0;
     for (uint32_t index : locations) {
         uint32_t module = profile.locations[index].module;

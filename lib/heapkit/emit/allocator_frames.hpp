@@ -4,6 +4,7 @@
 #include "heapkit/model/profile.hpp"
 
 #include <regex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,6 +34,6 @@ private:
 
 // How many of a stack's leaf-most `locations` lie in an allocator module (jemalloc's
 // library, whose internal functions a stripped build leaves unnamed).
-size_t allocator_module_prefix(const Profile& profile, const std::vector<uint32_t>& locations);
+size_t allocator_module_prefix(const Profile& profile, std::span<const uint32_t> locations);
 
 } // namespace heapkit

@@ -75,7 +75,7 @@ public:
         , m_texts(texts)
         , m_options(options) {}
 
-    std::string line(const std::vector<uint32_t>& locations, int32_t thread) {
+    std::string line(std::span<const uint32_t> locations, int32_t thread) {
         m_frames.clear();
         m_allocator.clear();
         size_t in_allocator = allocator_module_prefix(m_profile, locations);
@@ -119,17 +119,18 @@ private:
 // Samples with the same locations and thread print the same line: sum them first, so
 // that each distinct stack is spelled out once.
 struct StackKey {
-    const std::vector<uint32_t>* locations;
+    std::span<const uint32_t> locations;
     int32_t thread;
     bool operator==(const StackKey& other) const {
-        return thread == other.thread && *locations == *other.locations;
+        return thread == other.thread && std::equal(locations.begin(), locations.end(),
+                                                    other.locations.begin(), other.locations.end());
     }
 };
 
 struct StackKeyHash {
     size_t operator()(const StackKey& key) const {
         size_t hash = std::hash<int32_t>()(key.thread);
-        for (uint32_t location : *key.locations) {
+        for (uint32_t location : key.locations) {
             hash = hash * 1000003u ^ location;
         }
         return hash;
@@ -163,7 +164,7 @@ std::string write_folded(const Profile& profile, const FoldedOptions& options) {
         int64_t value = value_of(sample.values, options.sample);
         if (value != 0) {
             int32_t thread = options.thread_frames ? sample.thread : -1;
-            int64_t& total = by_locations[StackKey{&sample.locations, thread}];
+            int64_t& total = by_locations[StackKey{profile.locations_of(sample), thread}];
             total = saturating_add(total, value);
         }
     }
@@ -174,7 +175,7 @@ std::string write_folded(const Profile& profile, const FoldedOptions& options) {
     std::unordered_map<std::string, int64_t> by_text;
     by_text.reserve(by_locations.size());
     for (const auto& [key, value] : by_locations) {
-        std::string line = cut.line(*key.locations, key.thread);
+        std::string line = cut.line(key.locations, key.thread);
         if (!line.empty()) {
             int64_t& total = by_text[std::move(line)];
             total = saturating_add(total, value);

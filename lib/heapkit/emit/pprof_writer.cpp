@@ -138,11 +138,12 @@ void add_samples(pb::Profile& out, StringTable& strings, const Profile& profile,
         pb::Sample* entry = out.add_sample();
         // drop_frames cannot name what a stripped jemalloc leaves unnamed: cut those here,
         // keeping at least one location so that the sample still has a place.
+        std::span<const uint32_t> locations = profile.locations_of(sample);
         size_t skip =
-            options.keep_allocator_frames ? 0 : allocator_module_prefix(profile, sample.locations);
-        skip = std::min(skip, sample.locations.size() - (sample.locations.empty() ? 0 : 1));
-        for (size_t l = skip; l < sample.locations.size(); ++l) {
-            entry->add_location_id(sample.locations[l] + 1);
+            options.keep_allocator_frames ? 0 : allocator_module_prefix(profile, locations);
+        skip = std::min(skip, locations.size() - (locations.empty() ? 0 : 1));
+        for (size_t l = skip; l < locations.size(); ++l) {
+            entry->add_location_id(locations[l] + 1);
         }
         for (SampleType type : types) {
             entry->add_value(value_of(sample.values, type));

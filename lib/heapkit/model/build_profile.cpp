@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -50,26 +51,42 @@ std::vector<Frame> frames_from_chain(const std::vector<std::string>& chain) {
     return frames;
 }
 
+// A location's identity: its module and lookup address.
+struct LocationKey {
+    uint64_t address;
+    uint32_t module;
+    bool operator==(const LocationKey&) const = default;
+};
+
+struct LocationKeyHash {
+    size_t operator()(const LocationKey& key) const {
+        return static_cast<size_t>(
+            (key.address ^ uint64_t{key.module} << 48) * 0x9e3779b97f4a7c15u >> 16);
+    }
+};
+
 class ProfileBuilder {
 public:
     explicit ProfileBuilder(const BuildOptions& options)
         : m_options(options) {}
 
     void add_modules(const std::vector<RawDump>& dumps);
+    void reserve(const std::vector<RawDump>& dumps);
     void add_dump(const RawDump& dump, const AddressSpace& space);
     const AddressSpace& space(size_t dump) const { return m_spaces[dump]; }
     Profile take() { return std::move(m_profile); }
 
 private:
-    uint32_t intern_location(const RawDump& dump, const AddressSpace& space, uint64_t address);
+    uint32_t intern_location(const RawDump& dump, uint32_t module, uint64_t address);
     int32_t intern_thread(const RawDump& dump, uint64_t uid);
-    void add_sample(std::vector<uint32_t> locations, HeapValues values, int32_t thread);
+    void add_stack(const RawDump& dump, const RawStack& stack, std::span<const uint32_t> locations);
 
     BuildOptions m_options;
     Profile m_profile;
     std::vector<AddressSpace> m_spaces;
-    std::map<std::tuple<uint32_t, uint64_t>, uint32_t> m_location_ids;
+    std::unordered_map<LocationKey, uint32_t, LocationKeyHash> m_location_ids;
     std::unordered_map<std::string, int32_t> m_thread_ids;
+    std::vector<uint32_t> m_locations; // one stack's, reused
 };
 
 void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
@@ -115,10 +132,20 @@ void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
     }
 }
 
-uint32_t ProfileBuilder::intern_location(const RawDump& dump, const AddressSpace& space,
-                                         uint64_t address) {
-    uint32_t module = space.module_of(address);
-    auto [it, inserted] = m_location_ids.emplace(std::tuple{module, address},
+void ProfileBuilder::reserve(const std::vector<RawDump>& dumps) {
+    size_t samples = 0;
+    size_t locations = 0;
+    for (const RawDump& dump : dumps) {
+        samples += m_options.per_thread ? dump.stacks.size() + dump.stack_threads.size()
+                                        : dump.stacks.size();
+        locations += dump.frames.size();
+    }
+    m_profile.samples.reserve(samples);
+    m_profile.sample_locations.reserve(locations);
+}
+
+uint32_t ProfileBuilder::intern_location(const RawDump& dump, uint32_t module, uint64_t address) {
+    auto [it, inserted] = m_location_ids.emplace(LocationKey{address, module},
                                                  static_cast<uint32_t>(m_profile.locations.size()));
     if (inserted) {
         Location location{address, module, {}};
@@ -141,37 +168,64 @@ int32_t ProfileBuilder::intern_thread(const RawDump& dump, uint64_t uid) {
     return it->second;
 }
 
-void ProfileBuilder::add_sample(std::vector<uint32_t> locations, HeapValues values,
-                                int32_t thread) {
-    if (values.alloc_objects == 0 && values.alloc_space == 0 && values.inuse_objects == 0 &&
-        values.inuse_space == 0) {
+bool is_zero(const HeapValues& values) {
+    return values.alloc_objects == 0 && values.alloc_space == 0 && values.inuse_objects == 0 &&
+           values.inuse_space == 0;
+}
+
+// One sample for the stack, or one per thread line; the thread samples of one stack share
+// its range of locations. Samples with nothing in them are left out.
+void ProfileBuilder::add_stack(const RawDump& dump, const RawStack& stack,
+                               std::span<const uint32_t> locations) {
+    size_t first = m_profile.sample_locations.size();
+    auto count = static_cast<uint32_t>(locations.size());
+    bool stored = false;
+    auto add = [&](const HeapValues& values, int32_t thread) {
+        if (is_zero(values)) {
+            return;
+        }
+        if (!stored) {
+            m_profile.sample_locations.append(locations);
+            stored = true;
+        }
+        m_profile.samples.push_back(Sample{values, first, count, thread});
+    };
+    if (!m_options.per_thread || stack.thread_count == 0) {
+        add(unsample(stack.total, dump.sample_period), -1);
         return;
     }
-    m_profile.samples.push_back(Sample{std::move(locations), values, thread});
+    for (const ThreadCounts& thread : dump.threads_of(stack)) {
+        add(unsample(thread.counts, dump.sample_period), intern_thread(dump, thread.thread_uid));
+    }
 }
 
 void ProfileBuilder::add_dump(const RawDump& dump, const AddressSpace& space) {
     m_profile.sources.push_back(dump.source);
     m_profile.has_accum = m_profile.has_accum || dump.has_accum();
-    for (const RawStack& stack : dump.stacks) {
-        std::vector<uint32_t> locations;
-        locations.reserve(stack.frames.size());
-        for (size_t i = 0; i < stack.frames.size(); ++i) {
-            // A return address points after the call; step back into the call instruction.
-            uint64_t address = stack.frames[i];
-            if (i > 0 && address > 0) {
+    // Each address id is placed in its module and interned once per role: as a leaf it is
+    // looked up as it is; a return address points after the call, so it is moved back
+    // into the call instruction.
+    constexpr uint32_t unknown = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> as_leaf(dump.addresses.size(), unknown);
+    std::vector<uint32_t> as_return(dump.addresses.size(), unknown);
+    auto location_of = [&](uint32_t id, bool leaf) {
+        uint32_t& known = (leaf ? as_leaf : as_return)[id];
+        if (known == unknown) {
+            uint64_t address = dump.addresses[id];
+            if (!leaf && address > 0) {
                 --address;
             }
-            locations.push_back(intern_location(dump, space, address));
+            known = intern_location(dump, space.module_of(address), address);
         }
-        if (!m_options.per_thread || stack.threads.empty()) {
-            add_sample(std::move(locations), unsample(stack.total, dump.sample_period), -1);
-            continue;
+        return known;
+    };
+    for (const RawStack& stack : dump.stacks) {
+        std::span<const uint32_t> ids = dump.frames_of(stack);
+        m_locations.clear();
+        for (size_t i = 0; i < ids.size(); ++i) {
+            m_locations.push_back(location_of(ids[i], i == 0));
         }
-        for (const ThreadCounts& thread : stack.threads) {
-            add_sample(locations, unsample(thread.counts, dump.sample_period),
-                       intern_thread(dump, thread.thread_uid));
-        }
+        add_stack(dump, stack, m_locations);
     }
 }
 
@@ -180,6 +234,7 @@ void ProfileBuilder::add_dump(const RawDump& dump, const AddressSpace& space) {
 Profile build_profile(const std::vector<RawDump>& dumps, const BuildOptions& options) {
     ProfileBuilder builder(options);
     builder.add_modules(dumps);
+    builder.reserve(dumps);
     for (size_t d = 0; d < dumps.size(); ++d) {
         builder.add_dump(dumps[d], builder.space(d));
     }

@@ -2,9 +2,11 @@
 #pragma once
 
 #include "heapkit/unsample/unsample.hpp"
+#include "heapkit/util/pod_vector.hpp"
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,10 +51,13 @@ struct Location {
     std::vector<Frame> frames;   // innermost first; empty when unnamed
 };
 
+// One stack's (or one stack and thread's) values. Its locations are a range of
+// Profile::sample_locations: one array for all samples instead of one per sample.
 struct Sample {
-    std::vector<uint32_t> locations; // indexes into Profile::locations, leaf first
-    HeapValues values;               // unsampled
-    int32_t thread = -1;             // index into Profile::thread_labels, or -1
+    HeapValues values;         // unsampled
+    size_t first_location = 0; // index into Profile::sample_locations
+    uint32_t location_count = 0;
+    int32_t thread = -1; // index into Profile::thread_labels, or -1
 };
 
 // The unsampled, merged content of one or more dumps.
@@ -62,8 +67,23 @@ struct Profile {
     std::vector<std::string> sources;
     std::vector<Module> modules; // main executable(s) first
     std::vector<Location> locations;
-    std::vector<Sample> samples;
+    PodVector<Sample> samples;
+    PodVector<uint32_t> sample_locations; // indexes into `locations`, sample after sample,
+                                          // each leaf first; samples may share a range
     std::vector<std::string> thread_labels;
+
+    // A sample's locations (indexes into `locations`), leaf first.
+    std::span<const uint32_t> locations_of(const Sample& sample) const {
+        return {sample_locations.data() + sample.first_location, sample.location_count};
+    }
+
+    // Appends a sample with its own copy of `location_ids`.
+    void add_sample(std::span<const uint32_t> location_ids, const HeapValues& values,
+                    int32_t thread = -1) {
+        samples.push_back(Sample{values, sample_locations.size(),
+                                 static_cast<uint32_t>(location_ids.size()), thread});
+        sample_locations.append(location_ids);
+    }
 };
 
 } // namespace heapkit

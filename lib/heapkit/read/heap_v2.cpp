@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/read/heap_v2.hpp"
 
+#include "heapkit/read/address_ids.hpp"
 #include "heapkit/read/maps.hpp"
 #include "heapkit/util/text.hpp"
 
@@ -13,6 +14,22 @@ bool RawDump::has_accum() const {
     auto any = [](const SampledCounts& c) { return c.accum_objects != 0 || c.accum_bytes != 0; };
     return any(total) || std::any_of(stacks.begin(), stacks.end(),
                                      [&](const RawStack& s) { return any(s.total); });
+}
+
+void RawDump::add_stack(std::span<const uint64_t> frame_addresses, const SampledCounts& counts,
+                        std::span<const ThreadCounts> per_thread) {
+    RawStack stack;
+    stack.total = counts;
+    stack.first_frame = frames.size();
+    stack.frame_count = static_cast<uint32_t>(frame_addresses.size());
+    stack.first_thread = stack_threads.size();
+    stack.thread_count = static_cast<uint32_t>(per_thread.size());
+    for (uint64_t address : frame_addresses) {
+        frames.push_back(static_cast<uint32_t>(addresses.size()));
+        addresses.push_back(address);
+    }
+    stack_threads.append(per_thread);
+    stacks.push_back(stack);
 }
 
 namespace {
@@ -50,6 +67,7 @@ private:
     LineCursor m_lines;
     std::string_view m_source;
     RawDump m_dump;
+    AddressIds m_ids{m_dump.addresses};
 };
 
 bool is_count_line(std::string_view line) {
@@ -160,6 +178,7 @@ Result<void> HeapV2Parser::parse_header() {
 Result<void> HeapV2Parser::parse_stack(std::string_view line) {
     RawStack stack;
     stack.line = m_lines.line_number();
+    stack.first_frame = m_dump.frames.size();
     // The hottest loop of the parser: raw pointers, and take_hex's rules spelled out.
     const char* p = line.data() + 1; // after '@'
     const char* end = line.data() + line.size();
@@ -179,14 +198,24 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
         if (p == nullptr || (p != end && !is_space(*p))) {
             return error_here("expected hexadecimal frame addresses after '@'");
         }
-        stack.frames.push_back(address);
+        uint32_t id = m_ids.id_of(address);
+        if (id == AddressIds::full) {
+            return error_here("more than 2^32 - 1 distinct frame addresses");
+        }
+        m_dump.frames.push_back(id);
     }
-    if (stack.frames.empty()) {
+    size_t frame_count = m_dump.frames.size() - stack.first_frame;
+    if (frame_count == 0) {
         return error_here("stack line has no frame addresses");
     }
+    if (frame_count > std::numeric_limits<uint32_t>::max()) {
+        return error_here("more than 2^32 frames in one stack");
+    }
+    stack.frame_count = static_cast<uint32_t>(frame_count);
     if (!next_is_count_line()) {
         return fail("{}:{}: expected \"t*:\" count line after stack", m_source, stack.line + 1);
     }
+    stack.first_thread = m_dump.stack_threads.size();
     bool seen_total = false;
     while (next_is_count_line()) {
         auto parsed = parse_count_line(*m_lines.next());
@@ -204,11 +233,14 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
             seen_total = true;
         } else if (!seen_total) {
             return error_here("expected \"t*:\" count line after stack");
+        } else if (stack.thread_count == std::numeric_limits<uint32_t>::max()) {
+            return error_here("more than 2^32 thread lines for one stack");
         } else {
-            stack.threads.push_back({*parsed->thread_uid, parsed->counts});
+            m_dump.stack_threads.push_back({*parsed->thread_uid, parsed->counts});
+            ++stack.thread_count;
         }
     }
-    m_dump.stacks.push_back(std::move(stack));
+    m_dump.stacks.push_back(stack);
     return {};
 }
 

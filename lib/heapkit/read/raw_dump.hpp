@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/util/pod_vector.hpp"
+
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,10 +36,15 @@ struct MapEntry {
     size_t line = 0;      // line number in the dump, for messages
 };
 
+// One `@` line and its count lines. A stack's frames and per-thread counts live in
+// RawDump's flat arrays, one allocation for all stacks instead of two per stack; ask
+// RawDump::frames_of and threads_of for them.
 struct RawStack {
-    std::vector<uint64_t> frames; // runtime addresses as written: leaf first, return addresses
-    SampledCounts total;          // the `t*` line
-    std::vector<ThreadCounts> threads;
+    SampledCounts total;     // the `t*` line
+    size_t first_frame = 0;  // index into RawDump::frames
+    size_t first_thread = 0; // index into RawDump::stack_threads
+    uint32_t frame_count = 0;
+    uint32_t thread_count = 0;
     size_t line = 0; // line of the `@` in the dump
 };
 
@@ -52,13 +60,32 @@ struct RawDump {
     SampledCounts total;        // the header's `t*` line
     std::vector<ThreadCounts> threads;
     std::unordered_map<uint64_t, std::string> thread_names; // uid -> name, when given
-    std::vector<RawStack> stacks;
+    PodVector<RawStack> stacks;
+    // Frame addresses (runtime, as written) by id. The parser gives each distinct address
+    // one id: dumps repeat a few thousand addresses millions of times.
+    PodVector<uint64_t> addresses;
+    PodVector<uint32_t> frames;            // ids into `addresses`, stack after stack: each
+                                           // leaf first, then return addresses
+    PodVector<ThreadCounts> stack_threads; // the stacks' `tN` lines, stack after stack
     std::vector<MapEntry> maps;
     bool has_maps = false; // a MAPPED_LIBRARIES section was present
 
     // Only for jeprof symbolized profiles.
     JeprofSymbols jeprof_symbols;
     std::string jeprof_binary; // the `binary=` line, when present
+
+    // A stack's frames as ids into `addresses`.
+    std::span<const uint32_t> frames_of(const RawStack& stack) const {
+        return {frames.data() + stack.first_frame, stack.frame_count};
+    }
+    std::span<const ThreadCounts> threads_of(const RawStack& stack) const {
+        return {stack_threads.data() + stack.first_thread, stack.thread_count};
+    }
+
+    // Appends a stack made in memory rather than parsed (line 0). Its addresses get new
+    // ids whether or not they are already known.
+    void add_stack(std::span<const uint64_t> frame_addresses, const SampledCounts& counts,
+                   std::span<const ThreadCounts> per_thread = {});
 
     // True when any accum column is non-zero (prof_accum:true was in force).
     bool has_accum() const;

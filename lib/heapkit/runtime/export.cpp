@@ -76,10 +76,7 @@ std::string symbol_lines(const std::vector<uint64_t>& addresses) {
     dump.has_maps = true;
     dump.maps = own_maps();
     for (uint64_t address : addresses) {
-        RawStack stack;
-        stack.frames.push_back(address);
-        stack.total = {1, 1, 0, 0};
-        dump.stacks.push_back(std::move(stack));
+        dump.add_stack({&address, 1}, {1, 1, 0, 0});
     }
     std::vector<RawDump> dumps;
     dumps.push_back(std::move(dump));
@@ -87,7 +84,7 @@ std::string symbol_lines(const std::vector<uint64_t>& addresses) {
     symbolize(profile, SymbolizeOptions{});
     std::string out;
     for (const Sample& sample : profile.samples) {
-        const Location& location = profile.locations[sample.locations.front()];
+        const Location& location = profile.locations[profile.locations_of(sample).front()];
         std::string names;
         for (auto frame = location.frames.rbegin(); frame != location.frames.rend(); ++frame) {
             names += names.empty() ? "" : "--";

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// Internal to the heap_v2 parser: not installed.
+#pragma once
+
+#include "heapkit/util/pod_vector.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace heapkit {
+
+// Gives each distinct frame address an id, in order of first appearance, appending it to
+// `addresses` (RawDump::addresses). Open addressing with linear probing at most half
+// full: one lookup per frame of the dump is the cost, so no node allocation, no
+// std::hash (identity on integers: aligned addresses would share buckets).
+class AddressIds {
+public:
+    static constexpr uint32_t full = std::numeric_limits<uint32_t>::max();
+
+    explicit AddressIds(PodVector<uint64_t>& addresses)
+        : m_addresses(addresses) {
+        rehash(1 << 12);
+    }
+
+    // The id of `address`, or `full` when 2^32 - 1 distinct addresses are taken.
+    uint32_t id_of(uint64_t address) {
+        for (size_t i = slot_of(address);; i = (i + 1) & m_mask) {
+            Slot& slot = m_slots[i];
+            if (slot.id == full) {
+                return insert(slot, address);
+            }
+            if (slot.address == address) {
+                return slot.id;
+            }
+        }
+    }
+
+private:
+    struct Slot {
+        uint64_t address = 0;
+        uint32_t id = full; // `full` marks an empty slot
+    };
+
+    size_t slot_of(uint64_t address) const {
+        // Fibonacci hashing: the high bits of the product mix every bit of the address.
+        return static_cast<size_t>((address * 0x9e3779b97f4a7c15u) >> m_shift);
+    }
+
+    uint32_t insert(Slot& slot, uint64_t address) {
+        size_t id = m_addresses.size();
+        if (id >= full) {
+            return full;
+        }
+        slot = {address, static_cast<uint32_t>(id)};
+        m_addresses.push_back(address);
+        if (2 * m_addresses.size() > m_slots.size()) {
+            rehash(2 * m_slots.size());
+        }
+        return static_cast<uint32_t>(id);
+    }
+
+    void rehash(size_t size) {
+        m_slots.assign(size, Slot{});
+        m_mask = size - 1;
+        m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
+        for (size_t id = 0; id < m_addresses.size(); ++id) {
+            size_t i = slot_of(m_addresses[id]);
+            while (m_slots[i].id != full) {
+                i = (i + 1) & m_mask;
+            }
+            m_slots[i] = {m_addresses[id], static_cast<uint32_t>(id)};
+        }
+    }
+
+    PodVector<uint64_t>& m_addresses;
+    std::vector<Slot> m_slots;
+    size_t m_mask = 0;
+    unsigned m_shift = 64;
+};
+
+} // namespace heapkit

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/folded_writer.hpp"
 
+#include "heapkit/emit/allocator_frames.hpp"
 #include "test_profiles.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <map>
 
 using namespace heapkit;
 
@@ -54,4 +59,105 @@ TEST_CASE("heapkit::write_folded prefixes thread frames") {
     CHECK(write_folded(profile, options) == "main;main;hold 8192\n"
                                             "t1;main;0x900000 4096\n"
                                             "t1;main;churn;libjemalloc.so.2+0x9010 1280\n");
+}
+
+namespace {
+
+// write_folded as the plain rules say it, one std::string per stack: the reference for
+// the token-based writer. Names only (FrameStyle::function), no address texts.
+std::string folded_reference(const Profile& profile, const FoldedOptions& options) {
+    AllocatorFrameMatcher matcher;
+    auto label = [](std::string text) {
+        std::replace(text.begin(), text.end(), ';', ':');
+        return text;
+    };
+    std::map<std::string, int64_t> lines;
+    for (const Sample& sample : profile.samples) {
+        int64_t value = value_of(sample.values, options.sample);
+        if (value == 0) {
+            continue;
+        }
+        std::span<const uint32_t> locations = profile.locations_of(sample);
+        size_t in_allocator = allocator_module_prefix(profile, locations);
+        std::vector<std::string> frames; // leaf first
+        std::vector<bool> allocator;
+        for (size_t l = 0; l < locations.size(); ++l) {
+            const Location& location = profile.locations[locations[l]];
+            for (size_t f = 0; f < location.frames.size(); ++f) {
+                bool inlined = f + 1 < location.frames.size();
+                frames.push_back(label(location.frames[f].name) +
+                                 (inlined && options.annotate_inline ? "_[i]" : ""));
+                allocator.push_back(l < in_allocator || matcher.matches(location.frames[f].name));
+            }
+        }
+        size_t first_kept = 0;
+        for (size_t f = frames.size(); f-- > 0 && !options.keep_allocator_frames;) {
+            if (allocator[f]) {
+                first_kept = f + 1;
+                break;
+            }
+        }
+        std::string line;
+        if (options.thread_frames && sample.thread >= 0) {
+            line = label(profile.thread_labels[static_cast<size_t>(sample.thread)]);
+        }
+        for (size_t f = frames.size(); f-- > first_kept;) {
+            line += line.empty() ? "" : ";";
+            line += frames[f];
+        }
+        if (!line.empty()) {
+            int64_t& total = lines[line];
+            total = std::min<int64_t>(total, INT64_MAX - value) + value;
+        }
+    }
+    std::string out;
+    for (const auto& [line, value] : lines) {
+        out += line + " " + std::to_string(value) + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("heapkit::write_folded agrees with one string per stack on random profiles") {
+    // Names that are prefixes of each other, hold ';' and ' ', sort around ';', are empty,
+    // or are allocator functions; inline chains; shared and repeated stacks; threads.
+    const std::vector<std::string> names = {"a", "ab", "a;b",  "a b",    "a:",           "a.b",
+                                            "",  "b",  "main", "malloc", "operator new", "zz"};
+    uint64_t state = 7;
+    auto next = [&](uint64_t bound) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        return (state >> 33) % bound;
+    };
+    for (int round = 0; round < 300; ++round) {
+        Profile profile;
+        Module jemalloc;
+        jemalloc.path = "/lib/libjemalloc.so.2";
+        jemalloc.is_allocator = true;
+        profile.modules.push_back(jemalloc);
+        profile.thread_labels = {"main", "t;1", "a"};
+        for (uint32_t l = 0; l < 12; ++l) {
+            Location location{0x1000 + l, next(3) == 0 ? 0u : no_module, {}};
+            for (uint64_t f = 1 + next(3); f-- > 0;) {
+                const std::string& name = names[next(names.size())];
+                location.frames.push_back(Frame{name, name, {}, 0, 0, 0});
+            }
+            profile.locations.push_back(location);
+        }
+        for (uint64_t s = next(40); s-- > 0;) {
+            std::vector<uint32_t> stack;
+            for (uint64_t depth = 1 + next(5); depth-- > 0;) {
+                stack.push_back(static_cast<uint32_t>(next(profile.locations.size())));
+            }
+            int64_t bytes = next(4) == 0 ? INT64_MAX / 3 : static_cast<int64_t>(next(1000));
+            profile.add_sample(stack, HeapValues{0, 0, 1, bytes},
+                               static_cast<int32_t>(next(4)) - 1);
+        }
+        FoldedOptions options;
+        options.keep_allocator_frames = next(2) == 0;
+        options.thread_frames = next(2) == 0;
+        options.annotate_inline = next(2) == 0;
+        CAPTURE(round);
+        CHECK(write_folded(profile, options) == folded_reference(profile, options));
+    }
 }

@@ -2,12 +2,13 @@
 #include "heapkit/emit/folded_writer.hpp"
 
 #include "heapkit/emit/allocator_frames.hpp"
+#include "heapkit/emit/folded_lines.hpp"
 #include "heapkit/emit/frame_text.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fmt/format.h>
 #include <limits>
-#include <unordered_map>
 
 namespace heapkit {
 namespace {
@@ -19,12 +20,6 @@ std::string frame_label(std::string_view text) {
     std::replace(label.begin(), label.end(), ';', ':');
     return label;
 }
-
-// Per-location frame texts (innermost first) and whether each is an allocator frame.
-struct LocationTexts {
-    std::vector<std::string> texts;
-    std::vector<bool> allocator;
-};
 
 std::string_view base_name(std::string_view path) {
     size_t slash = path.rfind('/');
@@ -42,104 +37,91 @@ std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& op
     return text;
 }
 
-std::vector<LocationTexts> location_texts(const Profile& profile, const FoldedOptions& options) {
+// Each location's frame texts (innermost first) as tokens, and whether each is an
+// allocator frame.
+LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
+                               TokenTable& tokens) {
     AllocatorFrameMatcher matcher;
-    std::vector<LocationTexts> all(profile.locations.size());
-    for (size_t i = 0; i < profile.locations.size(); ++i) {
-        const Location& location = profile.locations[i];
-        LocationTexts& texts = all[i];
+    LocationTokens all;
+    all.first.reserve(profile.locations.size() + 1);
+    for (const Location& location : profile.locations) {
+        all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
         if (location.frames.empty() || options.style == FrameStyle::address) {
             bool allocator = std::any_of(location.frames.begin(), location.frames.end(),
                                          [&](const Frame& f) { return matcher.matches(f.name); });
-            texts.texts.push_back(location_address_text(profile, location));
-            texts.allocator.push_back(allocator);
+            all.tokens.push_back(
+                tokens.intern(frame_label(location_address_text(profile, location))));
+            all.allocator.push_back(allocator);
             continue;
         }
         // Every frame but the last is inlined into the next one.
         for (size_t f = 0; f < location.frames.size(); ++f) {
             const Frame& frame = location.frames[f];
-            texts.texts.push_back(frame_text(frame, f + 1 < location.frames.size(), options));
-            texts.allocator.push_back(matcher.matches(frame.name));
+            all.tokens.push_back(
+                tokens.intern(frame_text(frame, f + 1 < location.frames.size(), options)));
+            all.allocator.push_back(matcher.matches(frame.name));
         }
     }
+    all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
     return all;
 }
 
-// Spells out one stack: root first, allocator frames cut as jeprof cuts them (the
-// rootmost allocator frame and everything leafward of it), thread frame in front.
-class AllocatorCut {
-public:
-    AllocatorCut(const Profile& profile, const std::vector<LocationTexts>& texts,
-                 const FoldedOptions& options)
-        : m_profile(profile)
-        , m_texts(texts)
-        , m_options(options) {}
-
-    std::string line(std::span<const uint32_t> locations, int32_t thread) {
-        m_frames.clear();
-        m_allocator.clear();
-        size_t in_allocator = allocator_module_prefix(m_profile, locations);
-        for (size_t l = 0; l < locations.size(); ++l) {
-            const LocationTexts& one = m_texts[locations[l]];
-            for (size_t f = 0; f < one.texts.size(); ++f) {
-                m_frames.push_back(&one.texts[f]);
-                m_allocator.push_back(l < in_allocator || one.allocator[f]);
+// How many of a stack's frames are printed, counted from the root: jeprof cuts the
+// rootmost allocator frame and everything leafward of it.
+uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
+                     std::span<const uint32_t> locations, bool keep_allocator_frames) {
+    size_t in_allocator = allocator_module_prefix(profile, locations);
+    size_t frames = 0;
+    size_t first_kept = 0; // in leaf-first order
+    for (size_t l = 0; l < locations.size(); ++l) {
+        for (uint32_t t = layout.first[locations[l]]; t < layout.first[locations[l] + 1]; ++t) {
+            ++frames;
+            if (l < in_allocator || layout.allocator[t]) {
+                first_kept = frames;
             }
         }
-        size_t first_kept = 0;
-        if (!m_options.keep_allocator_frames) {
-            for (size_t f = m_frames.size(); f-- > 0;) {
-                if (m_allocator[f]) {
-                    first_kept = f + 1;
-                    break;
-                }
-            }
-        }
-        std::string line;
-        if (thread >= 0) {
-            line = frame_label(m_profile.thread_labels[static_cast<size_t>(thread)]);
-        }
-        for (size_t f = m_frames.size(); f-- > first_kept;) {
-            if (!line.empty()) {
-                line += ';';
-            }
-            line += *m_frames[f];
-        }
-        return line;
     }
-
-private:
-    const Profile& m_profile;
-    const std::vector<LocationTexts>& m_texts;
-    const FoldedOptions& m_options;
-    std::vector<const std::string*> m_frames; // leaf first, reused between stacks
-    std::vector<bool> m_allocator;
-};
-
-// Samples with the same locations and thread print the same line: sum them first, so
-// that each distinct stack is spelled out once.
-struct StackKey {
-    std::span<const uint32_t> locations;
-    int32_t thread;
-    bool operator==(const StackKey& other) const {
-        return thread == other.thread && std::equal(locations.begin(), locations.end(),
-                                                    other.locations.begin(), other.locations.end());
-    }
-};
-
-struct StackKeyHash {
-    size_t operator()(const StackKey& key) const {
-        size_t hash = std::hash<int32_t>()(key.thread);
-        for (uint32_t location : key.locations) {
-            hash = hash * 1000003u ^ location;
-        }
-        return hash;
-    }
-};
+    return static_cast<uint32_t>(keep_allocator_frames ? frames : frames - first_kept);
+}
 
 int64_t saturating_add(int64_t a, int64_t b) {
     int64_t sum = 0;
     return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
+}
+
+// Samples with the same locations and thread print the same line: one StackLine for
+// each such group, values summed, so that each is cut and compared once.
+PodVector<StackLine> group_samples(const Profile& profile, const FoldedOptions& options) {
+    SampleGroups groups(profile);
+    for (size_t s = 0; s < profile.samples.size(); ++s) {
+        const Sample& sample = profile.samples[s];
+        if (int64_t value = value_of(sample.values, options.sample); value != 0) {
+            groups.add(s, options.thread_frames ? sample.thread : -1, value);
+        }
+    }
+    return groups.take();
+}
+
+// Sorts `lines` bytewise as spelled and merges lines that spell alike: different location
+// lists can still print alike (inline frames, cut allocator frames, equal names).
+void sort_and_merge(PodVector<StackLine>& lines, const LineSpeller& speller) {
+    auto printed = std::remove_if(lines.begin(), lines.end(),
+                                  [&](const StackLine& line) { return speller.empty(line); });
+    lines.resize(static_cast<size_t>(printed - lines.begin()));
+    std::sort(lines.begin(), lines.end(),
+              [&](const StackLine& a, const StackLine& b) { return speller.compare(a, b) < 0; });
+    size_t merged = 0;
+    for (const StackLine& line : lines) {
+        if (merged > 0 && speller.compare(lines[merged - 1], line) == 0) {
+            lines[merged - 1].value = saturating_add(lines[merged - 1].value, line.value);
+        } else {
+            lines[merged++] = line;
+        }
+    }
+    lines.resize(merged);
+    auto nonzero = std::remove_if(lines.begin(), lines.end(),
+                                  [](const StackLine& line) { return line.value == 0; });
+    lines.resize(static_cast<size_t>(nonzero - lines.begin()));
 }
 
 } // namespace
@@ -157,40 +139,43 @@ std::optional<FrameStyle> parse_frame_style(std::string_view text) {
     return std::nullopt;
 }
 
+// Lines are compared and spelled from token ids, never built as strings until the output
+// itself: for a million stacks, a string per stack (and a hash map of them) took more
+// memory than the profile.
 std::string write_folded(const Profile& profile, const FoldedOptions& options) {
-    std::unordered_map<StackKey, int64_t, StackKeyHash> by_locations;
-    by_locations.reserve(profile.samples.size());
-    for (const Sample& sample : profile.samples) {
-        int64_t value = value_of(sample.values, options.sample);
-        if (value != 0) {
-            int32_t thread = options.thread_frames ? sample.thread : -1;
-            int64_t& total = by_locations[StackKey{profile.locations_of(sample), thread}];
-            total = saturating_add(total, value);
-        }
+    PodVector<StackLine> lines = group_samples(profile, options);
+    TokenTable tokens;
+    LocationTokens layout = location_tokens(profile, options, tokens);
+    std::vector<uint32_t> thread_tokens;
+    for (const std::string& label : profile.thread_labels) {
+        thread_tokens.push_back(tokens.intern(frame_label(label)));
     }
-    std::vector<LocationTexts> texts = location_texts(profile, options);
-    AllocatorCut cut(profile, texts, options);
-    // Different location lists can still print alike (inline frames, cut allocator
-    // frames, equal names): merge again by text.
-    std::unordered_map<std::string, int64_t> by_text;
-    by_text.reserve(by_locations.size());
-    for (const auto& [key, value] : by_locations) {
-        std::string line = cut.line(key.locations, key.thread);
-        if (!line.empty()) {
-            int64_t& total = by_text[std::move(line)];
-            total = saturating_add(total, value);
-        }
+    for (StackLine& line : lines) {
+        line.kept = kept_frames(profile, layout, profile.locations_of(profile.samples[line.sample]),
+                                options.keep_allocator_frames);
     }
-    std::vector<std::pair<std::string_view, int64_t>> lines(by_text.begin(), by_text.end());
-    std::sort(lines.begin(), lines.end());
+    LineSpeller speller(profile, layout, tokens, std::move(thread_tokens));
+    for (StackLine& line : lines) {
+        line.key = speller.key_of(line);
+    }
+    sort_and_merge(lines, speller);
+
+    char digits[24];
+    auto spell_value = [&](int64_t value) {
+        auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+        return std::string_view(digits, static_cast<size_t>(end - digits));
+    };
+    size_t size = 0;
+    for (const StackLine& line : lines) {
+        size += speller.length(line) + spell_value(line.value).size() + 2;
+    }
     std::string out;
-    for (const auto& [stack, value] : lines) {
-        if (value != 0) {
-            out.append(stack);
-            out += ' ';
-            out += std::to_string(value);
-            out += '\n';
-        }
+    out.reserve(size); // exactly: no doubling of a string as large as the output
+    for (const StackLine& line : lines) {
+        speller.append(line, out);
+        out += ' ';
+        out += spell_value(line.value);
+        out += '\n';
     }
     return out;
 }

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/model/profile.hpp"
+#include "heapkit/util/pod_vector.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// What write_folded builds its lines from: frame texts interned once as tokens, and
+// stack lines grouped, compared and spelled from tokens, so that no line exists as a
+// string of its own before it is written out.
+namespace heapkit {
+
+// Distinct frame texts, each with an id.
+class TokenTable {
+public:
+    uint32_t intern(std::string text);
+    const std::string& text(uint32_t token) const { return *m_texts[token]; }
+    size_t size() const { return m_texts.size(); }
+
+private:
+    std::unordered_map<std::string, uint32_t> m_ids;
+    std::vector<const std::string*> m_texts; // keys of m_ids: map nodes do not move
+};
+
+// Every location's frames as tokens, innermost first: location l has the entries
+// [first[l], first[l + 1]) of `tokens` and `allocator`.
+struct LocationTokens {
+    std::vector<uint32_t> first; // one per location, and one past the last
+    std::vector<uint32_t> tokens;
+    std::vector<bool> allocator; // an allocator frame (cut with everything leafward)
+};
+
+// One output line before it is spelled.
+struct StackLine {
+    size_t sample;    // index into Profile::samples: one of the samples printed on this line
+    uint32_t kept;    // frames printed, counted from the root
+    int32_t thread;   // index into Profile::thread_labels, or -1 for no thread frame
+    int64_t value;    // summed over the line's samples
+    uint64_t key = 0; // LineSpeller::key_of: the order of the line's first pieces
+};
+
+// Samples with the same locations and thread: open addressing over sample indexes, the
+// keys being the samples' ranges of Profile::sample_locations (nothing copied).
+class SampleGroups {
+public:
+    explicit SampleGroups(const Profile& profile);
+
+    // Adds `value` to the line of sample `s` with `thread`, starting one when new.
+    void add(size_t s, int32_t thread, int64_t value);
+    PodVector<StackLine> take() { return std::move(m_lines); }
+
+private:
+    size_t hash(size_t s, int32_t thread) const;
+
+    const Profile& m_profile;
+    PodVector<StackLine> m_lines;
+    std::vector<uint32_t> m_slots; // index into m_lines + 1; 0 for an empty slot
+    unsigned m_shift = 64;
+};
+
+// Compares and spells StackLines from their tokens: root first, the thread frame in
+// front, frames joined by ';'. Leading empty texts add nothing, not even a separator.
+class LineSpeller {
+public:
+    LineSpeller(const Profile& profile, const LocationTokens& layout, const TokenTable& tokens,
+                std::vector<uint32_t> thread_tokens);
+
+    bool empty(const StackLine& line) const;
+    // The ranks of the line's first pieces packed into one number (as many as fit): lines
+    // with different keys compare as their keys do, so most comparisons stop there.
+    uint64_t key_of(const StackLine& line) const;
+    // <0, 0, >0 as the spelled lines compare bytewise; `key`s set.
+    int compare(const StackLine& a, const StackLine& b) const;
+    size_t length(const StackLine& line) const;
+    void append(const StackLine& line, std::string& out) const;
+
+private:
+    class Cursor;
+
+    const Profile& m_profile;
+    const LocationTokens& m_layout;
+    const TokenTable& m_tokens;
+    std::vector<uint32_t> m_thread_tokens; // per thread label
+    // Per token, its rank among all "text;" and "text" pieces: a line is a sequence of
+    // such pieces (only the last has no ';'), and as no text holds a ';', comparing the
+    // ranks piece by piece orders lines as comparing their bytes would.
+    std::vector<uint32_t> m_rank_inner;
+    std::vector<uint32_t> m_rank_last;
+    std::vector<bool> m_empty; // per token: its text is ""
+    unsigned m_key_bits = 0;   // per piece in a key
+    unsigned m_key_pieces = 0; // pieces in a key
+};
+
+} // namespace heapkit

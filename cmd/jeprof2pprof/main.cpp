@@ -7,6 +7,10 @@ int main(int argc, char** argv) {
     CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format).",
                  "jeprof2pprof");
     heapkit::cmd::add_common_flags(app, options, "default sample type");
+    app.add_option("--compress-level", options.compress_level,
+                   "gzip level, 1 (fastest) to 9 (smallest), 0 stores; default 6")
+        ->option_text("N")
+        ->check(CLI::Range(0, 9));
     app.footer("Example: jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
                "heap.pb.gz");
     return heapkit::cmd::run(app, argc, argv, options, heapkit::run_jeprof2pprof);

@@ -106,6 +106,7 @@ Result<ToolReport> run_jeprof2pprof(const ToolOptions& options) {
     PprofOptions pprof;
     pprof.default_type = loaded->sample;
     pprof.keep_allocator_frames = options.keep_allocator_frames;
+    pprof.compress_level = options.compress_level;
     std::string bytes = write_pprof(loaded->profile, pprof);
     if (auto ok = write_output({options.output, true}, bytes); !ok) {
         return tl::unexpected(ok.error());

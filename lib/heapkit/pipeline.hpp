@@ -22,6 +22,8 @@ struct ToolOptions {
     bool strict = false;               // unnamed frames make exit status 2
     std::vector<std::string> path_map; // "OLD=NEW" as typed; parsed by the tools
     SymbolizeOptions symbols;          // where binaries and debug information are
+    // jeprof2pprof only
+    int compress_level = 6; // zlib level of the gzipped profile
     // heapfold only
     std::string frame = "function"; // function, function+line or address
     bool annotate_inline = false;   // mark inlined frames with "_[i]"

@@ -72,6 +72,17 @@ def check_pprof(dump, program, directory):
     check("[FN]" not in bare_mappings[0] and build_id_of(program) in bare_mappings[0],
           f"unsymbolized mapping wrong: {bare_mappings[0]}")
 
+    # Every gzip level writes the same profile; 0 stores it, 9 packs it best.
+    sizes = {}
+    for level in ("0", "1", "9"):
+        path = os.path.join(directory, f"level{level}.pb.gz")
+        run([tool("jeprof2pprof"), "--compress-level", level, dump, "-o", path])
+        sizes[level] = os.path.getsize(path)
+        check(pprof_raw(path)[1] == samples, f"--compress-level {level} changed the samples")
+    check(sizes["0"] > sizes["1"] >= sizes["9"], f"sizes by level: {sizes}")
+    proc = run([tool("jeprof2pprof"), "--compress-level", "10", dump, "-o", path], check=False)
+    check(proc.returncode == 1 and "--compress-level" in proc.stderr, f"level 10: {proc.stderr}")
+
 
 def check_inputs(dump, directory):
     """gzip input and standard input give the same result as the plain file."""

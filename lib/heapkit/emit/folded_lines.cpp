@@ -16,8 +16,9 @@ uint32_t TokenTable::intern(std::string text) {
     return it->second;
 }
 
-SampleGroups::SampleGroups(const Profile& profile)
-    : m_profile(profile) {
+SampleGroups::SampleGroups(const Profile& profile, bool threads)
+    : m_profile(profile)
+    , m_threads(threads) {
     if (profile.samples.size() >= std::numeric_limits<uint32_t>::max() / 2) {
         throw std::length_error("more than 2^31 samples");
     }
@@ -29,26 +30,26 @@ SampleGroups::SampleGroups(const Profile& profile)
     m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
 }
 
-size_t SampleGroups::hash(size_t s, int32_t thread) const {
-    uint64_t h = static_cast<uint32_t>(thread);
+size_t SampleGroups::hash(uint32_t s) const {
+    uint64_t h = static_cast<uint32_t>(thread_of(s));
     for (uint32_t location : m_profile.locations_of(m_profile.samples[s])) {
         h = (h ^ location) * 0x9e3779b97f4a7c15u;
     }
     return static_cast<size_t>((h * 0x9e3779b97f4a7c15u) >> m_shift);
 }
 
-void SampleGroups::add(size_t s, int32_t thread, int64_t value) {
+void SampleGroups::add(uint32_t s, int64_t value) {
     std::span<const uint32_t> locations = m_profile.locations_of(m_profile.samples[s]);
     size_t mask = m_slots.size() - 1;
-    for (size_t i = hash(s, thread);; i = (i + 1) & mask) {
+    for (size_t i = hash(s);; i = (i + 1) & mask) {
         if (m_slots[i] == 0) {
-            m_lines.push_back(StackLine{s, 0, thread, value, 0});
+            m_lines.push_back(StackLine{s, 0, value, 0});
             m_slots[i] = static_cast<uint32_t>(m_lines.size());
             return;
         }
         StackLine& line = m_lines[m_slots[i] - 1];
         std::span<const uint32_t> other = m_profile.locations_of(m_profile.samples[line.sample]);
-        if (line.thread == thread &&
+        if (thread_of(line.sample) == thread_of(s) &&
             std::equal(locations.begin(), locations.end(), other.begin(), other.end())) {
             int64_t sum = 0;
             line.value = __builtin_add_overflow(line.value, value, &sum)
@@ -65,7 +66,8 @@ public:
     Cursor(const LineSpeller& speller, const StackLine& line)
         : m_speller(speller)
         , m_locations(speller.m_profile.locations_of(speller.m_profile.samples[line.sample]))
-        , m_thread(line.thread)
+        , m_thread(speller.m_thread_tokens.empty() ? -1
+                                                   : speller.m_profile.samples[line.sample].thread)
         , m_location(m_locations.size())
         , m_left(line.kept) {}
 

@@ -36,10 +36,10 @@ struct LocationTokens {
 };
 
 // One output line before it is spelled.
+// One output line before it is spelled; 24 bytes, as there may be millions.
 struct StackLine {
-    size_t sample;    // index into Profile::samples: one of the samples printed on this line
+    uint32_t sample;  // index into Profile::samples: one of the samples printed on this line
     uint32_t kept;    // frames printed, counted from the root
-    int32_t thread;   // index into Profile::thread_labels, or -1 for no thread frame
     int64_t value;    // summed over the line's samples
     uint64_t key = 0; // LineSpeller::key_of: the order of the line's first pieces
 };
@@ -48,23 +48,27 @@ struct StackLine {
 // keys being the samples' ranges of Profile::sample_locations (nothing copied).
 class SampleGroups {
 public:
-    explicit SampleGroups(const Profile& profile);
+    // With `threads`, samples of different threads are different lines.
+    SampleGroups(const Profile& profile, bool threads);
 
-    // Adds `value` to the line of sample `s` with `thread`, starting one when new.
-    void add(size_t s, int32_t thread, int64_t value);
+    // Adds sample `s`'s `value` to its line, starting one when new.
+    void add(uint32_t s, int64_t value);
     PodVector<StackLine> take() { return std::move(m_lines); }
 
 private:
-    size_t hash(size_t s, int32_t thread) const;
+    int32_t thread_of(uint32_t s) const { return m_threads ? m_profile.samples[s].thread : -1; }
+    size_t hash(uint32_t s) const;
 
     const Profile& m_profile;
+    bool m_threads;
     PodVector<StackLine> m_lines;
     std::vector<uint32_t> m_slots; // index into m_lines + 1; 0 for an empty slot
     unsigned m_shift = 64;
 };
 
 // Compares and spells StackLines from their tokens: root first, the thread frame in
-// front, frames joined by ';'. Leading empty texts add nothing, not even a separator.
+// front (with `thread_tokens`: one per thread label), frames joined by ';'. Leading empty
+// texts add nothing, not even a separator.
 class LineSpeller {
 public:
     LineSpeller(const Profile& profile, const LocationTokens& layout, const TokenTable& tokens,

@@ -92,11 +92,10 @@ int64_t saturating_add(int64_t a, int64_t b) {
 // Samples with the same locations and thread print the same line: one StackLine for
 // each such group, values summed, so that each is cut and compared once.
 PodVector<StackLine> group_samples(const Profile& profile, const FoldedOptions& options) {
-    SampleGroups groups(profile);
-    for (size_t s = 0; s < profile.samples.size(); ++s) {
-        const Sample& sample = profile.samples[s];
-        if (int64_t value = value_of(sample.values, options.sample); value != 0) {
-            groups.add(s, options.thread_frames ? sample.thread : -1, value);
+    SampleGroups groups(profile, options.thread_frames);
+    for (uint32_t s = 0; s < profile.samples.size(); ++s) {
+        if (int64_t value = value_of(profile.samples[s].values, options.sample); value != 0) {
+            groups.add(s, value);
         }
     }
     return groups.take();
@@ -146,9 +145,11 @@ std::string write_folded(const Profile& profile, const FoldedOptions& options) {
     PodVector<StackLine> lines = group_samples(profile, options);
     TokenTable tokens;
     LocationTokens layout = location_tokens(profile, options, tokens);
-    std::vector<uint32_t> thread_tokens;
-    for (const std::string& label : profile.thread_labels) {
-        thread_tokens.push_back(tokens.intern(frame_label(label)));
+    std::vector<uint32_t> thread_tokens; // none: no thread frames
+    if (options.thread_frames) {
+        for (const std::string& label : profile.thread_labels) {
+            thread_tokens.push_back(tokens.intern(frame_label(label)));
+        }
     }
     for (StackLine& line : lines) {
         line.kept = kept_frames(profile, layout, profile.locations_of(profile.samples[line.sample]),

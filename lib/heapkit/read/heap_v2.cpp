@@ -20,9 +20,9 @@ void RawDump::add_stack(std::span<const uint64_t> frame_addresses, const Sampled
                         std::span<const ThreadCounts> per_thread) {
     RawStack stack;
     stack.total = counts;
-    stack.first_frame = frames.size();
+    stack.first_frame = static_cast<uint32_t>(frames.size());
     stack.frame_count = static_cast<uint32_t>(frame_addresses.size());
-    stack.first_thread = stack_threads.size();
+    stack.first_thread = static_cast<uint32_t>(stack_threads.size());
     stack.thread_count = static_cast<uint32_t>(per_thread.size());
     for (uint64_t address : frame_addresses) {
         frames.push_back(static_cast<uint32_t>(addresses.size()));
@@ -45,9 +45,12 @@ struct CountLine {
 
 class HeapV2Parser {
 public:
-    HeapV2Parser(std::string_view text, std::string_view source, size_t first_line)
+    HeapV2Parser(std::string_view text, std::string_view source, size_t first_line,
+                 const ParsedUpTo& parsed_up_to)
         : m_lines(text, first_line)
-        , m_source(source) {}
+        , m_source(source)
+        , m_parsed_up_to(parsed_up_to)
+        , m_next_report(text.data() + report_every) {}
 
     Result<RawDump> parse();
 
@@ -64,11 +67,26 @@ private:
     Result<CountLine> parse_count_line(std::string_view line) const;
     bool next_is_count_line() const;
 
+    // Reports every few megabytes: often enough that a mapped input's pages leave while
+    // the dump fills up, seldom enough to cost nothing.
+    static constexpr size_t report_every = 8 << 20;
+    void report_progress();
+
     LineCursor m_lines;
     std::string_view m_source;
+    const ParsedUpTo& m_parsed_up_to;
+    const char* m_next_report;
     RawDump m_dump;
     AddressIds m_ids{m_dump.addresses};
 };
+
+void HeapV2Parser::report_progress() {
+    const char* position = m_lines.rest().data();
+    if (position >= m_next_report && m_parsed_up_to) {
+        m_parsed_up_to(position);
+        m_next_report = position + report_every;
+    }
+}
 
 bool is_count_line(std::string_view line) {
     skip_spaces(line);
@@ -176,9 +194,11 @@ Result<void> HeapV2Parser::parse_header() {
 }
 
 Result<void> HeapV2Parser::parse_stack(std::string_view line) {
+    constexpr size_t most = std::numeric_limits<uint32_t>::max();
     RawStack stack;
-    stack.line = m_lines.line_number();
-    stack.first_frame = m_dump.frames.size();
+    size_t stack_line = m_lines.line_number();
+    size_t first_frame = m_dump.frames.size();
+    stack.first_frame = static_cast<uint32_t>(first_frame);
     // The hottest loop of the parser: raw pointers, and take_hex's rules spelled out.
     const char* p = line.data() + 1; // after '@'
     const char* end = line.data() + line.size();
@@ -204,18 +224,18 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
         }
         m_dump.frames.push_back(id);
     }
-    size_t frame_count = m_dump.frames.size() - stack.first_frame;
-    if (frame_count == 0) {
+    if (m_dump.frames.size() == first_frame) {
         return error_here("stack line has no frame addresses");
     }
-    if (frame_count > std::numeric_limits<uint32_t>::max()) {
-        return error_here("more than 2^32 frames in one stack");
+    // Stacks keep 32-bit indexes: 2^32 frames take at least 8 GB of text.
+    if (m_dump.frames.size() > most) {
+        return error_here("more than 2^32 - 1 frames in one dump");
     }
-    stack.frame_count = static_cast<uint32_t>(frame_count);
+    stack.frame_count = static_cast<uint32_t>(m_dump.frames.size() - first_frame);
     if (!next_is_count_line()) {
-        return fail("{}:{}: expected \"t*:\" count line after stack", m_source, stack.line + 1);
+        return fail("{}:{}: expected \"t*:\" count line after stack", m_source, stack_line + 1);
     }
-    stack.first_thread = m_dump.stack_threads.size();
+    stack.first_thread = static_cast<uint32_t>(m_dump.stack_threads.size());
     bool seen_total = false;
     while (next_is_count_line()) {
         auto parsed = parse_count_line(*m_lines.next());
@@ -233,8 +253,8 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
             seen_total = true;
         } else if (!seen_total) {
             return error_here("expected \"t*:\" count line after stack");
-        } else if (stack.thread_count == std::numeric_limits<uint32_t>::max()) {
-            return error_here("more than 2^32 thread lines for one stack");
+        } else if (m_dump.stack_threads.size() == most) {
+            return error_here("more than 2^32 - 1 thread lines under stacks in one dump");
         } else {
             m_dump.stack_threads.push_back({*parsed->thread_uid, parsed->counts});
             ++stack.thread_count;
@@ -270,6 +290,7 @@ Result<RawDump> HeapV2Parser::parse() {
             if (auto ok = parse_stack(*line); !ok) {
                 return tl::unexpected(ok.error());
             }
+            report_progress();
         } else if (line->find_first_not_of(" \t") == std::string_view::npos) {
             continue;
         } else if (*line == maps_marker) {
@@ -291,8 +312,9 @@ Result<RawDump> HeapV2Parser::parse() {
 
 } // namespace
 
-Result<RawDump> parse_heap_v2(std::string_view text, std::string_view source, size_t first_line) {
-    return HeapV2Parser(text, source, first_line).parse();
+Result<RawDump> parse_heap_v2(std::string_view text, std::string_view source, size_t first_line,
+                              const ParsedUpTo& parsed_up_to) {
+    return HeapV2Parser(text, source, first_line, parsed_up_to).parse();
 }
 
 } // namespace heapkit

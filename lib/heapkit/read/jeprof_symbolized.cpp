@@ -50,7 +50,8 @@ bool is_jeprof_symbolized(std::string_view text) {
             text[symbol_marker.size()] == '\r');
 }
 
-Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view source) {
+Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view source,
+                                        const ParsedUpTo& parsed_up_to) {
     LineCursor lines(text);
     lines.next(); // "--- symbol"
     JeprofSymbols symbols;
@@ -86,7 +87,7 @@ Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view 
         return fail("{}:{}: \"{}\" profile is not a heap profile; heapkit reads heap profiles",
                     source, lines.line_number(), marker->substr(4));
     }
-    auto dump = parse_heap_v2(lines.rest(), source, lines.line_number() + 1);
+    auto dump = parse_heap_v2(lines.rest(), source, lines.line_number() + 1, parsed_up_to);
     if (!dump) {
         return dump;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/read/heap_v2.hpp"
 #include "heapkit/read/raw_dump.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -13,6 +14,7 @@ bool is_jeprof_symbolized(std::string_view text);
 
 // Parses `--- symbol` / `binary=` / `0xADDR a--b` lines / `---` / `--- heap`, followed
 // by the heap_v2 dump as the service served it (formats.md §3).
-Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view source);
+Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view source,
+                                        const ParsedUpTo& parsed_up_to = {});
 
 } // namespace heapkit

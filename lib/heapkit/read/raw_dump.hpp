@@ -38,14 +38,13 @@ struct MapEntry {
 
 // One `@` line and its count lines. A stack's frames and per-thread counts live in
 // RawDump's flat arrays, one allocation for all stacks instead of two per stack; ask
-// RawDump::frames_of and threads_of for them.
+// RawDump::frames_of and threads_of for them. 48 bytes: a dump holds millions.
 struct RawStack {
-    SampledCounts total;     // the `t*` line
-    size_t first_frame = 0;  // index into RawDump::frames
-    size_t first_thread = 0; // index into RawDump::stack_threads
+    SampledCounts total;      // the `t*` line
+    uint32_t first_frame = 0; // index into RawDump::frames
     uint32_t frame_count = 0;
+    uint32_t first_thread = 0; // index into RawDump::stack_threads
     uint32_t thread_count = 0;
-    size_t line = 0; // line of the `@` in the dump
 };
 
 // The names jeprof gave addresses in a symbolized profile (`--- symbol` section).
@@ -82,8 +81,8 @@ struct RawDump {
         return {stack_threads.data() + stack.first_thread, stack.thread_count};
     }
 
-    // Appends a stack made in memory rather than parsed (line 0). Its addresses get new
-    // ids whether or not they are already known.
+    // Appends a stack made in memory rather than parsed. Its addresses get new ids
+    // whether or not they are already known. Up to 2^32 - 1 frames and thread lines in all.
     void add_stack(std::span<const uint64_t> frame_addresses, const SampledCounts& counts,
                    std::span<const ThreadCounts> per_thread = {});
 

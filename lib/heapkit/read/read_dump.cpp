@@ -9,7 +9,8 @@
 
 namespace heapkit {
 
-Result<RawDump> parse_dump(std::string_view text, std::string_view source) {
+Result<RawDump> parse_dump(std::string_view text, std::string_view source,
+                           const ParsedUpTo& parsed_up_to) {
     // Text formats only: a NUL byte means binary data or a damaged file.
     if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
         size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + nul, '\n'));
@@ -19,14 +20,18 @@ Result<RawDump> parse_dump(std::string_view text, std::string_view source) {
         return fail("{}:{}: NUL byte in the text (a damaged file?)", source, line);
     }
     if (is_jeprof_symbolized(text)) {
-        return parse_jeprof_symbolized(text, source);
+        return parse_jeprof_symbolized(text, source, parsed_up_to);
     }
-    return parse_heap_v2(text, source);
+    return parse_heap_v2(text, source, 1, parsed_up_to);
 }
 
 Result<RawDump> read_dump(const std::string& path) {
-    return read_input(path).and_then(
-        [](const InputText& input) { return parse_dump(input.bytes, input.name); });
+    auto input = InputBuffer::open(path);
+    if (!input) {
+        return tl::unexpected(input.error());
+    }
+    return parse_dump(input->text(), input->name(),
+                      [&](const char* position) { input->release_before(position); });
 }
 
 } // namespace heapkit

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/read/heap_v2.hpp"
 #include "heapkit/read/raw_dump.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -10,10 +11,12 @@
 namespace heapkit {
 
 // Reads one input ("-" is standard input; gzip is inflated) holding either a raw
-// heap_v2 dump or a jeprof symbolized profile.
+// heap_v2 dump or a jeprof symbolized profile. A regular file is mapped, not copied,
+// and its pages leave memory as the parser goes by.
 Result<RawDump> read_dump(const std::string& path);
 
-// The same, for text already in memory.
-Result<RawDump> parse_dump(std::string_view text, std::string_view source);
+// The same, for text already in memory. `parsed_up_to` may be empty.
+Result<RawDump> parse_dump(std::string_view text, std::string_view source,
+                           const ParsedUpTo& parsed_up_to = {});
 
 } // namespace heapkit

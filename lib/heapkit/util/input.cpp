@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace heapkit {
 namespace {
@@ -38,40 +40,112 @@ Result<std::string> read_all(int fd, const std::string& name) {
     }
 }
 
+// The input named `path`: standard input for "-", else the opened file, refused when it
+// is a directory.
+Result<UniqueFd> open_file(const std::string& path) {
+    if (path == "-") {
+        return UniqueFd();
+    }
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
+        return fail("{}: cannot open: {}", path, std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        return fail("{}: is a directory, not a heap profile", path);
+    }
+    return fd;
+}
+
+// Reads all of `fd` (standard input when not open), inflated when gzipped.
+Result<std::string> read_text(const UniqueFd& fd, const std::string& name) {
+    auto bytes = read_all(fd ? fd.get() : STDIN_FILENO, name);
+    if (!bytes || !is_gzip(*bytes)) {
+        return bytes;
+    }
+    return gunzip(*bytes, name);
+}
+
 } // namespace
 
 Result<InputText> read_input(const std::string& path) {
     InputText input;
-    UniqueFd owned;
-    int fd = STDIN_FILENO;
-    if (path == "-") {
-        input.name = "<stdin>";
-    } else {
-        input.name = path;
-        owned.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (!owned) {
-            return fail("{}: cannot open: {}", path, std::strerror(errno));
-        }
-        fd = owned.get();
-        struct stat st {};
-        if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-            return fail("{}: is a directory, not a heap profile", path);
-        }
+    input.name = path == "-" ? "<stdin>" : path;
+    auto fd = open_file(path);
+    if (!fd) {
+        return tl::unexpected(fd.error());
     }
-    auto bytes = read_all(fd, input.name);
+    auto bytes = read_text(*fd, input.name);
     if (!bytes) {
         return tl::unexpected(bytes.error());
     }
-    if (is_gzip(*bytes)) {
-        auto inflated = gunzip(*bytes, input.name);
-        if (!inflated) {
-            return tl::unexpected(inflated.error());
-        }
-        input.bytes = std::move(*inflated);
-    } else {
-        input.bytes = std::move(*bytes);
-    }
+    input.bytes = std::move(*bytes);
     return input;
+}
+
+void InputBuffer::Unmap::operator()(char* start) const {
+    ::munmap(start, size);
+}
+
+Result<InputBuffer> InputBuffer::open(const std::string& path) {
+    InputBuffer input;
+    input.m_name = path == "-" ? "<stdin>" : path;
+    auto fd = open_file(path);
+    if (!fd) {
+        return tl::unexpected(fd.error());
+    }
+    struct stat st {};
+    if (*fd && ::fstat(fd->get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        auto size = static_cast<size_t>(st.st_size);
+        void* start = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd->get(), 0);
+        if (start != MAP_FAILED) {
+            input.m_map = {static_cast<char*>(start), Unmap{size}};
+            if (!is_gzip({input.m_map.get(), size})) {
+                ::madvise(start, size, MADV_SEQUENTIAL); // read ahead, front to back
+                return input;
+            }
+            auto inflated = gunzip({input.m_map.get(), size}, input.m_name);
+            input.m_map.reset();
+            if (!inflated) {
+                return tl::unexpected(inflated.error());
+            }
+            input.m_bytes = std::move(*inflated);
+            return input;
+        }
+    }
+    // Pipes, terminals, files that cannot be mapped: read them.
+    auto bytes = read_text(*fd, input.m_name);
+    if (!bytes) {
+        return tl::unexpected(bytes.error());
+    }
+    input.m_bytes = std::move(*bytes);
+    return input;
+}
+
+std::string_view InputBuffer::text() const {
+    if (m_map) {
+        return {m_map.get(), m_map.get_deleter().size};
+    }
+    return m_bytes;
+}
+
+void InputBuffer::release_before(const char* position) {
+    if (!m_map) {
+        return;
+    }
+    static const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const char* start = m_map.get();
+    size_t size = m_map.get_deleter().size;
+    if (position < start || position > start + size) {
+        return;
+    }
+    size_t done = static_cast<size_t>(position - start) / page * page;
+    if (done > m_released) {
+        // MADV_DONTNEED on a private read-only file mapping only unmaps: the next touch
+        // reads the file's page again, unchanged.
+        ::madvise(const_cast<char*>(start) + m_released, done - m_released, MADV_DONTNEED);
+        m_released = done;
+    }
 }
 
 } // namespace heapkit

@@ -3,7 +3,9 @@
 
 #include "heapkit/util/error.hpp"
 
+#include <memory>
 #include <string>
+#include <string_view>
 
 namespace heapkit {
 
@@ -16,5 +18,32 @@ struct InputText {
 // Reads `path` ("-" means standard input) completely, inflating gzip input
 // (detected by its magic bytes, not by the file name).
 Result<InputText> read_input(const std::string& path);
+
+// One input held for parsing, as read_input would read it, but without a copy where
+// there can be none: a regular file that is not gzipped is mapped (read-only, private).
+// Standard input, pipes and gzip input are read (and inflated) into memory.
+class InputBuffer {
+public:
+    static Result<InputBuffer> open(const std::string& path);
+
+    const std::string& name() const { return m_name; } // "<stdin>" for "-"
+    std::string_view text() const;
+
+    // The reader is done with text() before `position`: a mapped file's pages there leave
+    // this process's memory (they stay in the page cache, and would be read again if
+    // touched). Text held in memory stays as it is.
+    void release_before(const char* position);
+
+private:
+    struct Unmap {
+        size_t size;
+        void operator()(char* start) const;
+    };
+
+    std::string m_name;
+    std::string m_bytes;                                   // unless mapped
+    std::unique_ptr<char, Unmap> m_map{nullptr, Unmap{0}}; // the whole file, when mapped
+    size_t m_released = 0; // bytes at the front of the map given back
+};
 
 } // namespace heapkit

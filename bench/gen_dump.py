@@ -9,7 +9,9 @@ rate, its MAPPED_LIBRARIES section (so addresses map into the real files) and th
 of its real stacks on either side of the program's own (jemalloc and malloc leafward,
 libc's start rootward). Between them go 4 to 16 frames drawn from U unique addresses
 inside BINARY's functions (from `nm -S`), cycled so that every one of them is used when
-N stacks have room. Counts vary per stack; two threads share the stacks."""
+N stacks have room. They are points inside functions, not the return addresses a real
+stack holds: a symbolizer's work is the same. Counts vary per stack; two threads share
+the stacks."""
 
 import argparse
 import random

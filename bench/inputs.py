@@ -31,10 +31,7 @@ class Input:
     stacks: int
     addresses: int  # unique lookup addresses (return addresses moved back by one)
     vaddrs: dict  # {module path: its unique lookup addresses as ELF vaddrs}
-
-    @property
-    def size(self):
-        return os.path.getsize(self.dump)
+    size: int  # bytes of the dump
 
 
 def describe(name, dump):
@@ -43,7 +40,7 @@ def describe(name, dump):
     binary = next(m.path for m in maps if m.path.startswith("/"))
     stacks, addresses = heap_dump.scan_stacks(dump)
     return Input(name, dump, binary, stacks, len(addresses),
-                 heap_dump.module_vaddrs(maps, addresses))
+                 heap_dump.module_vaddrs(maps, addresses), os.path.getsize(dump))
 
 
 def build_program(directory, levels, width, branch):
@@ -95,7 +92,9 @@ def cpp_program(directory, quick):
 def cpython(directory):
     """CPython 3's dump, running bench/python_workload.py."""
     note("running CPython under jemalloc profiling")
-    dump = profile([PYTHON, os.path.join(HERE, "python_workload.py")], directory, "cpython")
+    # A fixed hash seed keeps dict and set layouts, and so the allocations, the same.
+    dump = profile([PYTHON, os.path.join(HERE, "python_workload.py")], directory, "cpython",
+                   env={"PYTHONHASHSEED": "0"})
     return describe("cpython", dump)
 
 

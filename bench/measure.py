@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""Times commands the way every benchmark row is taken: optional warm-up, then up to
-`runs` timed runs within a time budget; wall seconds from the harness's clock, CPU
-seconds and peak RSS from `/usr/bin/time -v` (the machine is shared, so CPU time is the
+"""Times commands the way every benchmark row is taken: the jobs compared with each other
+run in rounds, each job once a round, so that a pair is measured under the same load and
+ratios can be taken round by round; an optional warm-up round first, then up to `runs`
+timed rounds within a time budget a job. Wall seconds come from the harness's clock, CPU
+seconds and peak RSS from `/usr/bin/time -v` (the machine is shared: CPU time is the
 steadier figure)."""
 
 import os
@@ -32,7 +34,15 @@ class Timing:
 
 
 @dataclass
+class Job:
+    commands: list  # Command, run one after another and counted as one run
+    timing: Timing
+    prepare: object = lambda: None  # called, untimed, before every run
+
+
+@dataclass
 class Result:
+    rounds: list  # the round of each timed run (0: a warm-up kept as a timed run)
     wall: list  # seconds of each timed run
     cpu: list  # user + system seconds of each timed run
     peak_kib: int  # the largest maximum resident set size of any process, any run
@@ -45,6 +55,18 @@ class Result:
     @property
     def cpu_median(self):
         return statistics.median(self.cpu)
+
+
+def paired(a, b, combine, seconds="wall"):
+    """The median over the rounds both `a` and `b` ran in of combine(a's, b's seconds);
+    combine of the medians when they share no round."""
+    a_by_round = dict(zip(a.rounds, getattr(a, seconds)))
+    b_by_round = dict(zip(b.rounds, getattr(b, seconds)))
+    common = sorted(set(a_by_round) & set(b_by_round))
+    if not common:
+        return combine(statistics.median(a_by_round.values()),
+                       statistics.median(b_by_round.values()))
+    return statistics.median(combine(a_by_round[r], b_by_round[r]) for r in common)
 
 
 def run_once(command, report):
@@ -90,14 +112,24 @@ def run_all(commands, prepare):
     return wall, cpu, peak
 
 
-def measure(commands, timing, prepare=lambda: None):
-    """Result of timed runs of `commands` (a list run one after another, counted as one).
-    A warm-up that alone outlasts the budget is kept as the one timed run: at that length
-    what it warms up no longer shows."""
-    taken = [run_all(commands, prepare)]
-    if timing.warmup and taken[0][0] < timing.budget:
-        taken = []
-    while len(taken) < timing.runs and sum(t[0] for t in taken) < timing.budget:
-        taken.append(run_all(commands, prepare))
-    return Result([t[0] for t in taken], [t[1] for t in taken], max(t[2] for t in taken),
-                  timing.runs)
+def measure(jobs):
+    """A Result for each job. A warm-up that alone outlasts the job's budget is kept as
+    its one timed run: at that length what it warms up no longer shows."""
+    taken = [[] for _ in jobs]  # per job: (round, wall, cpu, peak KiB)
+    for job, runs in zip(jobs, taken):
+        if job.timing.warmup:
+            warmup = run_all(job.commands, job.prepare)
+            if warmup[0] >= job.timing.budget:
+                runs.append((0, *warmup))
+
+    def wants_more(job, runs):
+        return len(runs) < job.timing.runs and sum(r[1] for r in runs) < job.timing.budget
+
+    round_number = 1
+    while any(wants_more(job, runs) for job, runs in zip(jobs, taken)):
+        for job, runs in zip(jobs, taken):
+            if wants_more(job, runs):
+                runs.append((round_number, *run_all(job.commands, job.prepare)))
+        round_number += 1
+    return [Result([r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs],
+                   max(r[3] for r in runs), job.timing.runs) for job, runs in zip(jobs, taken)]

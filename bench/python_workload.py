@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: MIT
 """What CPython runs under jemalloc profiling for the benchmarks: allocations from many
 parts of the interpreter (import machinery, the compiler, json, re, decimal, unicode,
-dicts and lists growing). Deterministic; `--scale N` repeats the work N times."""
+dicts and lists growing). Deterministic."""
 
-import argparse
 import importlib
 import random
 
@@ -17,52 +16,49 @@ MODULES = (
     "zipfile zlib").split()
 
 
-def json_work(rng, scale):
+def json_work(rng):
     import json
 
     documents = [{"id": i, "name": f"item-{i}", "tags": [rng.random() for _ in range(i % 17)],
-                  "nested": {"k": str(i) * (i % 9)}} for i in range(2000 * scale)]
+                  "nested": {"k": str(i) * (i % 9)}} for i in range(2000)]
     text = json.dumps(documents)
     return len(json.loads(text))
 
 
-def re_work(rng, scale):
+def re_work(rng):
     import re
 
     patterns = [re.compile(rf"(\w+)-{i}(\d*)[a-f]{{{i % 5},}}") for i in range(200)]
-    words = " ".join(f"word{rng.randrange(10**6)}-{i % 200}abc" for i in range(5000 * scale))
+    words = " ".join(f"word{rng.randrange(10**6)}-{i % 200}abc" for i in range(5000))
     return sum(len(p.findall(words)) for p in patterns[:50])
 
 
-def decimal_work(scale):
+def decimal_work():
     from decimal import Decimal, getcontext
 
     getcontext().prec = 60
     total = Decimal(0)
-    for i in range(1, 3000 * scale):
+    for i in range(1, 3000):
         total += Decimal(1) / Decimal(i) ** 2
     return total
 
 
-def compile_work(scale):
+def compile_work():
     import ast
 
     source = "\n".join(f"def f{i}(x):\n    return [x * {i} for _ in range({i % 7})]"
-                       for i in range(300 * scale))
+                       for i in range(300))
     return len(compile(ast.parse(source), "<bench>", "exec").co_consts)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--scale", type=int, default=1)
-    scale = parser.parse_args().scale
     rng = random.Random(1)
     for module in MODULES:
         importlib.import_module(module)
-    json_work(rng, scale)
-    re_work(rng, scale)
-    decimal_work(scale)
-    compile_work(scale)
+    json_work(rng)
+    re_work(rng)
+    decimal_work()
+    compile_work()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ inputs, one run each."""
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -19,9 +20,10 @@ import agree
 import heap_dump
 import inputs
 import report
+import targets
 import tools
 from inputs import note
-from measure import Timing
+from measure import Timing, measure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (stacks, unique addresses) of the synthetic dumps: a stack-count series at 20k
@@ -89,22 +91,39 @@ def measure_input(found, item, plan):
     rows = tools.heapkit_rows(found, item, plan)
     rows.append(tools.jeprof_row(item, plan))
     rows += tools.anchor_rows(item, plan)
+    timed = [r for r in rows if r.job]
+    for row, result in zip(timed, measure([r.job for r in timed])):
+        row.result = result
     bare = next(r for r in rows if r.tool == "heapfold --no-symbolize")
     rate, method = tools.parse_rate(found, item, plan, bare)
     return report.Measured(item, rows, rate, method, heap_dump.debug_info_bytes(item.vaddrs))
 
 
-def render(measured, stack_series, address_series, found):
+def method(args, found):
+    """How the figures were taken, to print above them."""
+    version = subprocess.run([found.heapfold, "--version"], capture_output=True,
+                             text=True).stdout.strip()
+    warmup = "no warm-up" if args.quick else "after one warm-up run"
+    plural = "" if args.runs == 1 else "s"
+    return (f"{version} from {args.build_dir}; {os.cpu_count()} cores, load average "
+            f"{os.getloadavg()[0]:.1f} at the end. Each row: median of {args.runs} timed "
+            f"run{plural}, {warmup}, the tools taking turns (jeprof: {args.jeprof_runs}, no warm-up; fewer when a "
+            f"row's runs pass {args.budget:.0f} s), wall seconds; CPU = user + system; peak "
+            f"RSS: the largest of any run's processes.")
+
+
+def render(measured, stack_series, address_series, found, args):
     by_input = {m.input.name: m for m in measured}
     scaling = report.scaling_tables([by_input[i.name] for i in stack_series],
                                     [by_input[i.name] for i in address_series])
     cache = "" if found.has_cache else \
         " (this heapkit has no frame cache: no warm-cache rows)"
     return "\n\n".join(filter(None, (
+        method(args, found),
         "Inputs:\n" + report.inputs_table(measured),
         f"Times{cache}:\n" + report.results_table(measured),
         scaling,
-        report.targets(measured)))) + "\n"
+        targets.summary(measured)))) + "\n"
 
 
 def main():
@@ -123,7 +142,7 @@ def main():
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    text = render(measured, stack_series, address_series, found)
+    text = render(measured, stack_series, address_series, found, args)
     print(text, end="")
     if args.markdown:
         with open(args.markdown, "w") as f:

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from measure import Command, measure
+from measure import Command, Job
 
 PARSE_BENCH_RATE = re.compile(r"([\d.]+)\s*MB/s")
 
@@ -26,7 +26,8 @@ class Tools:
 class Row:
     input: object  # inputs.Input
     tool: str
-    result: object = None  # measure.Result; None when skipped
+    job: object = None  # measure.Job; None when skipped
+    result: object = None  # measure.Result, once measured
     note: str = ""
     output: str = None  # what the last run wrote, for the agreement checks
 
@@ -70,14 +71,14 @@ def heapkit_rows(tools, item, plan):
         rows += end_to_end_rows(tools, item, plan, name, program, suffix)
         out = os.path.join(plan.out_dir, f"{item.name}.{name}.bare.{suffix}")
         bare = Command([program, "-q", "--no-symbolize", item.dump, "-o", out])
-        rows.append(Row(item, f"{name} --no-symbolize", measure([bare], plan.timing),
-                        output=out))
+        rows.append(Row(item, f"{name} --no-symbolize", Job([bare], plan.timing), output=out))
     return rows
 
 
 def end_to_end_rows(tools, item, plan, name, program, suffix):
     """`program` with an empty frame cache each run ("cold") and, when heapkit has a
-    cache, with the one the last cold run left ("warm")."""
+    cache, with the one the last cold run left ("warm": it runs after the cold one in
+    every round)."""
     cache = os.path.join(plan.out_dir, f"{item.name}.{name}.cache")
 
     def command(kind):
@@ -87,12 +88,11 @@ def end_to_end_rows(tools, item, plan, name, program, suffix):
 
     cold, out = command("cold")
     label = f"{name}, cold cache" if tools.has_cache else name
-    rows = [Row(item, label, measure([cold], plan.timing, lambda: fresh_directory(cache)),
+    rows = [Row(item, label, Job([cold], plan.timing, lambda: fresh_directory(cache)),
                 output=out)]
     if tools.has_cache:
         warm, out = command("warm")
-        rows.append(Row(item, f"{name}, warm cache", measure([warm], plan.timing),
-                        output=out))
+        rows.append(Row(item, f"{name}, warm cache", Job([warm], plan.timing), output=out))
     return rows
 
 
@@ -104,8 +104,7 @@ def jeprof_row(item, plan):
                                      f"(--jeprof-max-mb)")
     out = os.path.join(plan.out_dir, f"{item.name}.jeprof.folded")
     command = Command(["jeprof", "--collapsed", item.binary, item.dump], stdout=out)
-    return Row(item, label, measure([command], plan.jeprof_timing), note="no warm-up",
-               output=out)
+    return Row(item, label, Job([command], plan.jeprof_timing), note="no warm-up", output=out)
 
 
 ANCHORS = (
@@ -127,8 +126,8 @@ def anchor_rows(item, plan):
         requests.append((module, path))
     count = sum(len(v) for v in item.vaddrs.values())
     note = f"{count} addresses in {len(requests)} modules"
-    return [Row(item, label, measure([Command(argv(module), stdin=path, check=False)
-                                      for module, path in requests], plan.timing), note=note)
+    return [Row(item, label, Job([Command(argv(module), stdin=path, check=False)
+                                  for module, path in requests], plan.timing), note=note)
             for label, argv in ANCHORS]
 
 
@@ -139,5 +138,5 @@ def parse_rate(tools, item, plan, bare):
     if tools.parse_bench:
         out = subprocess.run([tools.parse_bench, item.dump, str(max(plan.timing.runs, 3))],
                              capture_output=True, text=True, check=True).stdout
-        return float(PARSE_BENCH_RATE.findall(out)[-1]), "heapkit-parse-bench"
+        return float(PARSE_BENCH_RATE.findall(out)[-1]), "heapkit-parse-bench (parse alone)"
     return item.size / 1e6 / bare.result.median, "heapfold --no-symbolize wall time"

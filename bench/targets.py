@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: MIT
+"""The verdicts on issue 5's four targets, from the measured inputs. Each time target is
+judged on wall time, ratios taken round by round; the CPU-time ratio follows in
+parentheses (on a shared machine it is the steadier of the two)."""
+
+MIB = 1 << 20
+
+
+def verdict(ok):
+    return "met" if ok else "not met"
+
+
+def against_jeprof(measured):
+    """heapfold (cold cache) end to end against jeprof --collapsed, on every input jeprof
+    ran on; and the same with a warm cache."""
+    ran = [m for m in measured if m.row("jeprof --collapsed")]
+    if not ran:
+        return ["- end to end ≥ 100× faster than jeprof --collapsed: not measured "
+                "(every dump over --jeprof-max-mb)"]
+    lines = []
+    for label, row_of in (("cold cache", lambda m: m.heapfold),
+                          ("warm cache", lambda m: m.row("heapfold, warm cache"))):
+        pairs = [(m, row_of(m)) for m in ran if row_of(m)]
+        ratios = [m.ratio(m.row("jeprof --collapsed"), heapfold) for m, heapfold in pairs]
+        detail = ", ".join(
+            f"{m.input.name} {ratio:.0f}× (CPU "
+            f"{m.ratio(m.row('jeprof --collapsed'), heapfold, 'cpu'):.0f}×)"
+            for (m, heapfold), ratio in zip(pairs, ratios))
+        if ratios and not lines:
+            lines.append(f"- end to end ≥ 100× faster than jeprof --collapsed: "
+                         f"{verdict(min(ratios) >= 100)} (heapfold, {label}: {detail})")
+        elif ratios:
+            lines.append(f"  heapfold, {label}: {detail}")
+    return lines
+
+
+def against_llvm(measured):
+    """heapkit's symbolization alone against llvm-symbolizer on the same addresses; an
+    input whose symbolization time is within the noise (not above zero) is not judged."""
+    judged, unmeasurable, details = [], [], []
+    for m in measured:
+        llvm = m.row("llvm-symbolizer --inlining").result
+        wall, cpu = m.symbolize_seconds(), m.symbolize_seconds("cpu")
+        if wall <= 0 or cpu <= 0:
+            unmeasurable.append(m.input.name)
+            continue
+        judged.append(llvm.median / wall)
+        details.append(f"{m.input.name} {llvm.median / wall:.1f}× (CPU "
+                       f"{llvm.cpu_median / cpu:.1f}×; {wall:.3f} s vs {llvm.median:.3f} s)")
+    if unmeasurable:
+        details.append(f"not measurable, within the noise: {', '.join(unmeasurable)}")
+    return [f"- symbolization ≥ 1.5× faster than llvm-symbolizer on the same unique "
+            f"addresses: {verdict(judged and min(judged) >= 1.5)} (jeprof2pprof cold cache "
+            f"less its --no-symbolize: {'; '.join(details)})"]
+
+
+def parse_rate(measured):
+    """Judged on the largest input, where fixed costs weigh least."""
+    largest = max(measured, key=lambda m: m.input.size)
+    return [f"- parse ≥ 500 MB/s: {verdict(largest.parse_mbps >= 500)} "
+            f"({largest.parse_mbps:.0f} MB/s on {largest.input.name}, "
+            f"{largest.input.size / MIB:.0f} MiB, by {largest.parse_method})"]
+
+
+def peak_memory(measured):
+    """The larger peak RSS of heapkit's two tools on each input, against twice the input
+    and the debug info of the modules it hits."""
+    memory = []
+    for m in measured:
+        peak = max(r.result.peak_kib * 1024 for r in m.rows
+                   if r.result and r.tool.startswith(("heapfold", "jeprof2pprof")))
+        memory.append((m, peak, 2 * (m.input.size + m.debug_bytes)))
+    detail = ", ".join(f"{m.input.name} {peak / MIB:.0f} of {bound / MIB:.0f} MiB"
+                       for m, peak, bound in memory)
+    return [f"- peak memory < 2 × (input + debug info touched): "
+            f"{verdict(all(peak < bound for _, peak, bound in memory))} ({detail})"]
+
+
+def summary(measured):
+    return "\n".join(["Targets (issue 5):", *against_jeprof(measured),
+                      *against_llvm(measured), *parse_rate(measured),
+                      *peak_memory(measured)])

@@ -60,6 +60,33 @@ void SampleGroups::add(uint32_t s, int64_t value) {
     }
 }
 
+namespace {
+
+// Compares text_a + (";" if semi_a) with text_b + (";" if semi_b), bytewise (as
+// std::string's operator< would the joined strings).
+int compare_pieces(std::string_view text_a, bool semi_a, std::string_view text_b, bool semi_b) {
+    size_t common = std::min(text_a.size(), text_b.size());
+    if (int c = text_a.substr(0, common).compare(text_b.substr(0, common)); c != 0) {
+        return c;
+    }
+    // The byte at `i` of a piece, -1 past its end.
+    auto at = [](std::string_view text, bool semi, size_t i) {
+        if (i < text.size()) {
+            return static_cast<int>(static_cast<unsigned char>(text[i]));
+        }
+        return i == text.size() && semi ? static_cast<int>(';') : -1;
+    };
+    for (size_t i = common;; ++i) {
+        int a = at(text_a, semi_a, i);
+        int b = at(text_b, semi_b, i);
+        if (a != b || a == -1) {
+            return a - b;
+        }
+    }
+}
+
+} // namespace
+
 // A line's tokens, root first, leading empty texts skipped.
 class LineSpeller::Cursor {
 public:
@@ -128,15 +155,9 @@ LineSpeller::LineSpeller(const Profile& profile, const LocationTokens& layout,
     for (uint32_t p = 0; p < pieces.size(); ++p) {
         pieces[p] = p;
     }
-    auto spelled = [&](uint32_t piece) {
-        std::string text = tokens.text(piece / 2);
-        if (piece % 2 == 0) {
-            text += ';';
-        }
-        return text;
-    };
-    std::sort(pieces.begin(), pieces.end(),
-              [&](uint32_t a, uint32_t b) { return spelled(a) < spelled(b); });
+    std::sort(pieces.begin(), pieces.end(), [&](uint32_t a, uint32_t b) {
+        return compare_pieces(tokens.text(a / 2), a % 2 == 0, tokens.text(b / 2), b % 2 == 0) < 0;
+    });
     for (uint32_t rank = 0; rank < pieces.size(); ++rank) {
         uint32_t piece = pieces[rank];
         (piece % 2 == 0 ? m_rank_inner : m_rank_last)[piece / 2] = rank;

@@ -101,13 +101,32 @@ bool HeapV2Parser::next_is_count_line() const {
 }
 
 Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {
+    // Raw pointers, as for stack lines: most dumps have two of these lines per stack.
+    const char* p = line.data();
+    const char* end = p + line.size();
+    auto skip_blanks = [&] {
+        while (p != end && (*p == ' ' || *p == '\t')) {
+            ++p;
+        }
+    };
+    auto take = [&](char c) {
+        bool found = p != end && *p == c;
+        p += found ? 1 : 0;
+        return found;
+    };
+    auto take_number = [&]() -> std::optional<uint64_t> {
+        std::string_view rest(p, static_cast<size_t>(end - p));
+        auto value = take_decimal(rest);
+        p = rest.data();
+        return value;
+    };
     CountLine parsed;
-    skip_spaces(line);
-    if (!take_char(line, 't')) {
+    skip_blanks();
+    if (!take('t')) {
         return error_here("expected a count line \"tN: objects: bytes [objects: bytes]\"");
     }
-    if (!take_char(line, '*')) {
-        parsed.thread_uid = take_decimal(line);
+    if (!take('*')) {
+        parsed.thread_uid = take_number();
         if (!parsed.thread_uid) {
             return error_here("expected a thread number or '*' after 't'");
         }
@@ -116,12 +135,12 @@ Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {
     constexpr char punctuation[] = {':', ':', '[', ':'};
     uint64_t values[4] = {};
     for (size_t i = 0; i < 4; ++i) {
-        skip_spaces(line);
-        if (!take_char(line, punctuation[i])) {
+        skip_blanks();
+        if (!take(punctuation[i])) {
             return error_here("expected \"{}\" in count line", punctuation[i]);
         }
-        skip_spaces(line);
-        auto value = take_decimal(line);
+        skip_blanks();
+        auto value = take_number();
         // jemalloc's counters are 64-bit; past 2^63 no real heap gets, and pprof's values
         // are signed.
         if (!value || *value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -129,15 +148,13 @@ Result<CountLine> HeapV2Parser::parse_count_line(std::string_view line) const {
         }
         values[i] = *value;
     }
-    skip_spaces(line);
-    if (!take_char(line, ']')) {
+    skip_blanks();
+    if (!take(']')) {
         return error_here("expected \"]\" in count line");
     }
     parsed.counts = {values[0], values[1], values[2], values[3]};
-    if (!line.empty() && line.front() == ' ') {
-        line.remove_prefix(1);
-    }
-    parsed.trailing = line;
+    take(' ');
+    parsed.trailing = std::string_view(p, static_cast<size_t>(end - p));
     return parsed;
 }
 

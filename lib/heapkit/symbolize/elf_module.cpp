@@ -21,18 +21,11 @@ std::string hex(const unsigned char* bytes, int length) {
 }
 
 bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
-    int count = dwfl_module_getsymtab(module);
-    for (int i = 1; i < count; ++i) {
-        GElf_Sym symbol;
-        GElf_Addr address = 0;
-        GElf_Word section = 0;
-        const char* name =
-            dwfl_module_getsym_info(module, i, &symbol, &address, &section, nullptr, nullptr);
-        if (name != nullptr && section != SHN_UNDEF && wanted == name) {
-            return true;
-        }
-    }
-    return false;
+    bool found = false;
+    for_each_defined_symbol(module, [&](const GElf_Sym&, GElf_Addr, const char* name, int) {
+        found = found || wanted == name;
+    });
+    return found;
 }
 
 // The function's name within a symbol's: dynamic symbols carry their version

@@ -21,14 +21,16 @@ int binding_strength(const GElf_Sym& symbol) {
     }
 }
 
-bool names_code(const GElf_Sym& symbol, GElf_Word section) {
+bool names_code(const GElf_Sym& symbol) {
     int type = GELF_ST_TYPE(symbol.st_info);
-    return section != SHN_UNDEF && type != STT_SECTION && type != STT_FILE && type != STT_TLS;
+    return type != STT_SECTION && type != STT_FILE && type != STT_TLS;
 }
 
 } // namespace
 
-SymbolIndex::SymbolIndex(Dwfl_Module* module) {
+void for_each_defined_symbol(
+    Dwfl_Module* module,
+    const std::function<void(const GElf_Sym&, GElf_Addr, const char*, int)>& visit) {
     int count = dwfl_module_getsymtab(module);
     for (int i = 1; i < count; ++i) {
         GElf_Sym symbol;
@@ -36,11 +38,20 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
         GElf_Word section = 0;
         const char* name =
             dwfl_module_getsym_info(module, i, &symbol, &address, &section, nullptr, nullptr);
-        if (name != nullptr && *name != '\0' && names_code(symbol, section)) {
-            m_symbols.push_back({address, symbol.st_size, binding_strength(symbol),
-                                 static_cast<uint32_t>(i), name});
+        if (name != nullptr && *name != '\0' && section != SHN_UNDEF) {
+            visit(symbol, address, name, i);
         }
     }
+}
+
+SymbolIndex::SymbolIndex(Dwfl_Module* module) {
+    for_each_defined_symbol(
+        module, [this](const GElf_Sym& symbol, GElf_Addr address, const char* name, int index) {
+            if (names_code(symbol)) {
+                m_symbols.push_back({address, symbol.st_size, binding_strength(symbol),
+                                     static_cast<uint32_t>(index), name});
+            }
+        });
     // At one address the preferred symbol comes last: lookups walk backwards.
     std::sort(m_symbols.begin(), m_symbols.end(), [](const Symbol& a, const Symbol& b) {
         return std::tie(a.start, a.binding, b.order) < std::tie(b.start, b.binding, a.order);

@@ -3,9 +3,17 @@
 
 #include <cstdint>
 #include <elfutils/libdwfl.h>
+#include <functional>
+#include <gelf.h>
 #include <vector>
 
 namespace heapkit {
+
+// Calls `visit(symbol, address, name, index)` for every defined, named symbol of `module`
+// (.symtab, else .dynsym, and any .gnu_debugdata), `address` adjusted as libdwfl does.
+void for_each_defined_symbol(
+    Dwfl_Module* module,
+    const std::function<void(const GElf_Sym&, GElf_Addr, const char*, int)>& visit);
 
 // A module's symbol table sorted by address, for many lookups. libdwfl's own
 // dwfl_module_addrinfo scans every symbol on every call, which made a big stripped

@@ -60,33 +60,6 @@ void SampleGroups::add(uint32_t s, int64_t value) {
     }
 }
 
-namespace {
-
-// Compares text_a + (";" if semi_a) with text_b + (";" if semi_b), bytewise (as
-// std::string's operator< would the joined strings).
-int compare_pieces(std::string_view text_a, bool semi_a, std::string_view text_b, bool semi_b) {
-    size_t common = std::min(text_a.size(), text_b.size());
-    if (int c = text_a.substr(0, common).compare(text_b.substr(0, common)); c != 0) {
-        return c;
-    }
-    // The byte at `i` of a piece, -1 past its end.
-    auto at = [](std::string_view text, bool semi, size_t i) {
-        if (i < text.size()) {
-            return static_cast<int>(static_cast<unsigned char>(text[i]));
-        }
-        return i == text.size() && semi ? static_cast<int>(';') : -1;
-    };
-    for (size_t i = common;; ++i) {
-        int a = at(text_a, semi_a, i);
-        int b = at(text_b, semi_b, i);
-        if (a != b || a == -1) {
-            return a - b;
-        }
-    }
-}
-
-} // namespace
-
 // A line's tokens, root first, leading empty texts skipped.
 class LineSpeller::Cursor {
 public:
@@ -150,14 +123,27 @@ LineSpeller::LineSpeller(const Profile& profile, const LocationTokens& layout,
     , m_rank_inner(tokens.size())
     , m_rank_last(tokens.size())
     , m_empty(tokens.size()) {
+    // Every token's text and a ';' in one string: the piece "text;" of a token is its
+    // stretch of it, "text" the same less the ';'.
+    std::string spelled;
+    std::vector<size_t> start(tokens.size());
+    for (uint32_t token = 0; token < tokens.size(); ++token) {
+        start[token] = spelled.size();
+        spelled += tokens.text(token);
+        spelled += ';';
+    }
     // Piece 2t is "text;" of token t, piece 2t + 1 is "text".
+    auto piece_text = [&](uint32_t piece) {
+        uint32_t token = piece / 2;
+        return std::string_view(spelled).substr(start[token],
+                                                tokens.text(token).size() + 1 - piece % 2);
+    };
     std::vector<uint32_t> pieces(2 * tokens.size());
     for (uint32_t p = 0; p < pieces.size(); ++p) {
         pieces[p] = p;
     }
-    std::sort(pieces.begin(), pieces.end(), [&](uint32_t a, uint32_t b) {
-        return compare_pieces(tokens.text(a / 2), a % 2 == 0, tokens.text(b / 2), b % 2 == 0) < 0;
-    });
+    std::sort(pieces.begin(), pieces.end(),
+              [&](uint32_t a, uint32_t b) { return piece_text(a) < piece_text(b); });
     for (uint32_t rank = 0; rank < pieces.size(); ++rank) {
         uint32_t piece = pieces[rank];
         (piece % 2 == 0 ? m_rank_inner : m_rank_last)[piece / 2] = rank;
@@ -235,15 +221,17 @@ size_t LineSpeller::length(const StackLine& line) const {
     return count == 0 ? 0 : length + count - 1;
 }
 
-void LineSpeller::append(const StackLine& line, std::string& out) const {
+char* LineSpeller::write(const StackLine& line, char* out) const {
     Cursor cursor(*this, line);
     bool first = true;
     for (uint32_t token = 0; cursor.next(token); first = false) {
         if (!first) {
-            out += ';';
+            *out++ = ';';
         }
-        out += m_tokens.text(token);
+        const std::string& text = m_tokens.text(token);
+        out = std::copy(text.begin(), text.end(), out);
     }
+    return out;
 }
 
 } // namespace heapkit

@@ -81,7 +81,8 @@ public:
     // <0, 0, >0 as the spelled lines compare bytewise; `key`s set.
     int compare(const StackLine& a, const StackLine& b) const;
     size_t length(const StackLine& line) const;
-    void append(const StackLine& line, std::string& out) const;
+    // Writes the line's length() bytes at `out`; returns the end.
+    char* write(const StackLine& line, char* out) const;
 
 private:
     class Cursor;

@@ -170,13 +170,14 @@ std::string write_folded(const Profile& profile, const FoldedOptions& options) {
     for (const StackLine& line : lines) {
         size += speller.length(line) + spell_value(line.value).size() + 2;
     }
-    std::string out;
-    out.reserve(size); // exactly: no doubling of a string as large as the output
+    std::string out(size, '\0'); // exactly: no doubling of a string as large as the output
+    char* cursor = out.data();
     for (const StackLine& line : lines) {
-        speller.append(line, out);
-        out += ' ';
-        out += spell_value(line.value);
-        out += '\n';
+        cursor = speller.write(line, cursor);
+        *cursor++ = ' ';
+        std::string_view value = spell_value(line.value);
+        cursor = std::copy(value.begin(), value.end(), cursor);
+        *cursor++ = '\n';
     }
     return out;
 }

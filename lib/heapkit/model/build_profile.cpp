@@ -86,7 +86,8 @@ private:
     std::vector<AddressSpace> m_spaces;
     std::unordered_map<LocationKey, uint32_t, LocationKeyHash> m_location_ids;
     std::unordered_map<std::string, int32_t> m_thread_ids;
-    std::vector<uint32_t> m_locations; // one stack's, reused
+    std::unordered_map<uint64_t, int32_t> m_dump_threads; // the current dump's uids
+    std::vector<uint32_t> m_locations;                    // one stack's, reused
 };
 
 void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
@@ -158,6 +159,11 @@ uint32_t ProfileBuilder::intern_location(const RawDump& dump, uint32_t module, u
 }
 
 int32_t ProfileBuilder::intern_thread(const RawDump& dump, uint64_t uid) {
+    // Once per thread of the dump, not once per thread line: labels are strings.
+    auto [known, first_time] = m_dump_threads.try_emplace(uid, -1);
+    if (!first_time) {
+        return known->second;
+    }
     auto named = dump.thread_names.find(uid);
     std::string label = named != dump.thread_names.end() ? named->second : fmt::format("t{}", uid);
     auto [it, inserted] =
@@ -165,6 +171,7 @@ int32_t ProfileBuilder::intern_thread(const RawDump& dump, uint64_t uid) {
     if (inserted) {
         m_profile.thread_labels.push_back(std::move(label));
     }
+    known->second = it->second;
     return it->second;
 }
 
@@ -202,6 +209,7 @@ void ProfileBuilder::add_stack(const RawDump& dump, const RawStack& stack,
 void ProfileBuilder::add_dump(const RawDump& dump, const AddressSpace& space) {
     m_profile.sources.push_back(dump.source);
     m_profile.has_accum = m_profile.has_accum || dump.has_accum();
+    m_dump_threads.clear();
     // Each address id is placed in its module and interned once per role: as a leaf it is
     // looked up as it is; a return address points after the call, so it is moved back
     // into the call instruction.

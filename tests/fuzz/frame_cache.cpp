@@ -9,11 +9,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view bytes(reinterpret_cast<const char*>(data), size);
-    auto entries = heapkit::decode_frame_entries(bytes);
+    heapkit::StringPool strings; // per input: memory stays flat over a long run
+    auto entries = heapkit::decode_frame_entries(bytes, strings);
     if (!entries) {
         return 0;
     }
-    auto again = heapkit::decode_frame_entries(heapkit::encode_frame_entries(*entries));
+    auto again = heapkit::decode_frame_entries(heapkit::encode_frame_entries(*entries), strings);
     if (!again || again->size() != entries->size()) {
         __builtin_trap();
     }

@@ -45,6 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!module) {
         return 0;
     }
+    heapkit::StringPool pool; // per input: memory stays flat over a long run
+    heapkit::FrameStrings strings(pool);
     heapkit::Module mapping;
     mapping.file_offset = read_u64(data, size, 24) & 0xfffff000;
     mapping.start = 0x555555554000 + mapping.file_offset;
@@ -54,13 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static_cast<void>((*module)->has_dwarf());
     // Addresses from the bytes themselves, and up to 32 spread over the file.
     for (size_t at = 24; at + 8 <= size && at < 24 + 8 * 16; at += 8) {
-        static_cast<void>((*module)->frames_at(read_u64(data, size, at)));
+        static_cast<void>((*module)->frames_at(read_u64(data, size, at), strings));
     }
     // A bounded number of lookups per input keeps the target fast enough for long runs.
     uint64_t stride = std::max<uint64_t>(64, size / 32);
     for (uint64_t offset = 0; offset < size; offset += stride) {
         if (auto vaddr = (*module)->vaddr_of_file_offset(offset)) {
-            static_cast<void>((*module)->frames_at(*vaddr));
+            static_cast<void>((*module)->frames_at(*vaddr, strings));
         }
     }
     return 0;

@@ -85,7 +85,7 @@ std::string folded_reference(const Profile& profile, const FoldedOptions& option
             const Location& location = profile.locations[locations[l]];
             for (size_t f = 0; f < location.frames.size(); ++f) {
                 bool inlined = f + 1 < location.frames.size();
-                frames.push_back(label(location.frames[f].name) +
+                frames.push_back(label(std::string(location.frames[f].name)) +
                                  (inlined && options.annotate_inline ? "_[i]" : ""));
                 allocator.push_back(l < in_allocator || matcher.matches(location.frames[f].name));
             }
@@ -139,7 +139,7 @@ TEST_CASE("heapkit::write_folded agrees with one string per stack on random prof
         for (uint32_t l = 0; l < 12; ++l) {
             Location location{0x1000 + l, next(3) == 0 ? 0u : no_module, {}};
             for (uint64_t f = 1 + next(3); f-- > 0;) {
-                const std::string& name = names[next(names.size())];
+                std::string_view name = profile.strings->intern(names[next(names.size())]);
                 location.frames.push_back(Frame{name, name, {}, 0, 0, 0});
             }
             profile.locations.push_back(location);

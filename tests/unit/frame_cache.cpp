@@ -28,7 +28,11 @@ private:
     std::string m_path;
 };
 
-std::vector<Frame> chain(const std::string& leaf, const std::string& outer) {
+// Where every frame text of these tests lives.
+StringPool strings;
+
+// `leaf` and `outer`: literals (a Frame views its texts).
+std::vector<Frame> chain(std::string_view leaf, std::string_view outer) {
     return {Frame{leaf, "", "inline.h", 12, 5, 10},
             Frame{outer, "_Z5outerv", "main.cpp", 40, 0, 30}};
 }
@@ -41,7 +45,7 @@ TEST_CASE("frame cache files round-trip and refuse damage") {
     std::unordered_map<uint64_t, std::vector<Frame>> entries{
         {0x1000, chain("leaf()", "outer()")}, {0x2000, {}}, {0x3000, chain("", "")}};
     std::string bytes = encode_frame_entries(entries);
-    auto decoded = decode_frame_entries(bytes);
+    auto decoded = decode_frame_entries(bytes, strings);
     REQUIRE(decoded);
     REQUIRE(decoded->size() == 3);
     CHECK(decoded->at(0x2000).empty());
@@ -54,37 +58,45 @@ TEST_CASE("frame cache files round-trip and refuse damage") {
     CHECK(decoded->at(0x1000)[0].start_line == 10);
 
     for (size_t length = 0; length < bytes.size(); ++length) {
-        CHECK_FALSE(decode_frame_entries(std::string_view(bytes).substr(0, length)));
+        CHECK_FALSE(decode_frame_entries(std::string_view(bytes).substr(0, length), strings));
     }
-    CHECK_FALSE(decode_frame_entries(bytes + "x"));
+    CHECK_FALSE(decode_frame_entries(bytes + "x", strings));
     std::string other_version = bytes;
-    other_version[20] = '2'; // "heapkit frame cache 1" -> "... 2"
-    CHECK_FALSE(decode_frame_entries(other_version));
+    other_version[20] = '1'; // "heapkit frame cache 2" -> "... 1"
+    CHECK_FALSE(decode_frame_entries(other_version, strings));
     std::string huge_count = bytes;
     huge_count.replace(26, 8, std::string(8, '\xff'));
-    CHECK_FALSE(decode_frame_entries(huge_count));
+    CHECK_FALSE(decode_frame_entries(huge_count, strings));
+    // A frame's text index past the table: the frame is (name, system, file) indexes,
+    // then line 12, column 5, start line 10.
+    const uint32_t lines[] = {12, 5, 10};
+    size_t at = bytes.find(std::string_view(reinterpret_cast<const char*>(lines), sizeof lines));
+    REQUIRE(at != std::string::npos);
+    std::string bad_index = bytes;
+    bad_index.replace(at - 12, 4, std::string(4, '\xff'));
+    CHECK_FALSE(decode_frame_entries(bad_index, strings));
 }
 
 TEST_CASE("a saved cache answers the next run; a disabled one holds nothing") {
     TempDir dir;
     {
-        FrameCache cache(dir.path());
+        FrameCache cache(dir.path(), strings);
         CHECK_FALSE(cache.has(build_id));
         CHECK(cache.find(build_id, 0x1000) == nullptr);
         cache.add(build_id, 0x1000, chain("a()", "b()"));
         cache.add("", 0x1000, chain("x()", "y()")); // no build id: never cached
         CHECK(cache.save().empty());
     }
-    FrameCache next(dir.path());
+    FrameCache next(dir.path(), strings);
     CHECK(next.has(build_id));
     const std::vector<Frame>* hit = next.find(build_id, 0x1000);
     REQUIRE(hit != nullptr);
     CHECK((*hit)[0].name == "a()");
     CHECK(next.find(build_id, 0x1001) == nullptr);
-    CHECK(std::distance(fs::directory_iterator(dir.path() + "/frames-1"),
+    CHECK(std::distance(fs::directory_iterator(dir.path() + "/frames-2"),
                         fs::directory_iterator()) == 1);
 
-    FrameCache disabled("");
+    FrameCache disabled("", strings);
     disabled.add(build_id, 0x1000, chain("a()", "b()"));
     CHECK(disabled.find(build_id, 0x1000) == nullptr);
     CHECK(disabled.save().empty());
@@ -92,24 +104,24 @@ TEST_CASE("a saved cache answers the next run; a disabled one holds nothing") {
 
 TEST_CASE("saves by concurrent runs merge, and damaged files are replaced") {
     TempDir dir;
-    FrameCache first(dir.path());
-    FrameCache second(dir.path());
+    FrameCache first(dir.path(), strings);
+    FrameCache second(dir.path(), strings);
     CHECK_FALSE(first.has(build_id));
     CHECK_FALSE(second.has(build_id));
     first.add(build_id, 0x1000, chain("first()", "main()"));
     second.add(build_id, 0x2000, chain("second()", "main()"));
     CHECK(first.save().empty());
     CHECK(second.save().empty());
-    FrameCache after(dir.path());
+    FrameCache after(dir.path(), strings);
     CHECK(after.find(build_id, 0x1000) != nullptr);
     CHECK(after.find(build_id, 0x2000) != nullptr);
 
-    std::ofstream(dir.path() + "/frames-1/" + build_id, std::ios::trunc) << "garbage";
-    FrameCache damaged(dir.path());
+    std::ofstream(dir.path() + "/frames-2/" + build_id, std::ios::trunc) << "garbage";
+    FrameCache damaged(dir.path(), strings);
     CHECK_FALSE(damaged.has(build_id));
     damaged.add(build_id, 0x3000, chain("third()", "main()"));
     CHECK(damaged.save().empty());
-    FrameCache repaired(dir.path());
+    FrameCache repaired(dir.path(), strings);
     CHECK(repaired.find(build_id, 0x3000) != nullptr);
 }
 
@@ -117,34 +129,37 @@ TEST_CASE("the cache stays under its size bound, dropping the least recently use
     TempDir dir;
     std::string old_id = std::string(40, 'a');
     std::string new_id = std::string(40, 'b');
-    std::vector<Frame> big = {Frame{std::string(3000, 'f'), "", "", 0, 0, 0}};
+    // ~3 KB of file each (a file keeps each distinct text once).
+    auto big = [](char c) {
+        return std::vector<Frame>{Frame{strings.intern(std::string(3000, c)), "", "", 0, 0, 0}};
+    };
     {
-        FrameCache cache(dir.path(), 8000);
-        cache.add(old_id, 1, big);
+        FrameCache cache(dir.path(), strings, 8000);
+        cache.add(old_id, 1, big('f'));
         CHECK(cache.save().empty());
     }
-    fs::last_write_time(dir.path() + "/frames-1/" + old_id,
+    fs::last_write_time(dir.path() + "/frames-2/" + old_id,
                         fs::file_time_type::clock::now() - std::chrono::hours(1));
     {
-        FrameCache cache(dir.path(), 8000);
-        cache.add(new_id, 1, big);
+        FrameCache cache(dir.path(), strings, 8000);
+        cache.add(new_id, 1, big('f'));
         CHECK(cache.save().empty());
     }
-    CHECK(fs::exists(dir.path() + "/frames-1/" + new_id));
-    CHECK(fs::exists(dir.path() + "/frames-1/" + old_id)); // 2 x ~3 KB fit in 8000 bytes
+    CHECK(fs::exists(dir.path() + "/frames-2/" + new_id));
+    CHECK(fs::exists(dir.path() + "/frames-2/" + old_id)); // 2 x ~3 KB fit in 8000 bytes
     {
-        FrameCache cache(dir.path(), 8000);
-        cache.add(new_id, 2, big); // the newest file grows to ~6 KB: the old one must go
+        FrameCache cache(dir.path(), strings, 8000);
+        cache.add(new_id, 2, big('g')); // the newest file grows to ~6 KB: the old one must go
         CHECK(cache.save().empty());
     }
-    CHECK(fs::exists(dir.path() + "/frames-1/" + new_id));
-    CHECK_FALSE(fs::exists(dir.path() + "/frames-1/" + old_id));
+    CHECK(fs::exists(dir.path() + "/frames-2/" + new_id));
+    CHECK_FALSE(fs::exists(dir.path() + "/frames-2/" + old_id));
 }
 
 TEST_CASE("an unwritable cache directory is a warning, not a failure") {
-    FrameCache cache("/proc/heapkit-cannot-be-here");
+    FrameCache cache("/proc/heapkit-cannot-be-here", strings);
     cache.add(build_id, 0x1000, chain("a()", "b()"));
     auto warnings = cache.save();
     REQUIRE(warnings.size() == 1);
-    CHECK(warnings[0].find("/proc/heapkit-cannot-be-here/frames-1") != std::string::npos);
+    CHECK(warnings[0].find("/proc/heapkit-cannot-be-here/frames-2") != std::string::npos);
 }

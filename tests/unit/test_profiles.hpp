@@ -47,7 +47,8 @@ inline Profile make_profile(const char* text, bool per_thread = false) {
 inline void name_locations(Profile& profile, const std::map<uint64_t, std::string>& names) {
     for (Location& location : profile.locations) {
         if (auto it = names.find(location.address); it != names.end()) {
-            location.frames = {Frame{it->second, it->second, {}, 0, 0, 0}};
+            std::string_view name = profile.strings->intern(it->second);
+            location.frames = {Frame{name, name, {}, 0, 0, 0}};
         }
     }
 }

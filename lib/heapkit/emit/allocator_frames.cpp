@@ -120,13 +120,14 @@ AllocatorFrameMatcher::AllocatorFrameMatcher()
     : m_regex("^(" + allocator_frames_regex() + ")$",
               std::regex::ECMAScript | std::regex::optimize) {}
 
-bool AllocatorFrameMatcher::matches(const std::string& name) {
-    auto [it, inserted] = m_known.try_emplace(name, false);
-    if (inserted) {
-        std::string_view simple = simplified_function_name(name);
-        it->second = std::regex_match(simple.begin(), simple.end(), m_regex);
+bool AllocatorFrameMatcher::matches(std::string_view name) {
+    if (auto it = m_known.find(name); it != m_known.end()) {
+        return it->second;
     }
-    return it->second;
+    std::string_view simple = simplified_function_name(name);
+    bool match = std::regex_match(simple.begin(), simple.end(), m_regex);
+    m_known.emplace(name, match);
+    return match;
 }
 
 } // namespace heapkit

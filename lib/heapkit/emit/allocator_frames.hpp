@@ -2,12 +2,12 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/util/string_map.hpp"
 
 #include <regex>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 namespace heapkit {
 
@@ -25,11 +25,11 @@ std::string_view simplified_function_name(std::string_view name);
 class AllocatorFrameMatcher {
 public:
     AllocatorFrameMatcher();
-    bool matches(const std::string& name);
+    bool matches(std::string_view name);
 
 private:
     std::regex m_regex;
-    std::unordered_map<std::string, bool> m_known;
+    StringMap<bool> m_known;
 };
 
 // How many of a stack's leaf-most `locations` lie in an allocator module (jemalloc's

@@ -3,6 +3,7 @@
 
 #include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/util/gzip.hpp"
+#include "heapkit/util/string_map.hpp"
 #include "heapkit/util/utf8.hpp"
 #include "profile.pb.h"
 
@@ -26,16 +27,18 @@ public:
         intern("");
     }
     int64_t intern(std::string_view text) {
-        auto [it, inserted] = m_index.try_emplace(std::string(text), m_out.string_table_size());
-        if (inserted) {
-            m_out.add_string_table(valid_utf8(it->first)); // proto3 strings must be UTF-8
+        if (auto it = m_index.find(text); it != m_index.end()) {
+            return it->second;
         }
-        return it->second;
+        int64_t id = m_out.string_table_size();
+        m_out.add_string_table(valid_utf8(text)); // proto3 strings must be UTF-8
+        m_index.emplace(text, id);
+        return id;
     }
 
 private:
     pb::Profile& m_out;
-    std::unordered_map<std::string, int64_t> m_index;
+    StringMap<int64_t> m_index;
 };
 
 // Function ids, one per distinct (name, system_name, file, start_line).
@@ -62,7 +65,8 @@ public:
     }
 
 private:
-    using Key = std::tuple<std::string, std::string, std::string, uint32_t>;
+    // Views of the profile's strings, which outlive the writer.
+    using Key = std::tuple<std::string_view, std::string_view, std::string_view, uint32_t>;
     pb::Profile& m_out;
     StringTable& m_strings;
     std::map<Key, uint64_t, std::less<>> m_ids;

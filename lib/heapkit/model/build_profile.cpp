@@ -42,11 +42,12 @@ std::string main_path(const RawDump& dump) {
     return {};
 }
 
-std::vector<Frame> frames_from_chain(const std::vector<std::string>& chain) {
+std::vector<Frame> frames_from_chain(const std::vector<std::string>& chain, StringPool& strings) {
     std::vector<Frame> frames;
     // jeprof lists outermost first; a Location wants innermost first.
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        frames.push_back(Frame{*it, *it, {}, 0, 0, 0});
+        std::string_view name = strings.intern(*it);
+        frames.push_back(Frame{name, name, {}, 0, 0, 0});
     }
     return frames;
 }
@@ -151,7 +152,7 @@ uint32_t ProfileBuilder::intern_location(const RawDump& dump, uint32_t module, u
     if (inserted) {
         Location location{address, module, {}};
         if (auto named = dump.jeprof_symbols.find(address); named != dump.jeprof_symbols.end()) {
-            location.frames = frames_from_chain(named->second);
+            location.frames = frames_from_chain(named->second, *m_profile.strings);
         }
         m_profile.locations.push_back(std::move(location));
     }

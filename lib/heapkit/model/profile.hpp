@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/model/string_pool.hpp"
 #include "heapkit/unsample/unsample.hpp"
 #include "heapkit/util/pod_vector.hpp"
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace heapkit {
 
-// One source-level frame at a code address. A Location holds a chain of them.
+// One source-level frame at a code address. A Location holds a chain of them. Its texts
+// are views into a StringPool that outlives it: in a Profile, the profile's `strings`.
 struct Frame {
-    std::string name;        // display name (demangled); empty when unknown
-    std::string system_name; // name as the symbol table spells it (mangled)
-    std::string file;        // source file, when known
-    uint32_t line = 0;       // for inlined frames: the line inside this function
+    std::string_view name;        // display name (demangled); empty when unknown
+    std::string_view system_name; // name as the symbol table spells it (mangled)
+    std::string_view file;        // source file, when known
+    uint32_t line = 0;            // for inlined frames: the line inside this function
     uint32_t column = 0;
     uint32_t start_line = 0; // first line of the function, when known
 };
@@ -71,6 +74,9 @@ struct Profile {
     PodVector<uint32_t> sample_locations; // indexes into `locations`, sample after sample,
                                           // each leaf first; samples may share a range
     std::vector<std::string> thread_labels;
+    // The texts of every location's frames. Shared: a copy of the profile keeps the
+    // texts its frames point to alive.
+    std::shared_ptr<StringPool> strings = std::make_shared<StringPool>();
 
     // A sample's locations (indexes into `locations`), leaf first.
     std::span<const uint32_t> locations_of(const Sample& sample) const {

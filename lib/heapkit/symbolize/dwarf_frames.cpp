@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/dwarf_frames.hpp"
 
-#include "heapkit/symbolize/demangle.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <dwarf.h>
@@ -13,7 +11,7 @@ namespace {
 
 // Where code executes inside one function of the chain.
 struct Position {
-    std::string file;
+    const char* file = nullptr; // libdw's, valid while the module is open
     uint32_t line = 0;
     uint32_t column = 0;
 };
@@ -38,7 +36,8 @@ const char* string_attribute(Dwarf_Die* die, unsigned int name) {
 
 // Name of a subprogram or inlined subroutine: the linkage name (demangled for display)
 // when there is one, as it carries the namespaces and arguments; else DW_AT_name.
-Frame describe_function(Dwarf_Die* die) {
+// Its file and line are left for the caller.
+Frame describe_function(Dwarf_Die* die, FrameStrings& strings) {
     Frame frame;
     const char* linkage = string_attribute(die, DW_AT_linkage_name);
     if (linkage == nullptr) {
@@ -46,11 +45,10 @@ Frame describe_function(Dwarf_Die* die) {
     }
     const char* name = dwarf_diename(die);
     if (linkage != nullptr) {
-        frame.system_name = linkage;
-        frame.name = demangle(frame.system_name);
+        frame.system_name = strings.intern(linkage);
+        frame.name = strings.demangled(frame.system_name);
     } else if (name != nullptr) {
-        frame.name = name;
-        frame.system_name = name;
+        frame.name = frame.system_name = strings.intern(name);
     }
     int start_line = 0;
     if (dwarf_decl_line(die, &start_line) == 0 && start_line > 0) {
@@ -67,10 +65,7 @@ Position line_table_position(Dwfl_Module* module, Dwarf_Addr address) {
     }
     int number = 0;
     int column = 0;
-    const char* file = dwfl_lineinfo(line, nullptr, &number, &column, nullptr, nullptr);
-    if (file != nullptr) {
-        position.file = file;
-    }
+    position.file = dwfl_lineinfo(line, nullptr, &number, &column, nullptr, nullptr);
     position.line = number > 0 ? static_cast<uint32_t>(number) : 0;
     position.column = column > 0 ? static_cast<uint32_t>(column) : 0;
     return position;
@@ -81,9 +76,7 @@ Position call_site(Dwarf_Die* inlined, Dwarf_Files* files, size_t file_count) {
     Position position;
     uint32_t file = unsigned_attribute(inlined, DW_AT_call_file);
     if (files != nullptr && file < file_count) {
-        if (const char* name = dwarf_filesrc(files, file, nullptr, nullptr)) {
-            position.file = name;
-        }
+        position.file = dwarf_filesrc(files, file, nullptr, nullptr);
     }
     position.line = unsigned_attribute(inlined, DW_AT_call_line);
     position.column = unsigned_attribute(inlined, DW_AT_call_column);
@@ -271,7 +264,17 @@ std::vector<Dwarf_Die> DwarfFrames::function_chain(Dwarf_Die* cu, Dwarf_Addr cu_
     return walked_chain(cu, cu_address);
 }
 
-std::vector<Frame> DwarfFrames::at(Dwarf_Addr address) {
+Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
+    // Following DW_AT_abstract_origin to the names costs more than the rest of a
+    // lookup, and the addresses of a profile fall in the same functions again and again.
+    auto [it, inserted] = m_described.try_emplace(die->addr);
+    if (inserted) {
+        it->second = describe_function(die, strings);
+    }
+    return it->second;
+}
+
+std::vector<Frame> DwarfFrames::at(Dwarf_Addr address, FrameStrings& strings) {
     Dwfl_Module* module = m_module;
     Dwarf_Addr bias = 0;
     Dwarf_Die* cu = dwfl_module_addrdie(module, address, &bias); // borrowed from libdw
@@ -291,11 +294,11 @@ std::vector<Frame> DwarfFrames::at(Dwarf_Addr address) {
     std::vector<Frame> frames;
     frames.reserve(chain.size());
     for (Dwarf_Die& die : chain) {
-        Frame frame = describe_function(&die);
-        frame.file = here.file;
+        Frame frame = described(&die, strings);
+        frame.file = here.file == nullptr ? std::string_view() : strings.intern(here.file);
         frame.line = here.line;
         frame.column = here.column;
-        frames.push_back(std::move(frame));
+        frames.push_back(frame);
         // The caller of an inlined instance executes at the instance's call site.
         here = call_site(&die, files, file_count);
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/frame_strings.hpp"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -22,8 +23,8 @@ public:
     // The inline chain at `address` (libdwfl's address space): innermost inlined
     // function first, each with the file, line and column executing in it (the call
     // site's, for every outer level), down to the function holding the code. Empty when
-    // the module has no DWARF for the address.
-    std::vector<Frame> at(Dwarf_Addr address);
+    // the module has no DWARF for the address. Texts are kept in `strings`.
+    std::vector<Frame> at(Dwarf_Addr address, FrameStrings& strings);
 
 private:
     struct Function {
@@ -37,9 +38,13 @@ private:
     };
     const UnitIndex& index_of(Dwarf_Die* cu);
     std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);
+    // describe_function() once per DIE; `strings` must be the same on every call.
+    Frame described(Dwarf_Die* die, FrameStrings& strings);
 
     Dwfl_Module* m_module;
-    std::unordered_map<Dwarf_Off, UnitIndex> m_units; // by the CU DIE's offset
+    std::unordered_map<Dwarf_Off, UnitIndex> m_units;   // by the CU DIE's offset
+    std::unordered_map<const void*, Frame> m_described; // by the DIE's bytes (unique
+                                                        // across the main and alt files)
 };
 
 } // namespace heapkit

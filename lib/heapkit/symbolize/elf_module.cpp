@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/elf_module.hpp"
 
-#include "heapkit/symbolize/demangle.hpp"
 #include "heapkit/symbolize/dwarf_frames.hpp"
 
 #include <elfutils/libdw.h>
@@ -130,20 +129,20 @@ bool ElfModule::has_dwarf() const {
     return dwfl_module_getdwarf(m_module, &bias) != nullptr;
 }
 
-std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
-    std::vector<Frame> symbol = symbol_frames(vaddr);
+std::vector<Frame> ElfModule::frames_at(uint64_t vaddr, FrameStrings& strings) const {
+    std::vector<Frame> symbol = symbol_frames(vaddr, strings);
     if (has_dwarf()) {
         if (!m_dwarf) {
             m_dwarf = std::make_unique<DwarfFrames>(m_module);
         }
-        std::vector<Frame> frames = m_dwarf->at(vaddr + m_bias);
+        std::vector<Frame> frames = m_dwarf->at(vaddr + m_bias, strings);
         // The function holding the code goes by its symbol's name when one contains the
         // address (as llvm-symbolizer does): the exported name ("setlocale") rather than
         // an internal alias DWARF may carry ("__GI_setlocale"). Inlined frames have no
         // symbol of their own and keep DWARF's names.
         if (!frames.empty() && !symbol.empty()) {
-            frames.back().name = std::move(symbol.front().name);
-            frames.back().system_name = std::move(symbol.front().system_name);
+            frames.back().name = symbol.front().name;
+            frames.back().system_name = symbol.front().system_name;
         }
         if (!frames.empty() && !frames.back().name.empty()) {
             return frames;
@@ -152,7 +151,7 @@ std::vector<Frame> ElfModule::frames_at(uint64_t vaddr) const {
     return symbol;
 }
 
-std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr) const {
+std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr, FrameStrings& strings) const {
     if (!m_symbols) {
         m_symbols.emplace(m_module);
     }
@@ -160,8 +159,7 @@ std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr) const {
     if (name == nullptr) {
         return {};
     }
-    std::string system_name(name);
-    return {Frame{demangle(std::string(function_name_of(system_name))), system_name, {}, 0, 0, 0}};
+    return {Frame{strings.demangled(function_name_of(name)), strings.intern(name), {}, 0, 0, 0}};
 }
 
 } // namespace heapkit

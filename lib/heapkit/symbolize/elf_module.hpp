@@ -53,8 +53,8 @@ public:
     // files and lines when there is DWARF (its outermost function named by the symbol
     // containing the address, when there is one), else that symbol's name alone
     // (.symtab, else .dynsym). Symbol sizes are honoured: an address past a symbol's end
-    // gets no name. Empty when nothing names the address.
-    std::vector<Frame> frames_at(uint64_t vaddr) const;
+    // gets no name. Empty when nothing names the address. Texts are kept in `strings`.
+    std::vector<Frame> frames_at(uint64_t vaddr, FrameStrings& strings) const;
 
 private:
     struct DwflDeleter {
@@ -67,7 +67,7 @@ private:
     };
     ElfModule() = default;
     const Segment* segment_of(uint64_t file_offset) const;
-    std::vector<Frame> symbol_frames(uint64_t vaddr) const;
+    std::vector<Frame> symbol_frames(uint64_t vaddr, FrameStrings& strings) const;
 
     std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;
     Dwfl_Module* m_module = nullptr; // borrowed from m_dwfl

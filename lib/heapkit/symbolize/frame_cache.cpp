@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 
 namespace heapkit {
@@ -19,8 +18,8 @@ namespace fs = std::filesystem;
 
 // Bump when the format or what the symbolizer puts in a Frame changes: old files are
 // then simply not found, and age out of the directory.
-constexpr std::string_view magic = "heapkit frame cache 1\n";
-constexpr std::string_view subdirectory = "frames-1";
+constexpr std::string_view magic = "heapkit frame cache 2\n";
+constexpr std::string_view subdirectory = "frames-2";
 
 // Native byte order: a cache lives on the machine that wrote it. The magic's byte order
 // mark makes a file copied from another kind of machine fail to decode, not misdecode.
@@ -30,7 +29,7 @@ class Encoder {
 public:
     void u32(uint32_t value) { raw(&value, sizeof value); }
     void u64(uint64_t value) { raw(&value, sizeof value); }
-    void text(const std::string& value) {
+    void text(std::string_view value) {
         u32(static_cast<uint32_t>(value.size()));
         m_bytes += value;
     }
@@ -50,12 +49,13 @@ public:
         : m_bytes(bytes) {}
     bool u32(uint32_t& value) { return raw(&value, sizeof value); }
     bool u64(uint64_t& value) { return raw(&value, sizeof value); }
-    bool text(std::string& value) {
+    // `value` views the decoded bytes.
+    bool text(std::string_view& value) {
         uint32_t size = 0;
         if (!u32(size) || size > m_bytes.size()) {
             return false;
         }
-        value.assign(m_bytes.substr(0, size));
+        value = m_bytes.substr(0, size);
         m_bytes.remove_prefix(size);
         return true;
     }
@@ -80,19 +80,31 @@ private:
     std::string_view m_bytes;
 };
 
-bool decode_frame(Decoder& in, Frame& frame) {
-    return in.text(frame.name) && in.text(frame.system_name) && in.text(frame.file) &&
-           in.u32(frame.line) && in.u32(frame.column) && in.u32(frame.start_line);
+// A text of the file's table: `texts` holds them, in the pool.
+bool decode_text(Decoder& in, const std::vector<std::string_view>& texts, std::string_view& text) {
+    uint32_t index = 0;
+    if (!in.u32(index) || index >= texts.size()) {
+        return false;
+    }
+    text = texts[index];
+    return true;
+}
+
+bool decode_frame(Decoder& in, const std::vector<std::string_view>& texts, Frame& frame) {
+    return decode_text(in, texts, frame.name) && decode_text(in, texts, frame.system_name) &&
+           decode_text(in, texts, frame.file) && in.u32(frame.line) && in.u32(frame.column) &&
+           in.u32(frame.start_line);
 }
 
 std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) {
         return std::nullopt;
     }
-    std::ostringstream bytes;
-    bytes << file.rdbuf();
-    return file.bad() ? std::nullopt : std::optional(bytes.str());
+    std::string bytes(static_cast<size_t>(file.tellg()), '\0');
+    file.seekg(0);
+    file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return file ? std::optional(std::move(bytes)) : std::nullopt;
 }
 
 std::string environment(const char* name) {
@@ -115,36 +127,68 @@ std::string default_cache_directory() {
     return {};
 }
 
+// The file: magic, byte order mark, the table of distinct texts (count, then each as
+// length and bytes), the entries (count, then each as vaddr, depth and its frames, a
+// frame's texts as indexes into the table). The table keeps a function's name once
+// however many of its addresses are cached.
 std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<Frame>>& entries) {
+    std::vector<std::string_view> texts;
+    std::unordered_map<std::string_view, uint32_t> index;
+    auto index_of = [&](std::string_view text) {
+        auto [it, inserted] = index.try_emplace(text, static_cast<uint32_t>(texts.size()));
+        if (inserted) {
+            texts.push_back(text);
+        }
+        return it->second;
+    };
+    Encoder body;
+    body.u64(entries.size());
+    for (const auto& [vaddr, frames] : entries) {
+        body.u64(vaddr);
+        body.u32(static_cast<uint32_t>(frames.size()));
+        for (const Frame& frame : frames) {
+            body.u32(index_of(frame.name));
+            body.u32(index_of(frame.system_name));
+            body.u32(index_of(frame.file));
+            body.u32(frame.line);
+            body.u32(frame.column);
+            body.u32(frame.start_line);
+        }
+    }
     Encoder out;
     out.raw(magic.data(), magic.size());
     out.u32(byte_order_mark);
-    out.u64(entries.size());
-    for (const auto& [vaddr, frames] : entries) {
-        out.u64(vaddr);
-        out.u32(static_cast<uint32_t>(frames.size()));
-        for (const Frame& frame : frames) {
-            out.text(frame.name);
-            out.text(frame.system_name);
-            out.text(frame.file);
-            out.u32(frame.line);
-            out.u32(frame.column);
-            out.u32(frame.start_line);
-        }
+    out.u64(texts.size());
+    for (std::string_view text : texts) {
+        out.text(text);
     }
+    std::string bytes = body.take();
+    out.raw(bytes.data(), bytes.size());
     return out.take();
 }
 
 std::optional<std::unordered_map<uint64_t, std::vector<Frame>>>
-decode_frame_entries(std::string_view bytes) {
+decode_frame_entries(std::string_view bytes, StringPool& strings) {
     Decoder in(bytes);
     uint32_t mark = 0;
-    uint64_t count = 0;
-    if (!in.literal(magic) || !in.u32(mark) || mark != byte_order_mark || !in.u64(count)) {
+    uint64_t text_count = 0;
+    if (!in.literal(magic) || !in.u32(mark) || mark != byte_order_mark || !in.u64(text_count)) {
         return std::nullopt;
     }
-    // Each entry takes at least 12 bytes: a count beyond that is damage, not a reserve.
-    if (count > in.left() / 12) {
+    // Counts are checked against the bytes left (a text takes at least 4, an entry 12,
+    // a frame 24): a count beyond that is damage, not something to reserve for.
+    if (text_count > in.left() / 4) {
+        return std::nullopt;
+    }
+    std::vector<std::string_view> texts(text_count);
+    for (std::string_view& text : texts) {
+        if (!in.text(text)) {
+            return std::nullopt;
+        }
+        text = strings.intern(text);
+    }
+    uint64_t count = 0;
+    if (!in.u64(count) || count > in.left() / 12) {
         return std::nullopt;
     }
     std::unordered_map<uint64_t, std::vector<Frame>> entries;
@@ -157,7 +201,7 @@ decode_frame_entries(std::string_view bytes) {
         }
         std::vector<Frame> frames(depth);
         for (Frame& frame : frames) {
-            if (!decode_frame(in, frame)) {
+            if (!decode_frame(in, texts, frame)) {
                 return std::nullopt;
             }
         }
@@ -169,9 +213,10 @@ decode_frame_entries(std::string_view bytes) {
     return entries;
 }
 
-FrameCache::FrameCache(std::string directory, uint64_t max_bytes)
+FrameCache::FrameCache(std::string directory, StringPool& strings, uint64_t max_bytes)
     : m_directory(directory.empty() ? std::string() : directory + "/" + std::string(subdirectory))
-    , m_max_bytes(max_bytes) {}
+    , m_max_bytes(max_bytes)
+    , m_strings(strings) {}
 
 std::string FrameCache::path_of(const std::string& build_id) const {
     return m_directory + "/" + build_id;
@@ -182,7 +227,7 @@ FrameCache::Build& FrameCache::load(const std::string& build_id) {
     if (inserted && !m_directory.empty()) {
         std::string path = path_of(build_id);
         if (auto bytes = read_file(path)) {
-            if (auto entries = decode_frame_entries(*bytes)) {
+            if (auto entries = decode_frame_entries(*bytes, m_strings)) {
                 it->second.entries = std::move(*entries);
                 it->second.on_disk = true;
                 ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // recently used: kept longest
@@ -233,7 +278,7 @@ std::vector<std::string> FrameCache::save() {
         // Another run may have saved this build since we loaded it: keep its entries too.
         std::string path = path_of(build_id);
         if (auto bytes = read_file(path)) {
-            if (auto theirs = decode_frame_entries(*bytes)) {
+            if (auto theirs = decode_frame_entries(*bytes, m_strings)) {
                 build.entries.merge(*theirs);
             }
         }

@@ -28,8 +28,9 @@ class FrameCache {
 public:
     static constexpr uint64_t default_max_bytes = uint64_t{256} << 20;
 
-    // `directory` empty: a cache that holds nothing and writes nothing.
-    explicit FrameCache(std::string directory, uint64_t max_bytes = default_max_bytes);
+    // `directory` empty: a cache that holds nothing and writes nothing. Frames found
+    // and added keep their texts in `strings`, which must outlive the cache.
+    FrameCache(std::string directory, StringPool& strings, uint64_t max_bytes = default_max_bytes);
 
     // True when a file for `build_id` exists (it is loaded on first use).
     bool has(const std::string& build_id);
@@ -57,13 +58,15 @@ private:
 
     std::string m_directory; // the versioned subdirectory holding the files
     uint64_t m_max_bytes;
+    StringPool& m_strings;
     std::map<std::string, Build> m_builds;
 };
 
 // The on-disk form of one build's entries, exposed for tests and fuzzing.
 std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<Frame>>& entries);
-// nullopt when `bytes` is not a complete file of this format and version.
+// nullopt when `bytes` is not a complete file of this format and version. Texts are
+// kept in `strings`.
 std::optional<std::unordered_map<uint64_t, std::vector<Frame>>>
-decode_frame_entries(std::string_view bytes);
+decode_frame_entries(std::string_view bytes, StringPool& strings);
 
 } // namespace heapkit

@@ -113,14 +113,15 @@ std::vector<uint32_t> lookup_order(const Profile& profile) {
 
 // The frames at `vaddr`, from `remembered` when an earlier run resolved them; new answers
 // are added to it. `remembered` null: straight from the file.
-std::vector<Frame> frames_at(const ElfModule& file, uint64_t vaddr, FrameCache* remembered) {
+std::vector<Frame> frames_at(const ElfModule& file, uint64_t vaddr, FrameCache* remembered,
+                             FrameStrings& strings) {
     if (remembered == nullptr) {
-        return file.frames_at(vaddr);
+        return file.frames_at(vaddr, strings);
     }
     if (const std::vector<Frame>* hit = remembered->find(file.build_id(), vaddr)) {
         return *hit;
     }
-    std::vector<Frame> frames = file.frames_at(vaddr);
+    std::vector<Frame> frames = file.frames_at(vaddr, strings);
     remembered->add(file.build_id(), vaddr, frames);
     return frames;
 }
@@ -182,7 +183,9 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         }
     }
     drop_foreign_architectures(profile, files, cache);
-    FrameCache remembered(options.names ? options.cache_directory : std::string());
+    FrameStrings strings(*profile.strings);
+    FrameCache remembered(options.names ? options.cache_directory : std::string(),
+                          *profile.strings);
     std::vector<bool> cached(profile.modules.size(), false); // answers go through `remembered`
     // Looking for DWARF can mean inflating a module's whole compressed debug sections:
     // only for modules some stack runs through.
@@ -202,8 +205,8 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         module.has_functions = options.names;
         // A cached build had DWARF when it was cached: no need to look for it now.
         // && order: no DWARF search unless names are wanted for this module.
-        bool dwarf = options.names && used[i] &&
-                     (remembered.has(module.build_id) || files[i]->has_dwarf());
+        bool dwarf =
+            options.names && used[i] && (remembered.has(module.build_id) || files[i]->has_dwarf());
         module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
         cached[i] = dwarf && !module.build_id.empty();
     }
@@ -218,9 +221,9 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         } else if (file != nullptr) {
             const Module& module = profile.modules[location.module];
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
+            FrameCache* through = cached[location.module] ? &remembered : nullptr;
             location.frames =
-                vaddr ? frames_at(*file, *vaddr, cached[location.module] ? &remembered : nullptr)
-                      : std::vector<Frame>{};
+                vaddr ? frames_at(*file, *vaddr, through, strings) : std::vector<Frame>{};
         } else if (!location.frames.empty() && location.module != no_module) {
             profile.modules[location.module].has_functions = true; // named by jeprof
         }

@@ -126,8 +126,16 @@ Result<ToolReport> run_heapfold(const ToolOptions& options) {
     }
     FoldedOptions folded{loaded->sample, options.keep_allocator_frames, options.per_thread, *style,
                          options.annotate_inline};
-    std::string text = write_folded(loaded->profile, folded);
-    if (auto ok = write_output({options.output, false}, text); !ok) {
+    OutputStream out({options.output, false});
+    auto ok = out.open();
+    if (ok) {
+        ok = write_folded(loaded->profile, folded,
+                          [&](std::string_view piece) { return out.write(piece); });
+    }
+    if (ok) {
+        ok = out.commit();
+    }
+    if (!ok) {
         return tl::unexpected(ok.error());
     }
     return quiet(options, std::move(loaded->report));

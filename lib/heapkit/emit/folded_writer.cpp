@@ -140,8 +140,10 @@ std::optional<FrameStyle> parse_frame_style(std::string_view text) {
 
 // Lines are compared and spelled from token ids, never built as strings until the output
 // itself: for a million stacks, a string per stack (and a hash map of them) took more
-// memory than the profile.
-std::string write_folded(const Profile& profile, const FoldedOptions& options) {
+// memory than the profile. The output (often many times the dump's size: each line
+// spells its stack out) goes to `sink` a buffer at a time, never held whole.
+Result<void> write_folded(const Profile& profile, const FoldedOptions& options,
+                          const FoldedSink& sink) {
     PodVector<StackLine> lines = group_samples(profile, options);
     TokenTable tokens;
     LocationTokens layout = location_tokens(profile, options, tokens);
@@ -161,24 +163,34 @@ std::string write_folded(const Profile& profile, const FoldedOptions& options) {
     }
     sort_and_merge(lines, speller);
 
-    char digits[24];
-    auto spell_value = [&](int64_t value) {
-        auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-        return std::string_view(digits, static_cast<size_t>(end - digits));
-    };
-    size_t size = 0;
+    constexpr size_t buffer_size = size_t{1} << 20;
+    std::string buffer;
     for (const StackLine& line : lines) {
-        size += speller.length(line) + spell_value(line.value).size() + 2;
-    }
-    std::string out(size, '\0'); // exactly: no doubling of a string as large as the output
-    char* cursor = out.data();
-    for (const StackLine& line : lines) {
-        cursor = speller.write(line, cursor);
+        char digits[24];
+        auto [end, ec] = std::to_chars(digits, digits + sizeof digits, line.value);
+        std::string_view value(digits, static_cast<size_t>(end - digits));
+        size_t used = buffer.size();
+        buffer.resize(used + speller.length(line) + value.size() + 2);
+        char* cursor = speller.write(line, buffer.data() + used);
         *cursor++ = ' ';
-        std::string_view value = spell_value(line.value);
         cursor = std::copy(value.begin(), value.end(), cursor);
-        *cursor++ = '\n';
+        *cursor = '\n';
+        if (buffer.size() >= buffer_size) {
+            if (auto ok = sink(buffer); !ok) {
+                return ok;
+            }
+            buffer.clear();
+        }
     }
+    return buffer.empty() ? Result<void>{} : sink(buffer);
+}
+
+std::string write_folded(const Profile& profile, const FoldedOptions& options) {
+    std::string out;
+    static_cast<void>(write_folded(profile, options, [&](std::string_view piece) {
+        out += piece;
+        return Result<void>{};
+    }));
     return out;
 }
 

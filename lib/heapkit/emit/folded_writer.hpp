@@ -3,7 +3,9 @@
 
 #include "heapkit/emit/sample_type.hpp"
 #include "heapkit/model/profile.hpp"
+#include "heapkit/util/error.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +33,13 @@ struct FoldedOptions {
 // root first, frames joined by ';', a space, the integer value. Identical stacks are
 // summed, zero totals left out, lines sorted bytewise so the output is deterministic.
 // Allocator frames are cut as jeprof cuts them: the rootmost match and all leafward.
+//
+// The output goes to `sink` in pieces of about a megabyte; the first error it returns
+// stops the writing and is returned.
+using FoldedSink = std::function<Result<void>(std::string_view)>;
+Result<void> write_folded(const Profile& profile, const FoldedOptions& options,
+                          const FoldedSink& sink);
+// The same output as one string.
 std::string write_folded(const Profile& profile, const FoldedOptions& options);
 
 } // namespace heapkit

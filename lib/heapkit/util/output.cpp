@@ -28,91 +28,101 @@ Result<void> write_fully(int fd, std::string_view bytes, const std::string& name
     return {};
 }
 
-// Removes the temporary file unless it was renamed into place.
-class TempFile {
-public:
-    explicit TempFile(std::string path)
-        : m_path(std::move(path)) {}
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-    ~TempFile() {
-        if (!m_kept) {
-            ::unlink(m_path.c_str());
-        }
+} // namespace
+
+OutputStream::OutputStream(OutputTarget target)
+    : m_target(std::move(target)) {}
+
+OutputStream::~OutputStream() {
+    if (!m_temp.empty()) {
+        ::unlink(m_temp.c_str());
     }
-    const std::string& path() const { return m_path; }
-    void keep() { m_kept = true; }
+}
 
-private:
-    std::string m_path;
-    bool m_kept = false;
-};
+const std::string& OutputStream::name() const {
+    static const std::string standard_output = "<stdout>";
+    return to_stdout() ? standard_output : m_target.path;
+}
 
-Result<void> write_file_atomically(const std::string& target, std::string_view bytes) {
-    std::vector<char> pattern(target.begin(), target.end());
+bool OutputStream::to_stdout() const {
+    return m_target.path.empty() || m_target.path == "-";
+}
+
+Result<void> OutputStream::open() {
+    const std::string& path = m_target.path;
+    if (to_stdout()) {
+        if (m_target.binary && ::isatty(STDOUT_FILENO)) {
+            return fail("refusing to write a binary profile to a terminal; use -o FILE or "
+                        "redirect standard output (e.g. > heap.pb.gz)");
+        }
+        m_fd = STDOUT_FILENO;
+        return {};
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            return fail("{}: is a directory", path);
+        }
+        // Devices and pipes (/dev/null, /dev/full, a FIFO) cannot be renamed over: they
+        // are written in place.
+        m_owned = UniqueFd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+        if (!m_owned) {
+            return fail("{}: cannot open output: {}", path, std::strerror(errno));
+        }
+        m_fd = m_owned.get();
+        return {};
+    }
+    std::vector<char> pattern(path.begin(), path.end());
     for (char c : std::string_view(".tmp.XXXXXX")) {
         pattern.push_back(c);
     }
     pattern.push_back('\0');
-    UniqueFd fd(::mkstemp(pattern.data()));
-    if (!fd) {
-        return fail("{}: cannot create output: {}", target, std::strerror(errno));
+    m_owned = UniqueFd(::mkstemp(pattern.data()));
+    if (!m_owned) {
+        return fail("{}: cannot create output: {}", path, std::strerror(errno));
     }
-    TempFile temp(pattern.data());
+    m_temp = pattern.data();
+    m_fd = m_owned.get();
     // mkstemp makes 0600 files; give the result the usual umask-governed mode.
     mode_t mask = ::umask(0);
     ::umask(mask);
-    ::fchmod(fd.get(), 0666 & ~mask);
-    if (auto ok = write_fully(fd.get(), bytes, target); !ok) {
-        return ok;
+    ::fchmod(m_fd, 0666 & ~mask);
+    return {};
+}
+
+Result<void> OutputStream::write(std::string_view bytes) {
+    return write_fully(m_fd, bytes, name());
+}
+
+Result<void> OutputStream::commit() {
+    if (!m_owned) {
+        return {}; // standard output: every byte already went
     }
-    if (::fsync(fd.get()) != 0 && errno != EINVAL) {
-        return fail("{}: cannot write: {}", target, std::strerror(errno));
+    if (!m_temp.empty() && ::fsync(m_fd) != 0 && errno != EINVAL) {
+        return fail("{}: cannot write: {}", name(), std::strerror(errno));
     }
     // POSIX leaves the fd closed even when close fails, so release it first.
-    if (::close(fd.release()) != 0) {
-        return fail("{}: cannot write: {}", target, std::strerror(errno));
+    if (::close(m_owned.release()) != 0) {
+        return fail("{}: cannot write: {}", name(), std::strerror(errno));
     }
-    if (::rename(temp.path().c_str(), target.c_str()) != 0) {
-        return fail("{}: cannot write: {}", target, std::strerror(errno));
-    }
-    temp.keep();
-    return {};
-}
-
-// Devices and pipes (/dev/null, /dev/full, a FIFO) cannot be renamed over: write them in place.
-Result<void> write_special_file(const std::string& target, std::string_view bytes) {
-    UniqueFd fd(::open(target.c_str(), O_WRONLY | O_CLOEXEC));
-    if (!fd) {
-        return fail("{}: cannot open output: {}", target, std::strerror(errno));
-    }
-    if (auto ok = write_fully(fd.get(), bytes, target); !ok) {
-        return ok;
-    }
-    if (::close(fd.release()) != 0) {
-        return fail("{}: cannot write: {}", target, std::strerror(errno));
+    if (!m_temp.empty()) {
+        if (::rename(m_temp.c_str(), m_target.path.c_str()) != 0) {
+            return fail("{}: cannot write: {}", name(), std::strerror(errno));
+        }
+        m_temp.clear(); // in place: nothing to remove
     }
     return {};
 }
-
-} // namespace
 
 Result<void> write_output(const OutputTarget& target, std::string_view bytes) {
-    if (!target.path.empty() && target.path != "-") {
-        struct stat st {};
-        if (::stat(target.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-            if (S_ISDIR(st.st_mode)) {
-                return fail("{}: is a directory", target.path);
-            }
-            return write_special_file(target.path, bytes);
-        }
-        return write_file_atomically(target.path, bytes);
+    OutputStream out(target);
+    if (auto ok = out.open(); !ok) {
+        return ok;
     }
-    if (target.binary && ::isatty(STDOUT_FILENO)) {
-        return fail("refusing to write a binary profile to a terminal; use -o FILE or redirect "
-                    "standard output (e.g. > heap.pb.gz)");
+    if (auto ok = out.write(bytes); !ok) {
+        return ok;
     }
-    return write_fully(STDOUT_FILENO, bytes, "<stdout>");
+    return out.commit();
 }
 
 } // namespace heapkit

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/util/error.hpp"
+#include "heapkit/util/unique_fd.hpp"
 
 #include <string>
 #include <string_view>
@@ -18,5 +19,31 @@ struct OutputTarget {
 // file in the same directory, flushed, and renamed over the target; on any failure
 // the temporary is removed and the target is untouched.
 Result<void> write_output(const OutputTarget& target, std::string_view bytes);
+
+// The same, for a result written piece by piece: nothing appears at a file target until
+// commit(), and a stream destroyed before it leaves the target untouched. (Standard
+// output receives each piece as it is written.)
+class OutputStream {
+public:
+    explicit OutputStream(OutputTarget target);
+    ~OutputStream();
+    OutputStream(const OutputStream&) = delete;
+    OutputStream& operator=(const OutputStream&) = delete;
+
+    // Opens the target (for a file, a temporary beside it); an error names it.
+    Result<void> open();
+    Result<void> write(std::string_view bytes);
+    // Flushes, closes and renames the temporary into place.
+    Result<void> commit();
+
+private:
+    const std::string& name() const;
+    bool to_stdout() const;
+
+    OutputTarget m_target;
+    UniqueFd m_owned;   // the file or device opened, none for standard output
+    int m_fd = -1;      // where pieces go
+    std::string m_temp; // the temporary to rename or remove, when there is one
+};
 
 } // namespace heapkit

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/frame_cache.hpp"
 
+#include "temp_dir.hpp"
+
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
@@ -10,23 +12,6 @@ using namespace heapkit;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory, removed at the end of the test case.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "heapkit-cache-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        m_path = pattern;
-    }
-    ~TempDir() { fs::remove_all(m_path); }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
 
 // Where every frame text of these tests lives.
 StringPool strings;
@@ -80,20 +65,20 @@ TEST_CASE("frame cache files round-trip and refuse damage") {
 TEST_CASE("a saved cache answers the next run; a disabled one holds nothing") {
     TempDir dir;
     {
-        FrameCache cache(dir.path(), strings);
+        FrameCache cache(dir.path.string(), strings);
         CHECK_FALSE(cache.has(build_id));
         CHECK(cache.find(build_id, 0x1000) == nullptr);
         cache.add(build_id, 0x1000, chain("a()", "b()"));
         cache.add("", 0x1000, chain("x()", "y()")); // no build id: never cached
         CHECK(cache.save().empty());
     }
-    FrameCache next(dir.path(), strings);
+    FrameCache next(dir.path.string(), strings);
     CHECK(next.has(build_id));
     const std::vector<Frame>* hit = next.find(build_id, 0x1000);
     REQUIRE(hit != nullptr);
     CHECK((*hit)[0].name == "a()");
     CHECK(next.find(build_id, 0x1001) == nullptr);
-    CHECK(std::distance(fs::directory_iterator(dir.path() + "/frames-2"),
+    CHECK(std::distance(fs::directory_iterator(dir.path.string() + "/frames-2"),
                         fs::directory_iterator()) == 1);
 
     FrameCache disabled("", strings);
@@ -104,24 +89,24 @@ TEST_CASE("a saved cache answers the next run; a disabled one holds nothing") {
 
 TEST_CASE("saves by concurrent runs merge, and damaged files are replaced") {
     TempDir dir;
-    FrameCache first(dir.path(), strings);
-    FrameCache second(dir.path(), strings);
+    FrameCache first(dir.path.string(), strings);
+    FrameCache second(dir.path.string(), strings);
     CHECK_FALSE(first.has(build_id));
     CHECK_FALSE(second.has(build_id));
     first.add(build_id, 0x1000, chain("first()", "main()"));
     second.add(build_id, 0x2000, chain("second()", "main()"));
     CHECK(first.save().empty());
     CHECK(second.save().empty());
-    FrameCache after(dir.path(), strings);
+    FrameCache after(dir.path.string(), strings);
     CHECK(after.find(build_id, 0x1000) != nullptr);
     CHECK(after.find(build_id, 0x2000) != nullptr);
 
-    std::ofstream(dir.path() + "/frames-2/" + build_id, std::ios::trunc) << "garbage";
-    FrameCache damaged(dir.path(), strings);
+    std::ofstream(dir.path.string() + "/frames-2/" + build_id, std::ios::trunc) << "garbage";
+    FrameCache damaged(dir.path.string(), strings);
     CHECK_FALSE(damaged.has(build_id));
     damaged.add(build_id, 0x3000, chain("third()", "main()"));
     CHECK(damaged.save().empty());
-    FrameCache repaired(dir.path(), strings);
+    FrameCache repaired(dir.path.string(), strings);
     CHECK(repaired.find(build_id, 0x3000) != nullptr);
 }
 
@@ -134,26 +119,26 @@ TEST_CASE("the cache stays under its size bound, dropping the least recently use
         return std::vector<Frame>{Frame{strings.intern(std::string(3000, c)), "", "", 0, 0, 0}};
     };
     {
-        FrameCache cache(dir.path(), strings, 8000);
+        FrameCache cache(dir.path.string(), strings, 8000);
         cache.add(old_id, 1, big('f'));
         CHECK(cache.save().empty());
     }
-    fs::last_write_time(dir.path() + "/frames-2/" + old_id,
+    fs::last_write_time(dir.path.string() + "/frames-2/" + old_id,
                         fs::file_time_type::clock::now() - std::chrono::hours(1));
     {
-        FrameCache cache(dir.path(), strings, 8000);
+        FrameCache cache(dir.path.string(), strings, 8000);
         cache.add(new_id, 1, big('f'));
         CHECK(cache.save().empty());
     }
-    CHECK(fs::exists(dir.path() + "/frames-2/" + new_id));
-    CHECK(fs::exists(dir.path() + "/frames-2/" + old_id)); // 2 x ~3 KB fit in 8000 bytes
+    CHECK(fs::exists(dir.path.string() + "/frames-2/" + new_id));
+    CHECK(fs::exists(dir.path.string() + "/frames-2/" + old_id)); // 2 x ~3 KB fit in 8000 bytes
     {
-        FrameCache cache(dir.path(), strings, 8000);
+        FrameCache cache(dir.path.string(), strings, 8000);
         cache.add(new_id, 2, big('g')); // the newest file grows to ~6 KB: the old one must go
         CHECK(cache.save().empty());
     }
-    CHECK(fs::exists(dir.path() + "/frames-2/" + new_id));
-    CHECK_FALSE(fs::exists(dir.path() + "/frames-2/" + old_id));
+    CHECK(fs::exists(dir.path.string() + "/frames-2/" + new_id));
+    CHECK_FALSE(fs::exists(dir.path.string() + "/frames-2/" + old_id));
 }
 
 TEST_CASE("an unwritable cache directory is a warning, not a failure") {

@@ -2,6 +2,7 @@
 #include "heapkit/util/input.hpp"
 
 #include "heapkit/util/gzip.hpp"
+#include "temp_dir.hpp"
 
 #include <cstdlib>
 #include <doctest/doctest.h>
@@ -12,15 +13,6 @@ using namespace heapkit;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "heapkit-test-XXXXXX").string();
-        path = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
 
 fs::path write_file(const fs::path& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/output.hpp"
 
+#include "temp_dir.hpp"
+
 #include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -11,15 +13,6 @@ using namespace heapkit;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "heapkit-test-XXXXXX").string();
-        path = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
 
 std::string slurp(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -52,4 +45,28 @@ TEST_CASE("heapkit::write_output fails cleanly where it cannot write") {
     REQUIRE_FALSE(full);
     CHECK(full.error().message.find("/dev/full: cannot write") == 0);
     CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 0);
+}
+
+TEST_CASE("heapkit::OutputStream shows a file only once committed") {
+    TempDir dir;
+    fs::path target = dir.path / "out.folded";
+    {
+        OutputStream out({target.string(), false});
+        REQUIRE(out.open());
+        REQUIRE(out.write("a;b 1\n"));
+        CHECK_FALSE(fs::exists(target));
+    } // destroyed before commit: as if never written
+    CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 0);
+    OutputStream out({target.string(), false});
+    REQUIRE(out.open());
+    REQUIRE(out.write("a;b 1\n"));
+    REQUIRE(out.write("a;c 2\n"));
+    REQUIRE(out.commit());
+    CHECK(slurp(target) == "a;b 1\na;c 2\n");
+    CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+    OutputStream full({"/dev/full", false});
+    REQUIRE(full.open());
+    auto failed = full.write(std::string(1 << 16, 'x'));
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().message.find("/dev/full: cannot write") == 0);
 }

@@ -18,19 +18,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!again || again->size() != entries->size()) {
         __builtin_trap();
     }
-    for (const auto& [vaddr, frames] : *entries) {
-        auto it = again->find(vaddr);
-        if (it == again->end() || it->second.size() != frames.size()) {
+    entries->for_each([&](uint64_t vaddr, std::span<const heapkit::Frame> frames) {
+        auto theirs = again->find(vaddr);
+        if (!theirs || theirs->size() != frames.size()) {
             __builtin_trap();
         }
         for (size_t i = 0; i < frames.size(); ++i) {
             const heapkit::Frame& a = frames[i];
-            const heapkit::Frame& b = it->second[i];
+            const heapkit::Frame& b = (*theirs)[i];
             if (a.name != b.name || a.system_name != b.system_name || a.file != b.file ||
                 a.line != b.line || a.column != b.column || a.start_line != b.start_line) {
                 __builtin_trap();
             }
         }
-    }
+    });
     return 0;
 }

@@ -27,20 +27,28 @@ const std::string build_id = "0123456789abcdef0123456789abcdef01234567";
 } // namespace
 
 TEST_CASE("frame cache files round-trip and refuse damage") {
-    std::unordered_map<uint64_t, std::vector<Frame>> entries{
-        {0x1000, chain("leaf()", "outer()")}, {0x2000, {}}, {0x3000, chain("", "")}};
+    FrameEntries entries;
+    CHECK(entries.add(0x1000, chain("leaf()", "outer()")));
+    CHECK(entries.add(0x2000, {}));
+    CHECK(entries.add(0x3000, chain("", "")));
+    CHECK_FALSE(entries.add(0x1000, chain("other()", "outer()"))); // the first answer stays
     std::string bytes = encode_frame_entries(entries);
     auto decoded = decode_frame_entries(bytes, strings);
     REQUIRE(decoded);
     REQUIRE(decoded->size() == 3);
-    CHECK(decoded->at(0x2000).empty());
-    const Frame& outer = decoded->at(0x1000)[1];
+    REQUIRE(decoded->find(0x2000));
+    CHECK(decoded->find(0x2000)->empty()); // known to be unnamed, unlike a missing entry
+    CHECK_FALSE(decoded->find(0x4000));
+    std::span<const Frame> leaf_chain = *decoded->find(0x1000);
+    REQUIRE(leaf_chain.size() == 2);
+    CHECK(leaf_chain[0].name == "leaf()");
+    const Frame& outer = leaf_chain[1];
     CHECK(outer.name == "outer()");
     CHECK(outer.system_name == "_Z5outerv");
     CHECK(outer.file == "main.cpp");
     CHECK(outer.line == 40);
-    CHECK(decoded->at(0x1000)[0].column == 5);
-    CHECK(decoded->at(0x1000)[0].start_line == 10);
+    CHECK(leaf_chain[0].column == 5);
+    CHECK(leaf_chain[0].start_line == 10);
 
     for (size_t length = 0; length < bytes.size(); ++length) {
         CHECK_FALSE(decode_frame_entries(std::string_view(bytes).substr(0, length), strings));
@@ -67,23 +75,23 @@ TEST_CASE("a saved cache answers the next run; a disabled one holds nothing") {
     {
         FrameCache cache(dir.path.string(), strings);
         CHECK_FALSE(cache.has(build_id));
-        CHECK(cache.find(build_id, 0x1000) == nullptr);
+        CHECK_FALSE(cache.find(build_id, 0x1000));
         cache.add(build_id, 0x1000, chain("a()", "b()"));
         cache.add("", 0x1000, chain("x()", "y()")); // no build id: never cached
         CHECK(cache.save().empty());
     }
     FrameCache next(dir.path.string(), strings);
     CHECK(next.has(build_id));
-    const std::vector<Frame>* hit = next.find(build_id, 0x1000);
-    REQUIRE(hit != nullptr);
+    auto hit = next.find(build_id, 0x1000);
+    REQUIRE(hit);
     CHECK((*hit)[0].name == "a()");
-    CHECK(next.find(build_id, 0x1001) == nullptr);
+    CHECK_FALSE(next.find(build_id, 0x1001));
     CHECK(std::distance(fs::directory_iterator(dir.path.string() + "/frames-2"),
                         fs::directory_iterator()) == 1);
 
     FrameCache disabled("", strings);
     disabled.add(build_id, 0x1000, chain("a()", "b()"));
-    CHECK(disabled.find(build_id, 0x1000) == nullptr);
+    CHECK_FALSE(disabled.find(build_id, 0x1000));
     CHECK(disabled.save().empty());
 }
 
@@ -98,8 +106,8 @@ TEST_CASE("saves by concurrent runs merge, and damaged files are replaced") {
     CHECK(first.save().empty());
     CHECK(second.save().empty());
     FrameCache after(dir.path.string(), strings);
-    CHECK(after.find(build_id, 0x1000) != nullptr);
-    CHECK(after.find(build_id, 0x2000) != nullptr);
+    CHECK(after.find(build_id, 0x1000));
+    CHECK(after.find(build_id, 0x2000));
 
     std::ofstream(dir.path.string() + "/frames-2/" + build_id, std::ios::trunc) << "garbage";
     FrameCache damaged(dir.path.string(), strings);
@@ -107,7 +115,7 @@ TEST_CASE("saves by concurrent runs merge, and damaged files are replaced") {
     damaged.add(build_id, 0x3000, chain("third()", "main()"));
     CHECK(damaged.save().empty());
     FrameCache repaired(dir.path.string(), strings);
-    CHECK(repaired.find(build_id, 0x3000) != nullptr);
+    CHECK(repaired.find(build_id, 0x3000));
 }
 
 TEST_CASE("the cache stays under its size bound, dropping the least recently used") {

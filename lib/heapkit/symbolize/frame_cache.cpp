@@ -131,7 +131,32 @@ std::string default_cache_directory() {
 // length and bytes), the entries (count, then each as vaddr, depth and its frames, a
 // frame's texts as indexes into the table). The table keeps a function's name once
 // however many of its addresses are cached.
-std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<Frame>>& entries) {
+std::optional<std::span<const Frame>> FrameEntries::find(uint64_t vaddr) const {
+    auto it = m_ranges.find(vaddr);
+    if (it == m_ranges.end()) {
+        return std::nullopt;
+    }
+    return std::span<const Frame>(m_frames).subspan(it->second.first, it->second.count);
+}
+
+bool FrameEntries::add(uint64_t vaddr, std::span<const Frame> frames) {
+    auto [it, added] =
+        m_ranges.try_emplace(vaddr, Range{m_frames.size(), static_cast<uint32_t>(frames.size())});
+    if (added) {
+        m_frames.insert(m_frames.end(), frames.begin(), frames.end());
+    }
+    return added;
+}
+
+void FrameEntries::merge(const FrameEntries& other) {
+    other.for_each([&](uint64_t vaddr, std::span<const Frame> frames) { add(vaddr, frames); });
+}
+
+void FrameEntries::reserve(size_t entries) {
+    m_ranges.reserve(entries);
+}
+
+std::string encode_frame_entries(const FrameEntries& entries) {
     std::vector<std::string_view> texts;
     std::unordered_map<std::string_view, uint32_t> index;
     auto index_of = [&](std::string_view text) {
@@ -143,7 +168,7 @@ std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<
     };
     Encoder body;
     body.u64(entries.size());
-    for (const auto& [vaddr, frames] : entries) {
+    entries.for_each([&](uint64_t vaddr, std::span<const Frame> frames) {
         body.u64(vaddr);
         body.u32(static_cast<uint32_t>(frames.size()));
         for (const Frame& frame : frames) {
@@ -154,7 +179,7 @@ std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<
             body.u32(frame.column);
             body.u32(frame.start_line);
         }
-    }
+    });
     Encoder out;
     out.raw(magic.data(), magic.size());
     out.u32(byte_order_mark);
@@ -167,8 +192,7 @@ std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<
     return out.take();
 }
 
-std::optional<std::unordered_map<uint64_t, std::vector<Frame>>>
-decode_frame_entries(std::string_view bytes, StringPool& strings) {
+std::optional<FrameEntries> decode_frame_entries(std::string_view bytes, StringPool& strings) {
     Decoder in(bytes);
     uint32_t mark = 0;
     uint64_t text_count = 0;
@@ -191,21 +215,22 @@ decode_frame_entries(std::string_view bytes, StringPool& strings) {
     if (!in.u64(count) || count > in.left() / 12) {
         return std::nullopt;
     }
-    std::unordered_map<uint64_t, std::vector<Frame>> entries;
+    FrameEntries entries;
     entries.reserve(count);
+    std::vector<Frame> frames;
     for (uint64_t i = 0; i < count; ++i) {
         uint64_t vaddr = 0;
         uint32_t depth = 0;
         if (!in.u64(vaddr) || !in.u32(depth) || depth > in.left() / 24) {
             return std::nullopt;
         }
-        std::vector<Frame> frames(depth);
+        frames.resize(depth);
         for (Frame& frame : frames) {
             if (!decode_frame(in, texts, frame)) {
                 return std::nullopt;
             }
         }
-        entries.emplace(vaddr, std::move(frames));
+        entries.add(vaddr, frames);
     }
     if (in.left() != 0) {
         return std::nullopt;
@@ -241,22 +266,20 @@ bool FrameCache::has(const std::string& build_id) {
     return !build_id.empty() && load(build_id).on_disk;
 }
 
-const std::vector<Frame>* FrameCache::find(const std::string& build_id, uint64_t vaddr) {
+std::optional<std::span<const Frame>> FrameCache::find(const std::string& build_id,
+                                                       uint64_t vaddr) {
     if (build_id.empty()) {
-        return nullptr;
+        return std::nullopt;
     }
-    const Entries& entries = load(build_id).entries;
-    auto it = entries.find(vaddr);
-    return it == entries.end() ? nullptr : &it->second;
+    return load(build_id).entries.find(vaddr);
 }
 
-void FrameCache::add(const std::string& build_id, uint64_t vaddr,
-                     const std::vector<Frame>& frames) {
+void FrameCache::add(const std::string& build_id, uint64_t vaddr, std::span<const Frame> frames) {
     if (build_id.empty() || m_directory.empty()) {
         return;
     }
     Build& build = load(build_id);
-    if (build.entries.emplace(vaddr, frames).second) {
+    if (build.entries.add(vaddr, frames)) {
         build.changed = true;
     }
 }
@@ -282,7 +305,8 @@ std::vector<std::string> FrameCache::save() {
                 build.entries.merge(*theirs);
             }
         }
-        if (auto ok = write_output({path, false}, encode_frame_entries(build.entries)); !ok) {
+        if (auto ok = write_output({path, false, false}, encode_frame_entries(build.entries));
+            !ok) {
             warnings.push_back(fmt::format("frame cache not saved: {}", ok.error().message));
             continue;
         }

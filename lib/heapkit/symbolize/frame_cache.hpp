@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,35 @@ namespace heapkit {
 // Where the tools keep their frame cache: $HEAPKIT_CACHE_DIR, else
 // $XDG_CACHE_HOME/heapkit, else $HOME/.cache/heapkit; empty when none of them is set.
 std::string default_cache_directory();
+
+// One build's cached answers: the frames at each vaddr (possibly none: known to be
+// unnamed), all stored end to end rather than a vector per address.
+class FrameEntries {
+public:
+    // The frames at `vaddr`, or nullopt when it has no entry.
+    std::optional<std::span<const Frame>> find(uint64_t vaddr) const;
+    // Adds an entry for `vaddr` unless there is one; true when added.
+    bool add(uint64_t vaddr, std::span<const Frame> frames);
+    // Adds `other`'s entries for vaddrs that have none here.
+    void merge(const FrameEntries& other);
+    size_t size() const { return m_ranges.size(); }
+    void reserve(size_t entries);
+
+    // Calls `visit(vaddr, frames)` for every entry, in no particular order.
+    template <typename Visit> void for_each(Visit&& visit) const {
+        for (const auto& [vaddr, range] : m_ranges) {
+            visit(vaddr, std::span<const Frame>(m_frames).subspan(range.first, range.count));
+        }
+    }
+
+private:
+    struct Range {
+        size_t first;
+        uint32_t count;
+    };
+    std::vector<Frame> m_frames;
+    std::unordered_map<uint64_t, Range> m_ranges;
+};
 
 // Frames resolved by earlier runs, kept on disk so that the next dump of the same build
 // costs lookups instead of a DWARF walk. One file per build id: a build id names the
@@ -36,19 +66,19 @@ public:
     bool has(const std::string& build_id);
 
     // The frames cached for ELF vaddr `vaddr` of build `build_id`, if any.
-    const std::vector<Frame>* find(const std::string& build_id, uint64_t vaddr);
+    std::optional<std::span<const Frame>> find(const std::string& build_id, uint64_t vaddr);
 
-    // Remembers frames resolved in this run, for save().
-    void add(const std::string& build_id, uint64_t vaddr, const std::vector<Frame>& frames);
+    // Remembers frames resolved in this run, for save(). Their texts must live in the
+    // cache's `strings`.
+    void add(const std::string& build_id, uint64_t vaddr, std::span<const Frame> frames);
 
     // Writes every build's file that gained entries, then trims the directory. Returns
     // one warning per problem (the cache is an optimization: it never fails a run).
     std::vector<std::string> save();
 
 private:
-    using Entries = std::unordered_map<uint64_t, std::vector<Frame>>;
     struct Build {
-        Entries entries;
+        FrameEntries entries;
         bool on_disk = false;
         bool changed = false;
     };
@@ -63,10 +93,9 @@ private:
 };
 
 // The on-disk form of one build's entries, exposed for tests and fuzzing.
-std::string encode_frame_entries(const std::unordered_map<uint64_t, std::vector<Frame>>& entries);
+std::string encode_frame_entries(const FrameEntries& entries);
 // nullopt when `bytes` is not a complete file of this format and version. Texts are
 // kept in `strings`.
-std::optional<std::unordered_map<uint64_t, std::vector<Frame>>>
-decode_frame_entries(std::string_view bytes, StringPool& strings);
+std::optional<FrameEntries> decode_frame_entries(std::string_view bytes, StringPool& strings);
 
 } // namespace heapkit

@@ -118,8 +118,8 @@ std::vector<Frame> frames_at(const ElfModule& file, uint64_t vaddr, FrameCache* 
     if (remembered == nullptr) {
         return file.frames_at(vaddr, strings);
     }
-    if (const std::vector<Frame>* hit = remembered->find(file.build_id(), vaddr)) {
-        return *hit;
+    if (auto hit = remembered->find(file.build_id(), vaddr)) {
+        return {hit->begin(), hit->end()};
     }
     std::vector<Frame> frames = file.frames_at(vaddr, strings);
     remembered->add(file.build_id(), vaddr, frames);

@@ -98,7 +98,7 @@ Result<void> OutputStream::commit() {
     if (!m_owned) {
         return {}; // standard output: every byte already went
     }
-    if (!m_temp.empty() && ::fsync(m_fd) != 0 && errno != EINVAL) {
+    if (!m_temp.empty() && m_target.sync && ::fsync(m_fd) != 0 && errno != EINVAL) {
         return fail("{}: cannot write: {}", name(), std::strerror(errno));
     }
     // POSIX leaves the fd closed even when close fails, so release it first.

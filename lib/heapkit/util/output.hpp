@@ -13,6 +13,9 @@ namespace heapkit {
 struct OutputTarget {
     std::string path;
     bool binary = false; // refuse to write binary data to a terminal
+    // fsync a file before renaming it into place. A cache can do without: after a crash
+    // it may find a damaged file, which it ignores.
+    bool sync = true;
 };
 
 // Writes `bytes` completely or not at all: a file target is written to a temporary

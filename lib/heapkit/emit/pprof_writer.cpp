@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <map>
 #include <tuple>
@@ -206,7 +207,10 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
 } // namespace
 
 std::string encode_pprof(const Profile& profile, const PprofOptions& options) {
-    pb::Profile out;
+    // Locations, lines, functions and strings come from one arena, freed at once: a
+    // heap allocation each was the writer's largest cost at 100k locations.
+    google::protobuf::Arena arena;
+    pb::Profile& out = *google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
     StringTable strings(out);
     std::vector<SampleType> types = sample_types_of(profile);
     add_header(out, strings, profile, options, types);

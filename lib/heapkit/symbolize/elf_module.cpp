@@ -29,6 +29,13 @@ bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
 
 // The function's name within a symbol's: dynamic symbols carry their version
 // ("__libc_start_main@@GLIBC_2.34"), and GCC names local aliases "f.localalias".
+// libdwfl's last error. dwfl_errmsg can return null (a libelf error whose own message
+// was already taken, say), and fmt throws on a null string: found by the fuzzer.
+const char* last_dwfl_error() {
+    const char* message = dwfl_errmsg(-1);
+    return message != nullptr ? message : "unknown libdwfl error";
+}
+
 std::string_view function_name_of(std::string_view symbol) {
     size_t at = symbol.find('@');
     if (at != 0 && at != std::string_view::npos) {
@@ -49,13 +56,13 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     module->m_dwfl.reset(dwfl_begin(search.callbacks()));
     Dwfl* dwfl = module->m_dwfl.get();
     if (dwfl == nullptr) {
-        return fail("{}: cannot start libdwfl: {}", path, dwfl_errmsg(-1));
+        return fail("{}: cannot start libdwfl: {}", path, last_dwfl_error());
     }
     dwfl_report_begin(dwfl);
     // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs.
     module->m_module = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), -1, 0, true);
     if (module->m_module == nullptr) {
-        return fail("{}: cannot open: {}", path, dwfl_errmsg(-1));
+        return fail("{}: cannot open: {}", path, last_dwfl_error());
     }
     dwfl_report_end(dwfl, nullptr, nullptr);
 
@@ -65,7 +72,7 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     GElf_Ehdr file_header;
     if (elf == nullptr || elf_getphdrnum(elf, &count) != 0 ||
         gelf_getehdr(elf, &file_header) == nullptr) {
-        return fail("{}: cannot read program headers: {}", path, dwfl_errmsg(-1));
+        return fail("{}: cannot read program headers: {}", path, last_dwfl_error());
     }
     module->m_bias = bias;
     module->m_is_executable = file_header.e_type == ET_EXEC;

@@ -23,7 +23,6 @@ std::string_view StringPool::intern(std::string_view text) {
 }
 
 std::string_view StringPool::store(std::string_view text) {
-    m_bytes += text.size();
     if (text.size() > block_size / 4) { // a long text gets a block of its own
         char* own =
             m_blocks.emplace_back(std::make_unique_for_overwrite<char[]>(text.size())).get();

@@ -23,8 +23,6 @@ public:
     std::string_view intern(std::string_view text);
 
     size_t size() const { return m_texts.size(); }
-    // Bytes of text held (not counting the index).
-    size_t bytes() const { return m_bytes; }
 
 private:
     std::string_view store(std::string_view text);
@@ -32,7 +30,6 @@ private:
     std::vector<std::unique_ptr<char[]>> m_blocks;
     char* m_free = nullptr; // in the last block
     size_t m_free_size = 0;
-    size_t m_bytes = 0;
     std::unordered_set<std::string_view> m_texts;
 };
 

@@ -27,8 +27,6 @@ bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
     return found;
 }
 
-// The function's name within a symbol's: dynamic symbols carry their version
-// ("__libc_start_main@@GLIBC_2.34"), and GCC names local aliases "f.localalias".
 // libdwfl's last error. dwfl_errmsg can return null (a libelf error whose own message
 // was already taken, say), and fmt throws on a null string: found by the fuzzer.
 const char* last_dwfl_error() {
@@ -36,6 +34,8 @@ const char* last_dwfl_error() {
     return message != nullptr ? message : "unknown libdwfl error";
 }
 
+// The function's name within a symbol's: dynamic symbols carry their version
+// ("__libc_start_main@@GLIBC_2.34"), and GCC names local aliases "f.localalias".
 std::string_view function_name_of(std::string_view symbol) {
     size_t at = symbol.find('@');
     if (at != 0 && at != std::string_view::npos) {

@@ -15,7 +15,10 @@ namespace {
 
 const std::string& scratch_path() {
     static const std::string path = [] {
-        std::string pattern = "/tmp/heapkit-fuzz-elf-XXXXXX";
+        // Every input is written here: on a disk-backed /tmp the writes, not the
+        // symbolizer, bound the rate, so TMPDIR may point at a tmpfs.
+        const char* dir = std::getenv("TMPDIR");
+        std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/heapkit-fuzz-elf-XXXXXX";
         int fd = ::mkstemp(pattern.data());
         ::close(fd);
         return pattern;

@@ -4,18 +4,35 @@
 # (default 60) on its seed corpus. A crash, leak, timeout or sanitizer report fails the
 # run; its reproducer is kept in $FUZZ_ARTIFACTS (default ./fuzz-artifacts). Ends with
 # "N passed, N failed". Extra arguments go to every fuzzer (e.g. -runs=10000000).
+# FUZZ_TARGETS (space-separated) runs only those targets, e.g. to split a long run
+# over two cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache"
+targets=${FUZZ_TARGETS:-$all_targets}
+for target in $targets; do
+  case " $all_targets " in
+  *" $target "*) ;;
+  *)
+    echo "run.sh: unknown fuzz target '$target' in FUZZ_TARGETS (targets: $all_targets)" >&2
+    exit 1
+    ;;
+  esac
+done
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
-if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ meson setup "$build" --wrap-mode=nodownload -Dfuzzing=true \
-    -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dcpp_args=-fno-sanitize-recover=undefined -Dc_args=-fno-sanitize-recover=undefined
-fi
-ninja -C "$build"
+# Runs started side by side (one per core) build one at a time: the lock is on this script.
+(
+  flock 9
+  if [ ! -f "$build/build.ninja" ]; then
+    CC=clang CXX=clang++ meson setup "$build" --wrap-mode=nodownload -Dfuzzing=true \
+      -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dcpp_args=-fno-sanitize-recover=undefined -Dc_args=-fno-sanitize-recover=undefined
+  fi
+  ninja -C "$build"
+) 9<tests/fuzz/run.sh
 unset DEBUGINFOD_URLS # the symbolizer target must not reach the network
 
 work=$(mktemp -d)
@@ -45,12 +62,14 @@ printf 'heapkit frame cache 2\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$wor
 
 passed=0
 failed=0
-for target in heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache; do
+for target in $targets; do
   echo "== fuzz_$target: ${seconds}s"
+  start=$SECONDS
   if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$seconds" \
       -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$artifacts/$target-" "$@" 2>"$work/$target.log"; then
     passed=$((passed + 1))
+    echo "fuzz_$target: clean after $((SECONDS - start)) s"
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/$target.log" || true
   else
     failed=$((failed + 1))

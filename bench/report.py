@@ -30,8 +30,12 @@ class Measured:
         return self.row("heapfold, cold cache", "heapfold")
 
     def ratio(self, row, reference, seconds="wall"):
-        """How many times longer `row` took than `reference`, round by round."""
-        return paired(row.result, reference.result, lambda a, b: a / b, seconds)
+        """How many times longer `row` took than `reference`, round by round. /usr/bin/time
+        reports CPU seconds in hundredths: a run it shows as 0 took under 10 ms, and is
+        counted as 10 ms (the ratio is then a lower bound, never a division by zero)."""
+        tick = 0.01
+        return paired(row.result, reference.result, lambda a, b: max(a, tick) / max(b, tick),
+                      seconds)
 
     def symbolize_seconds(self, seconds="wall"):
         """heapkit's symbolization alone: jeprof2pprof end to end (cold cache) less

@@ -1,46 +1,95 @@
 // SPDX-License-Identifier: MIT
-// The flag set and error handling jeprof2pprof and heapfold share; only cmd/ sees CLI11.
+// The flag set and error handling jeprof2pprof and heapfold share; only cmd/ sees CLI11,
+// and only cmd/ reads what the user typed: the library gets typed options.
 #pragma once
 
-#include "heapkit/pipeline.hpp"
+#include "heapkit/heapkit.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
+#include <unistd.h>
 
 namespace heapkit::cmd {
 
 inline constexpr const char* version = "0.1.0";
 
+// What both tools take.
+struct ToolOptions {
+    std::vector<std::string> inputs; // dump paths; "-" is standard input
+    std::string output;              // "" or "-" is standard output
+    LoadOptions load;
+    bool cache = true;   // use the frame cache (default_cache_directory())
+    bool quiet = false;  // no progress line, no warnings
+    bool strict = false; // unnamed frames make exit status 2
+};
+
+// A CLI11 validator that accepts what `parse` accepts, with `expected` in its message.
+template <class Parse>
+CLI::Validator parsed_by(Parse parse, std::string what, std::string expected) {
+    return CLI::Validator(
+        [=](std::string& text) {
+            return parse(text)
+                       ? std::string()
+                       : fmt::format("unknown {} \"{}\"; expected {}", what, text, expected);
+        },
+        "", what);
+}
+
+inline std::optional<PathRewrite> parse_path_rewrite(std::string_view pair) {
+    size_t equals = pair.find('=');
+    if (equals == std::string_view::npos || equals == 0) {
+        return std::nullopt;
+    }
+    return PathRewrite{std::string(pair.substr(0, equals)), std::string(pair.substr(equals + 1))};
+}
+
 // `sample_help` says what --sample chooses for this tool.
 inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::string& sample_help) {
+    SymbolizeOptions& symbols = options.load.symbols;
     app.add_option("DUMP", options.inputs,
                    "jemalloc heap_v2 dumps or jeprof symbolized profiles, plain or gzipped; "
                    "'-' reads standard input; several are merged")
         ->required();
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
-    app.add_option("--sample", options.sample,
-                   sample_help + ": inuse_space (default), inuse_objects, alloc_space, "
-                                 "alloc_objects")
-        ->option_text("TYPE");
-    app.add_flag("--threads", options.per_thread, "split every stack by jemalloc thread");
-    app.add_flag("--keep-allocator-frames", options.keep_allocator_frames,
-                 "keep malloc, operator new and jemalloc-internal frames");
+    app.add_option_function<std::string>(
+           "--sample",
+           [&options](const std::string& name) { options.load.sample = *parse_sample_type(name); },
+           sample_help + ": inuse_space (default), inuse_objects, alloc_space, alloc_objects")
+        ->option_text("TYPE")
+        ->check(parsed_by(parse_sample_type, "sample type",
+                          "inuse_space, inuse_objects, alloc_space or alloc_objects"));
+    app.add_flag("--threads", options.load.per_thread, "split every stack by jemalloc thread");
     app.add_flag_callback(
-        "--no-symbolize", [&options] { options.symbolize = false; },
+        "--no-symbolize", [&symbols] { symbols.names = false; },
         "leave frames unnamed (addresses, mappings and build ids only)");
-    app.add_option("--binary", options.symbols.main_binary,
+    app.add_option("--binary", symbols.main_binary,
                    "the program's executable, wherever the dump says it was")
         ->option_text("PATH");
-    app.add_option("--sysroot", options.symbols.sysroot,
+    app.add_option("--sysroot", symbols.sysroot,
                    "look for every mapped file under DIR (a container's or host's root)")
         ->option_text("DIR");
-    app.add_option("--path-map", options.path_map,
-                   "open files whose path starts with OLD under NEW instead (repeatable)")
+    app.add_option_function<std::vector<std::string>>(
+           "--path-map",
+           [&symbols](const std::vector<std::string>& pairs) {
+               for (const std::string& pair : pairs) {
+                   symbols.path_map.push_back(*parse_path_rewrite(pair));
+               }
+           },
+           "open files whose path starts with OLD under NEW instead (repeatable)")
         ->option_text("OLD=NEW")
+        ->check(CLI::Validator(
+            [](std::string& pair) {
+                return parse_path_rewrite(pair)
+                           ? std::string()
+                           : fmt::format("takes OLD=NEW (a path prefix and its replacement), "
+                                         "not \"{}\"",
+                                         pair);
+            },
+            "", "OLD=NEW"))
         ->allow_extra_args(false); // one value per flag: the dumps that follow stay dumps
-    app.add_option("--debug-dir", options.symbols.debug_dirs,
+    app.add_option("--debug-dir", symbols.debug_dirs,
                    "also look for debug files under DIR, in the layouts of /usr/lib/debug "
                    "(repeatable)")
         ->option_text("DIR")
@@ -55,11 +104,16 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);
 }
 
-// Parses argv, runs `tool`, prints warnings and errors as "<name>: ...", returns the
-// exit status: 0 done, 1 usage, input or output error, 2 under --strict when a frame
-// stayed unnamed.
-template <class Tool>
-int run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool tool) {
+inline int report_error(const CLI::App& app, const Error& error) {
+    fmt::print(stderr, "{}: error: {}\n", app.get_name(), error.message);
+    return 1;
+}
+
+// Parses argv, loads the dumps, hands the profile to `write` (which writes the tool's
+// output), prints warnings and errors as "<name>: ...", and returns the exit status: 0
+// done, 1 usage, input or output error, 2 under --strict when a frame stayed unnamed.
+template <class Write>
+int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& done) {
@@ -68,15 +122,27 @@ int run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool t
         app.exit(error);
         return 1;
     }
-    auto report = tool(options);
-    if (!report) {
-        fmt::print(stderr, "{}: error: {}\n", app.get_name(), report.error().message);
-        return 1;
+    if (options.cache) {
+        options.load.symbols.cache_directory = default_cache_directory();
     }
-    for (const std::string& warning : report->warnings) {
-        fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
+    options.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
+    std::vector<Input> inputs;
+    for (const std::string& path : options.inputs) {
+        inputs.push_back(Input{path, std::nullopt});
     }
-    return options.strict && report->unresolved > 0 ? 2 : 0;
+    auto loaded = load_profile(inputs, options.load);
+    if (!loaded) {
+        return report_error(app, loaded.error());
+    }
+    if (auto written = write(loaded->profile); !written) {
+        return report_error(app, written.error());
+    }
+    if (!options.quiet) {
+        for (const std::string& warning : loaded->report.warnings) {
+            fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
+        }
+    }
+    return options.strict && loaded->report.unnamed_locations > 0 ? 2 : 0;
 }
 
 } // namespace heapkit::cmd

@@ -2,18 +2,47 @@
 // heapfold: jemalloc heap dumps -> collapsed stacks for flamegraph.pl.
 #include "../tool_main.hpp"
 
+namespace {
+
+std::optional<heapkit::FrameStyle> parse_frame_style(std::string_view text) {
+    if (text == "function") {
+        return heapkit::FrameStyle::function;
+    }
+    if (text == "function+line") {
+        return heapkit::FrameStyle::function_line;
+    }
+    if (text == "address") {
+        return heapkit::FrameStyle::address;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
-    heapkit::ToolOptions options;
+    heapkit::cmd::ToolOptions options;
+    heapkit::FoldedOptions folded;
     CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input).",
                  "heapfold");
     heapkit::cmd::add_common_flags(app, options, "value to print");
-    app.add_option("--frame", options.frame,
-                   "frame text: function (default), function+line (\"name (file.c:12)\"), "
-                   "address (module+0xOFFSET)")
-        ->option_text("STYLE");
-    app.add_flag("--annotate-inline", options.annotate_inline,
+    app.add_flag("--keep-allocator-frames", folded.keep_allocator_frames,
+                 "keep malloc, operator new and jemalloc-internal frames");
+    app.add_option_function<std::string>(
+           "--frame", [&](const std::string& text) { folded.style = *parse_frame_style(text); },
+           "frame text: function (default), function+line (\"name (file.c:12)\"), "
+           "address (module+0xOFFSET)")
+        ->option_text("STYLE")
+        ->check(heapkit::cmd::parsed_by(parse_frame_style, "frame style",
+                                        "function, function+line or address"));
+    app.add_flag("--annotate-inline", folded.annotate_inline,
                  "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
     app.footer("Example: heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem "
                "--countname=bytes > heap.svg");
-    return heapkit::cmd::run(app, argc, argv, options, heapkit::run_heapfold);
+    return heapkit::cmd::run(app, argc, argv, options, [&](const heapkit::Profile& profile) {
+        folded.sample = options.load.sample;
+        folded.thread_frames = options.load.per_thread;
+        return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
+            return heapkit::write_folded(profile, folded, sink);
+        });
+    });
 }

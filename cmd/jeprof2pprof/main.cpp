@@ -3,15 +3,24 @@
 #include "../tool_main.hpp"
 
 int main(int argc, char** argv) {
-    heapkit::ToolOptions options;
+    heapkit::cmd::ToolOptions options;
+    heapkit::PprofOptions pprof;
     CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format).",
                  "jeprof2pprof");
     heapkit::cmd::add_common_flags(app, options, "default sample type");
-    app.add_option("--compress-level", options.compress_level,
+    app.add_flag("--keep-allocator-frames", pprof.keep_allocator_frames,
+                 "keep malloc, operator new and jemalloc-internal frames");
+    app.add_option("--compress-level", pprof.compress_level,
                    "gzip level, 1 (fastest) to 9 (smallest), 0 stores; default 6")
         ->option_text("N")
         ->check(CLI::Range(0, 9));
     app.footer("Example: jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
                "heap.pb.gz");
-    return heapkit::cmd::run(app, argc, argv, options, heapkit::run_jeprof2pprof);
+    return heapkit::cmd::run(app, argc, argv, options, [&](const heapkit::Profile& profile) {
+        pprof.default_type = options.load.sample;
+        return heapkit::write_output(options.output, true, [&](const heapkit::Sink& sink) {
+            auto bytes = heapkit::write_pprof(profile, pprof);
+            return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
+        });
+    });
 }

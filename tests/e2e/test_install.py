@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 """meson install puts the tools, the library, its headers, pkg-config file and man pages
-under the prefix, and the installed headers compile on their own."""
+under the prefix; only the front door and the types it exposes are installed, each
+header compiles on its own, and a program built with `pkg-config --cflags --libs heapkit`
+alone goes dump -> pprof and dump -> folded through the front door."""
 
 import os
 import subprocess
 
-from heapkit_e2e import check, run, workdir
+from heapkit_e2e import check, fixture, go_pprof, parse_folded, run, run_fixture, workdir
 
 build = os.environ["HEAPKIT_BUILD_ROOT"]
 destdir = workdir()
@@ -20,7 +22,8 @@ for tool in ("jeprof2pprof", "heapfold", "disable_aslr"):
 check(any(f.startswith("lib") and "/libheapkit.so" in f for f in found), "libheapkit not installed")
 check(any(f.endswith("pkgconfig/heapkit.pc") for f in found), "heapkit.pc not installed")
 headers = sorted(f for f in found if f.startswith("include/heapkit/"))
-check("include/heapkit/pipeline.hpp" in headers, f"headers: {headers}")
+check("include/heapkit/heapkit.hpp" in headers, f"headers: {headers}")
+check(len(headers) <= 12, f"{len(headers)} headers installed, at most 12 wanted: {headers}")
 
 # Every installed header compiles alone against the installed tree.
 include = os.path.join(prefix, "include")
@@ -29,4 +32,54 @@ for header in headers:
     proc = subprocess.run(["c++", "-std=c++20", "-fsyntax-only", "-I", include, "-x", "c++", "-"],
                           input=source, capture_output=True, text=True)
     check(proc.returncode == 0, f"{header} does not compile alone:\n{proc.stderr}")
+
+# A program that knows only the installed tree.
+FRONT_DOOR_USER = r"""
+#include <heapkit/heapkit.hpp>
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    heapkit::Input input{argv[1], std::nullopt};
+    heapkit::LoadOptions options;
+    options.sample = heapkit::SampleType::alloc_space;
+    auto loaded = heapkit::load_profile({&input, 1}, options);
+    if (!loaded) {
+        std::fprintf(stderr, "%s\n", loaded.error().message.c_str());
+        return 1;
+    }
+    heapkit::PprofOptions pprof;
+    pprof.default_type = options.sample;
+    auto ok = heapkit::write_output(argv[2], true, [&](const heapkit::Sink& sink) {
+        auto bytes = heapkit::write_pprof(loaded->profile, pprof);
+        return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
+    });
+    heapkit::FoldedOptions folded;
+    folded.sample = options.sample;
+    auto text = heapkit::write_folded(loaded->profile, folded);
+    if (!ok || !text) {
+        return 1;
+    }
+    std::fputs(text->c_str(), stdout);
+}
+"""
+pc_dirs = sorted({os.path.dirname(os.path.join(prefix, f)) for f in found if f.endswith(".pc")})
+env = dict(os.environ, PKG_CONFIG_PATH=":".join(pc_dirs))
+flags = run(["pkg-config", f"--define-variable=prefix={prefix}", "--cflags", "--libs", "heapkit"],
+            env=env).stdout
+check(include in flags, f"pkg-config does not point into the installed tree: {flags}")
+work = workdir()
+source = os.path.join(work, "user.cpp")
+with open(source, "w") as f:
+    f.write(FRONT_DOOR_USER)
+program = os.path.join(work, "user")
+run(["c++", "-std=c++20", source, "-o", program, *flags.split()])
+libdirs = [a[2:] for a in flags.split() if a.startswith("-L")]
+dump = run_fixture(fixture("alloc_c_pie"), work)
+pb = os.path.join(work, "out.pb.gz")
+proc = run([program, dump, pb], env=dict(os.environ, LD_LIBRARY_PATH=":".join(libdirs)))
+folded = {stack.rpartition("main;")[2]: value for stack, value in parse_folded(proc.stdout).items()}
+check(folded.get("hold_pages") == 4096000 and folded.get("churn_small") == 256000,
+      f"folded output through the front door: {proc.stdout!r}")
+top = go_pprof("-top", "-sample_index=alloc_space", pb).stdout
+check("hold_pages" in top and "churn_small" in top, f"go tool pprof -top: {top}")
 print("ok")

@@ -3,8 +3,8 @@
 // writers, as the tools would with --no-symbolize.
 #pragma once
 
-#include "heapkit/emit/folded_writer.hpp"
 #include "heapkit/emit/pprof_writer.hpp"
+#include "heapkit/heapkit.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/raw_dump.hpp"
 
@@ -18,8 +18,8 @@ namespace heapkit::fuzz {
 // protobuf only logs what it dislikes (invalid UTF-8 in a string field, say) and goes
 // on: make every such complaint a crash the fuzzer reports.
 inline const bool protobuf_complaints_abort = [] {
-    google::protobuf::SetLogHandler([](google::protobuf::LogLevel level, const char* file,
-                                       int line, const std::string& message) {
+    google::protobuf::SetLogHandler([](google::protobuf::LogLevel level, const char* file, int line,
+                                       const std::string& message) {
         std::fprintf(stderr, "protobuf %s:%d: %s\n", file, line, message.c_str());
         if (level >= google::protobuf::LOGLEVEL_ERROR) {
             std::abort();

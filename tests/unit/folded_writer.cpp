@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/folded_writer.hpp"
-
 #include "heapkit/emit/allocator_frames.hpp"
+#include "heapkit/heapkit.hpp"
 #include "test_profiles.hpp"
 
 #include <algorithm>

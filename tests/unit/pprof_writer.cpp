@@ -160,7 +160,7 @@ TEST_CASE("heapkit::encode_pprof writes only UTF-8 strings") {
 
 TEST_CASE("heapkit::write_pprof gzips the message") {
     Profile profile = test::make_profile(test::sample_dump);
-    std::string packed = write_pprof(profile, {});
+    std::string packed = write_pprof(profile, {}).value();
     REQUIRE(is_gzip(packed));
     auto raw = gunzip(packed, "p.pb.gz");
     REQUIRE(raw);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/folded_writer.hpp"
-
 #include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/emit/folded_lines.hpp"
 #include "heapkit/emit/frame_text.hpp"
+#include "heapkit/heapkit.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -123,27 +123,11 @@ void sort_and_merge(PodVector<StackLine>& lines, const LineSpeller& speller) {
     lines.resize(static_cast<size_t>(nonzero - lines.begin()));
 }
 
-} // namespace
-
-std::optional<FrameStyle> parse_frame_style(std::string_view text) {
-    if (text == "function") {
-        return FrameStyle::function;
-    }
-    if (text == "function+line") {
-        return FrameStyle::function_line;
-    }
-    if (text == "address") {
-        return FrameStyle::address;
-    }
-    return std::nullopt;
-}
-
 // Lines are compared and spelled from token ids, never built as strings until the output
 // itself: for a million stacks, a string per stack (and a hash map of them) took more
 // memory than the profile. The output (often many times the dump's size: each line
 // spells its stack out) goes to `sink` a buffer at a time, never held whole.
-Result<void> write_folded(const Profile& profile, const FoldedOptions& options,
-                          const FoldedSink& sink) {
+Result<void> write_lines(const Profile& profile, const FoldedOptions& options, const Sink& sink) {
     PodVector<StackLine> lines = group_samples(profile, options);
     TokenTable tokens;
     LocationTokens layout = location_tokens(profile, options, tokens);
@@ -185,9 +169,15 @@ Result<void> write_folded(const Profile& profile, const FoldedOptions& options,
     return buffer.empty() ? Result<void>{} : sink(buffer);
 }
 
-std::string write_folded(const Profile& profile, const FoldedOptions& options) {
+} // namespace
+
+Result<void> write_folded(const Profile& profile, const FoldedOptions& options, const Sink& sink) {
+    return catching([&] { return write_lines(profile, options, sink); });
+}
+
+Result<std::string> write_folded(const Profile& profile, const FoldedOptions& options) {
     std::string out;
-    static_cast<void>(write_folded(profile, options, [&](std::string_view piece) {
+    HEAPKIT_TRY(write_folded(profile, options, [&](std::string_view piece) {
         out += piece;
         return Result<void>{};
     }));

@@ -4,6 +4,7 @@
 #include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/string_map.hpp"
+#include "heapkit/util/try.hpp"
 #include "heapkit/util/utf8.hpp"
 #include "profile.pb.h"
 
@@ -226,8 +227,10 @@ std::string encode_pprof(const Profile& profile, const PprofOptions& options) {
     return bytes;
 }
 
-std::string write_pprof(const Profile& profile, const PprofOptions& options) {
-    return gzip(encode_pprof(profile, options), options.compress_level);
+Result<std::string> write_pprof(const Profile& profile, const PprofOptions& options) {
+    return catching([&]() -> Result<std::string> {
+        return gzip(encode_pprof(profile, options), options.compress_level);
+    });
 }
 
 } // namespace heapkit

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/model/build_profile.hpp"
 
+#include "heapkit/unsample/unsample.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>

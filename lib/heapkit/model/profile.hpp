@@ -2,7 +2,8 @@
 #pragma once
 
 #include "heapkit/model/string_pool.hpp"
-#include "heapkit/unsample/unsample.hpp"
+#include "heapkit/unsample/heap_values.hpp"
+#include "heapkit/util/error.hpp"
 #include "heapkit/util/pod_vector.hpp"
 
 #include <cstdint>
@@ -91,5 +92,8 @@ struct Profile {
         sample_locations.append(location_ids);
     }
 };
+
+// An error when `type` needs accumulated counts and the profile has none.
+Result<void> check_sample_type(const Profile& profile, SampleType type);
 
 } // namespace heapkit

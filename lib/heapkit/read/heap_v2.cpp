@@ -4,33 +4,12 @@
 #include "heapkit/read/address_ids.hpp"
 #include "heapkit/read/maps.hpp"
 #include "heapkit/util/text.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <algorithm>
 #include <limits>
 
 namespace heapkit {
-
-bool RawDump::has_accum() const {
-    auto any = [](const SampledCounts& c) { return c.accum_objects != 0 || c.accum_bytes != 0; };
-    return any(total) || std::any_of(stacks.begin(), stacks.end(),
-                                     [&](const RawStack& s) { return any(s.total); });
-}
-
-void RawDump::add_stack(std::span<const uint64_t> frame_addresses, const SampledCounts& counts,
-                        std::span<const ThreadCounts> per_thread) {
-    RawStack stack;
-    stack.total = counts;
-    stack.first_frame = static_cast<uint32_t>(frames.size());
-    stack.frame_count = static_cast<uint32_t>(frame_addresses.size());
-    stack.first_thread = static_cast<uint32_t>(stack_threads.size());
-    stack.thread_count = static_cast<uint32_t>(per_thread.size());
-    for (uint64_t address : frame_addresses) {
-        frames.push_back(static_cast<uint32_t>(addresses.size()));
-        addresses.push_back(address);
-    }
-    stack_threads.append(per_thread);
-    stacks.push_back(stack);
-}
 
 namespace {
 
@@ -183,24 +162,21 @@ Result<void> HeapV2Parser::parse_header() {
 
     bool seen_total = false;
     while (next_is_count_line()) {
-        auto parsed = parse_count_line(*m_lines.next());
-        if (!parsed) {
-            return tl::unexpected(parsed.error());
-        }
-        if (!parsed->thread_uid) {
-            if (seen_total || !parsed->trailing.empty()) {
+        HEAPKIT_TRY_ASSIGN(CountLine parsed, parse_count_line(*m_lines.next()));
+        if (!parsed.thread_uid) {
+            if (seen_total || !parsed.trailing.empty()) {
                 return error_here("unexpected \"t*\" line in the header");
             }
-            m_dump.total = parsed->counts;
+            m_dump.total = parsed.counts;
             seen_total = true;
             continue;
         }
         if (!seen_total) {
             return error_here("expected the \"t*:\" totals line before per-thread lines");
         }
-        m_dump.threads.push_back({*parsed->thread_uid, parsed->counts});
-        if (!parsed->trailing.empty()) {
-            m_dump.thread_names[*parsed->thread_uid] = std::string(parsed->trailing);
+        m_dump.threads.push_back({*parsed.thread_uid, parsed.counts});
+        if (!parsed.trailing.empty()) {
+            m_dump.thread_names[*parsed.thread_uid] = std::string(parsed.trailing);
         }
     }
     if (!seen_total) {
@@ -255,25 +231,22 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
     stack.first_thread = static_cast<uint32_t>(m_dump.stack_threads.size());
     bool seen_total = false;
     while (next_is_count_line()) {
-        auto parsed = parse_count_line(*m_lines.next());
-        if (!parsed) {
-            return tl::unexpected(parsed.error());
-        }
-        if (!parsed->trailing.empty()) {
+        HEAPKIT_TRY_ASSIGN(CountLine parsed, parse_count_line(*m_lines.next()));
+        if (!parsed.trailing.empty()) {
             return error_here("unexpected text after the counts of a stack's count line");
         }
-        if (!parsed->thread_uid) {
+        if (!parsed.thread_uid) {
             if (seen_total) {
                 return error_here("second \"t*\" line for one stack");
             }
-            stack.total = parsed->counts;
+            stack.total = parsed.counts;
             seen_total = true;
         } else if (!seen_total) {
             return error_here("expected \"t*:\" count line after stack");
         } else if (m_dump.stack_threads.size() == most) {
             return error_here("more than 2^32 - 1 thread lines under stacks in one dump");
         } else {
-            m_dump.stack_threads.push_back({*parsed->thread_uid, parsed->counts});
+            m_dump.stack_threads.push_back({*parsed.thread_uid, parsed.counts});
             ++stack.thread_count;
         }
     }
@@ -287,33 +260,26 @@ Result<void> HeapV2Parser::parse_maps() {
         if (line->find_first_not_of(" \t") == std::string_view::npos) {
             continue;
         }
-        auto entry = parse_maps_line(*line, fmt::format("{}:{}", m_source, m_lines.line_number()));
-        if (!entry) {
-            return tl::unexpected(entry.error());
-        }
-        entry->line = m_lines.line_number();
-        m_dump.maps.push_back(std::move(*entry));
+        HEAPKIT_TRY_ASSIGN(
+            MapEntry entry,
+            parse_maps_line(*line, fmt::format("{}:{}", m_source, m_lines.line_number())));
+        entry.line = m_lines.line_number();
+        m_dump.maps.push_back(std::move(entry));
     }
     return {};
 }
 
 Result<RawDump> HeapV2Parser::parse() {
     m_dump.source = std::string(m_source);
-    if (auto ok = parse_header(); !ok) {
-        return tl::unexpected(ok.error());
-    }
+    HEAPKIT_TRY(parse_header());
     while (auto line = m_lines.next()) {
         if (!line->empty() && line->front() == '@') {
-            if (auto ok = parse_stack(*line); !ok) {
-                return tl::unexpected(ok.error());
-            }
+            HEAPKIT_TRY(parse_stack(*line));
             report_progress();
         } else if (line->find_first_not_of(" \t") == std::string_view::npos) {
             continue;
         } else if (*line == maps_marker) {
-            if (auto ok = parse_maps(); !ok) {
-                return tl::unexpected(ok.error());
-            }
+            HEAPKIT_TRY(parse_maps());
         } else if (line->find('\0') != std::string_view::npos) {
             return error_here("NUL byte in text; is this a binary file?");
         } else {

@@ -4,6 +4,7 @@
 #include "heapkit/read/heap_v2.hpp"
 #include "heapkit/read/jeprof_symbolized.hpp"
 #include "heapkit/util/input.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <algorithm>
 
@@ -26,12 +27,9 @@ Result<RawDump> parse_dump(std::string_view text, std::string_view source,
 }
 
 Result<RawDump> read_dump(const std::string& path) {
-    auto input = InputBuffer::open(path);
-    if (!input) {
-        return tl::unexpected(input.error());
-    }
-    return parse_dump(input->text(), input->name(),
-                      [&](const char* position) { input->release_before(position); });
+    HEAPKIT_TRY_ASSIGN(InputBuffer input, InputBuffer::open(path));
+    return parse_dump(input.text(), input.name(),
+                      [&](const char* position) { input.release_before(position); });
 }
 
 } // namespace heapkit

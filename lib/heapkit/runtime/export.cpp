@@ -1,36 +1,24 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/export.hpp"
 
-#include "heapkit/emit/folded_writer.hpp"
 #include "heapkit/emit/frame_text.hpp"
-#include "heapkit/emit/pprof_writer.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/maps.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/text.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <fmt/format.h>
 
 namespace heapkit::runtime {
 namespace {
 
-Result<Profile> profile_of(std::string_view dump, const ExportOptions& options) {
-    auto raw = parse_dump(dump, "prof.dump");
-    if (!raw) {
-        return tl::unexpected(raw.error());
-    }
-    std::vector<RawDump> dumps;
-    dumps.push_back(std::move(*raw));
-    Profile profile = build_profile(dumps, BuildOptions{options.per_thread});
-    if (auto ok = check_sample_type(profile, options.sample); !ok) {
-        return tl::unexpected(ok.error());
-    }
-    SymbolizeOptions symbols;
-    symbols.names = options.symbolize;
-    symbolize(profile, symbols); // what stays unnamed shows as module+offset
-    return profile;
+Result<Profile> profile_of(std::string_view dump, const LoadOptions& options) {
+    Input input{"prof.dump", dump};
+    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, options));
+    return std::move(loaded.profile);
 }
 
 // This process's mappings, as a dump would carry them.
@@ -51,21 +39,19 @@ std::vector<MapEntry> own_maps() {
 
 } // namespace
 
-Result<std::string> pprof_from_dump(std::string_view dump, const ExportOptions& options) {
-    return profile_of(dump, options).map([&](const Profile& profile) {
-        PprofOptions pprof;
-        pprof.default_type = options.sample;
-        return write_pprof(profile, pprof);
-    });
+Result<std::string> pprof_from_dump(std::string_view dump, const LoadOptions& options) {
+    HEAPKIT_TRY_ASSIGN(Profile profile, profile_of(dump, options));
+    PprofOptions pprof;
+    pprof.default_type = options.sample;
+    return write_pprof(profile, pprof);
 }
 
-Result<std::string> folded_from_dump(std::string_view dump, const ExportOptions& options) {
-    return profile_of(dump, options).map([&](const Profile& profile) {
-        FoldedOptions folded;
-        folded.sample = options.sample;
-        folded.thread_frames = options.per_thread;
-        return write_folded(profile, folded);
-    });
+Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& options) {
+    HEAPKIT_TRY_ASSIGN(Profile profile, profile_of(dump, options));
+    FoldedOptions folded;
+    folded.sample = options.sample;
+    folded.thread_frames = options.per_thread;
+    return write_folded(profile, folded);
 }
 
 std::string symbol_lines(const std::vector<uint64_t>& addresses) {

@@ -192,7 +192,10 @@ Response go_heap(const Request& request, bool folded) {
     if (!dump) {
         return failure(500, dump.error());
     }
-    ExportOptions options{*symbolized, *threads, *sample};
+    LoadOptions options;
+    options.sample = *sample;
+    options.per_thread = *threads;
+    options.symbols.names = *symbolized;
     auto body = folded ? folded_from_dump(*dump, options) : pprof_from_dump(*dump, options);
     if (!body) {
         return failure(400, body.error()); // e.g. alloc_* without prof_accum

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/profiler.hpp"
 
+#include "heapkit/util/try.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
 #include <cerrno>
@@ -103,9 +104,7 @@ Result<void> Profiler::reset(std::optional<size_t> lg_sample) const {
 }
 
 Result<std::string> Profiler::dump() const {
-    if (auto ok = require_active(); !ok) {
-        return tl::unexpected(ok.error());
-    }
+    HEAPKIT_TRY(require_active());
     std::lock_guard lock(dump_mutex);
     // jemalloc opens the file name it is given; /proc/self/fd/N reopens the memfd.
     UniqueFd fd(::memfd_create("heapkit-dump", MFD_CLOEXEC));

@@ -13,10 +13,6 @@
 
 namespace heapkit {
 
-// Where the tools keep their frame cache: $HEAPKIT_CACHE_DIR, else
-// $XDG_CACHE_HOME/heapkit, else $HOME/.cache/heapkit; empty when none of them is set.
-std::string default_cache_directory();
-
 // One build's cached answers: the frames at each vaddr (possibly none: known to be
 // unnamed), all stored end to end rather than a vector per address.
 class FrameEntries {

@@ -1,29 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/heapkit.hpp"
 #include "heapkit/model/profile.hpp"
 
 #include <string>
 #include <vector>
 
 namespace heapkit {
-
-// `from` -> `to` for file paths that begin with `from` (a dump taken in a container or
-// on another host names files where they were there).
-struct PathRewrite {
-    std::string from;
-    std::string to;
-};
-
-struct SymbolizeOptions {
-    bool names = true;                   // false: read build ids only, name nothing
-    std::vector<std::string> debug_dirs; // extra roots with /usr/lib/debug's layouts
-    std::string sysroot;                 // prefix for every path no rewrite matched
-    std::vector<PathRewrite> path_map;   // the longest matching `from` wins
-    std::string main_binary;             // the program's executable, wherever the dump says
-    bool progress = false;               // report progress on stderr
-    std::string cache_directory;         // FrameCache's directory; empty: no cache
-};
 
 // What symbolization could not do, for a summary on stderr.
 struct SymbolizeReport {

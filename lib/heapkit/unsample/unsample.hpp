@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/read/raw_dump.hpp"
+#include "heapkit/unsample/heap_values.hpp"
 
 #include <cstdint>
 
@@ -11,14 +12,6 @@ namespace heapkit {
 struct Unsampled {
     int64_t objects = 0;
     int64_t bytes = 0;
-};
-
-// The four pprof heap values, in pprof's conventional order.
-struct HeapValues {
-    int64_t alloc_objects = 0;
-    int64_t alloc_space = 0; // bytes
-    int64_t inuse_objects = 0;
-    int64_t inuse_space = 0; // bytes
 };
 
 // Undoes jemalloc's Poisson sampling at mean period `period` bytes (formats.md §2):

@@ -2,6 +2,7 @@
 #include "heapkit/util/input.hpp"
 
 #include "heapkit/util/gzip.hpp"
+#include "heapkit/util/try.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
 #include <cerrno>
@@ -71,15 +72,8 @@ Result<std::string> read_text(const UniqueFd& fd, const std::string& name) {
 Result<InputText> read_input(const std::string& path) {
     InputText input;
     input.name = path == "-" ? "<stdin>" : path;
-    auto fd = open_file(path);
-    if (!fd) {
-        return tl::unexpected(fd.error());
-    }
-    auto bytes = read_text(*fd, input.name);
-    if (!bytes) {
-        return tl::unexpected(bytes.error());
-    }
-    input.bytes = std::move(*bytes);
+    HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path));
+    HEAPKIT_TRY_ASSIGN(input.bytes, read_text(fd, input.name));
     return input;
 }
 
@@ -90,14 +84,11 @@ void InputBuffer::Unmap::operator()(char* start) const {
 Result<InputBuffer> InputBuffer::open(const std::string& path) {
     InputBuffer input;
     input.m_name = path == "-" ? "<stdin>" : path;
-    auto fd = open_file(path);
-    if (!fd) {
-        return tl::unexpected(fd.error());
-    }
+    HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path));
     struct stat st {};
-    if (*fd && ::fstat(fd->get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    if (fd && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         auto size = static_cast<size_t>(st.st_size);
-        void* start = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd->get(), 0);
+        void* start = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
         if (start != MAP_FAILED) {
             input.m_map = {static_cast<char*>(start), Unmap{size}};
             if (!is_gzip({input.m_map.get(), size})) {
@@ -106,19 +97,12 @@ Result<InputBuffer> InputBuffer::open(const std::string& path) {
             }
             auto inflated = gunzip({input.m_map.get(), size}, input.m_name);
             input.m_map.reset();
-            if (!inflated) {
-                return tl::unexpected(inflated.error());
-            }
-            input.m_bytes = std::move(*inflated);
+            HEAPKIT_TRY_ASSIGN(input.m_bytes, std::move(inflated));
             return input;
         }
     }
     // Pipes, terminals, files that cannot be mapped: read them.
-    auto bytes = read_text(*fd, input.m_name);
-    if (!bytes) {
-        return tl::unexpected(bytes.error());
-    }
-    input.m_bytes = std::move(*bytes);
+    HEAPKIT_TRY_ASSIGN(input.m_bytes, read_text(fd, input.m_name));
     return input;
 }
 

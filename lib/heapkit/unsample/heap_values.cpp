@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/sample_type.hpp"
+#include "heapkit/unsample/heap_values.hpp"
 
 namespace heapkit {
 
@@ -45,14 +45,8 @@ int64_t value_of(const HeapValues& values, SampleType type) {
     return 0;
 }
 
-Result<void> check_sample_type(const Profile& profile, SampleType type) {
-    bool needs_accum = type == SampleType::alloc_objects || type == SampleType::alloc_space;
-    if (needs_accum && !profile.has_accum) {
-        return fail("{} needs accumulated counts, and the dump has none: run the program with "
-                    "MALLOC_CONF=prof_accum:true",
-                    name_of(type));
-    }
-    return {};
+bool needs_accum(SampleType type) {
+    return type == SampleType::alloc_objects || type == SampleType::alloc_space;
 }
 
 } // namespace heapkit

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// heapkit's front door: load jemalloc heap dumps into one Profile, then write it out.
+//
+//   auto loaded = heapkit::load_profile(inputs, options);     // read, unsample, symbolize
+//   auto bytes = heapkit::write_pprof(loaded->profile, {});   // gzipped pprof
+//   heapkit::write_folded(loaded->profile, {}, sink);         // collapsed stacks
+//
+// Every function here reports failure as an Error; none throws.
+#pragma once
+
+#include "heapkit/model/profile.hpp"
+#include "heapkit/unsample/heap_values.hpp"
+#include "heapkit/util/error.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heapkit {
+
+// One dump to load: a jemalloc heap_v2 dump or a jeprof symbolized profile, plain or
+// gzipped.
+struct Input {
+    std::string name; // the file to read ("-": standard input), or a name for messages
+    std::optional<std::string_view> bytes; // the dump already in memory (borrowed for the
+                                           // call): `name` is then not opened
+};
+
+// `from` -> `to` for file paths that begin with the whole path components of `from` (a
+// dump taken in a container or on another host names files where they were there).
+struct PathRewrite {
+    std::string from;
+    std::string to;
+};
+
+// Where binaries and debug information are, and whether to look at all.
+struct SymbolizeOptions {
+    bool names = true;                   // false: read build ids only, name nothing
+    std::vector<std::string> debug_dirs; // extra roots with /usr/lib/debug's layouts
+    std::string sysroot;                 // prefix for every path no rewrite matched
+    std::vector<PathRewrite> path_map;   // the longest matching `from` wins
+    std::string main_binary;             // the program's executable, wherever the dump says
+    bool progress = false;               // report progress on stderr
+    std::string cache_directory;         // where named frames are remembered; empty: nowhere
+};
+
+struct LoadOptions {
+    SampleType sample = SampleType::inuse_space; // checked: alloc_* need prof_accum:true
+    bool per_thread = false;                     // one sample per (stack, thread)
+    SymbolizeOptions symbols;
+};
+
+// What loading could not do, for the user: nothing here stops the profile from being used.
+struct LoadReport {
+    std::vector<std::string> warnings; // one line each, without a "warning:" prefix
+    size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
+};
+
+struct Loaded {
+    Profile profile;
+    LoadReport report;
+};
+
+// read -> unsample -> model -> symbolize: the dumps merged into one profile, each dump's
+// addresses placed in its own mappings, frames named from DWARF or symbol tables.
+Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& options);
+
+// The frame cache's usual place: $HEAPKIT_CACHE_DIR, else $XDG_CACHE_HOME/heapkit, else
+// ~/.cache/heapkit; empty when none can be named.
+std::string default_cache_directory();
+
+// Where output goes, a piece at a time; the first error stops the writer.
+using Sink = std::function<Result<void>(std::string_view)>;
+
+struct PprofOptions {
+    SampleType default_type = SampleType::inuse_space;
+    bool keep_allocator_frames = false; // leave drop_frames empty
+    int compress_level = 6;             // zlib level for the gzip wrapper, 0-9
+    std::vector<std::string> comments;  // added after the "source: ..." comments
+};
+
+// The profile as a gzipped perftools.profiles.Profile: what `go tool pprof` reads.
+Result<std::string> write_pprof(const Profile& profile, const PprofOptions& options);
+
+// What one frame of a collapsed stack says.
+enum class FrameStyle {
+    function,      // "name"
+    function_line, // "name (file.c:12)"
+    address,       // "module+0xOFFSET", one frame per address (inline chains not expanded)
+};
+
+struct FoldedOptions {
+    SampleType sample = SampleType::inuse_space;
+    bool keep_allocator_frames = false;
+    bool thread_frames = false; // prefix each stack with its thread's label
+    FrameStyle style = FrameStyle::function;
+    bool annotate_inline = false; // suffix inlined frames with "_[i]" (flamegraph.pl's mark)
+};
+
+// Collapsed stacks as flamegraph.pl reads them: one line per distinct stack, root first,
+// frames joined by ';', a space, the integer value. Identical stacks are summed, zero
+// totals left out, lines sorted bytewise so the output is deterministic. Allocator frames
+// are cut as jeprof cuts them: the rootmost match and all leafward. The output goes to
+// `sink` in pieces of about a megabyte.
+Result<void> write_folded(const Profile& profile, const FoldedOptions& options, const Sink& sink);
+// The same output as one string.
+Result<std::string> write_folded(const Profile& profile, const FoldedOptions& options);
+
+// Runs `produce` with a sink into `path` ("" or "-": standard output) and keeps what it
+// wrote only when it succeeds: a file is written beside its target and renamed into
+// place, so a failure leaves the target untouched. `binary` output is refused on a
+// terminal.
+Result<void> write_output(const std::string& path, bool binary,
+                          const std::function<Result<void>(const Sink&)>& produce);
+
+} // namespace heapkit

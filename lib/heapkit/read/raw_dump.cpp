@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/read/raw_dump.hpp"
+
+#include <algorithm>
+
+namespace heapkit {
+
+bool RawDump::has_accum() const {
+    auto any = [](const SampledCounts& c) { return c.accum_objects != 0 || c.accum_bytes != 0; };
+    return any(total) || std::any_of(stacks.begin(), stacks.end(),
+                                     [&](const RawStack& s) { return any(s.total); });
+}
+
+void RawDump::add_stack(std::span<const uint64_t> frame_addresses, const SampledCounts& counts,
+                        std::span<const ThreadCounts> per_thread) {
+    RawStack stack;
+    stack.total = counts;
+    stack.first_frame = static_cast<uint32_t>(frames.size());
+    stack.frame_count = static_cast<uint32_t>(frame_addresses.size());
+    stack.first_thread = static_cast<uint32_t>(stack_threads.size());
+    stack.thread_count = static_cast<uint32_t>(per_thread.size());
+    for (uint64_t address : frame_addresses) {
+        frames.push_back(static_cast<uint32_t>(addresses.size()));
+        addresses.push_back(address);
+    }
+    stack_threads.append(per_thread);
+    stacks.push_back(stack);
+}
+
+} // namespace heapkit

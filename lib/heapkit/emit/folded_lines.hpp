@@ -13,6 +13,22 @@
 // What write_folded builds its lines from: frame texts interned once as tokens, and
 // stack lines grouped, compared and spelled from tokens, so that no line exists as a
 // string of its own before it is written out.
+//
+// How lines are sorted without spelling them. The output must be sorted bytewise as
+// spelled ("a;b 1" before "a;bc 1"). A line is a sequence of pieces: every frame text
+// followed by ';', and the last one without it. Since no frame text holds ';' (it is
+// shown as ':'), comparing two lines byte by byte gives the same answer as comparing
+// their pieces one by one, each piece by its rank among all distinct pieces sorted
+// bytewise. So:
+//   1. every token gets two ranks, one as an inner piece ("text;") and one as the last
+//      piece ("text"), from one sort of all 2 x tokens pieces (LineSpeller's constructor);
+//   2. each line's first pieces' ranks (+1, 0 meaning "ended") are packed into a 64-bit
+//      key (key_of), so most comparisons are one integer comparison;
+//   3. lines with equal keys are compared rank by rank from where the key stopped
+//      (compare), never touching their bytes.
+// On a 1M-stack dump this replaced a string per line (commit 8eaf322): peak RSS 408 ->
+// 168 MiB, user time 2.6 -> 0.6 s, output unchanged. tests/unit/folded_writer.cpp checks
+// it against a string-per-line reference on random profiles.
 namespace heapkit {
 
 // Distinct frame texts, each with an id.
@@ -35,7 +51,6 @@ struct LocationTokens {
     std::vector<bool> allocator; // an allocator frame (cut with everything leafward)
 };
 
-// One output line before it is spelled.
 // One output line before it is spelled; 24 bytes, as there may be millions.
 struct StackLine {
     uint32_t sample;  // index into Profile::samples: one of the samples printed on this line
@@ -91,9 +106,7 @@ private:
     const LocationTokens& m_layout;
     const TokenTable& m_tokens;
     std::vector<uint32_t> m_thread_tokens; // per thread label
-    // Per token, its rank among all "text;" and "text" pieces: a line is a sequence of
-    // such pieces (only the last has no ';'), and as no text holds a ';', comparing the
-    // ranks piece by piece orders lines as comparing their bytes would.
+    // Per token, its rank as an inner piece and as the last piece (see the top of this file).
     std::vector<uint32_t> m_rank_inner;
     std::vector<uint32_t> m_rank_last;
     std::vector<bool> m_empty; // per token: its text is ""

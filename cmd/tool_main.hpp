@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
+#include <regex>
 #include <unistd.h>
 
 namespace heapkit::cmd {
@@ -19,6 +20,8 @@ struct ToolOptions {
     std::vector<std::string> inputs; // dump paths; "-" is standard input
     std::string output;              // "" or "-" is standard output
     LoadOptions load;
+    FrameOptions frames; // what the views show of frames
+    StackFilter stacks;  // which stacks they show
     bool cache = true;   // use the frame cache (default_cache_directory())
     bool quiet = false;  // no progress line, no warnings
     bool strict = false; // unnamed frames make exit status 2
@@ -34,6 +37,20 @@ CLI::Validator parsed_by(Parse parse, std::string what, std::string expected) {
                        : fmt::format("unknown {} \"{}\"; expected {}", what, text, expected);
         },
         "", what);
+}
+
+// ECMAScript, as the library compiles it.
+inline CLI::Validator regex_validator() {
+    return CLI::Validator(
+        [](std::string& pattern) {
+            try {
+                std::regex compiled(pattern, std::regex::ECMAScript);
+                return std::string();
+            } catch (const std::regex_error& error) {
+                return fmt::format("invalid regular expression \"{}\": {}", pattern, error.what());
+            }
+        },
+        "REGEX", "regex");
 }
 
 inline std::optional<PathRewrite> parse_path_rewrite(std::string_view pair) {
@@ -61,6 +78,24 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->check(parsed_by(parse_sample_type, "sample type",
                           "inuse_space, inuse_objects, alloc_space or alloc_objects"));
     app.add_flag("--threads", options.load.per_thread, "split every stack by jemalloc thread");
+    app.add_flag("--keep-allocator-frames", options.frames.keep_allocator_frames,
+                 "keep malloc, operator new and jemalloc-internal frames");
+    app.add_option("--drop-frames", options.frames.drop_frames,
+                   "cut frames whose whole function name matches REGEX, and all frames they "
+                   "call (pprof's drop_frames)")
+        ->option_text("REGEX")
+        ->check(regex_validator());
+    app.add_option("--focus", options.stacks.focus,
+                   "keep only stacks through a function whose name matches REGEX")
+        ->option_text("REGEX")
+        ->check(regex_validator());
+    app.add_option("--ignore", options.stacks.ignore,
+                   "leave out stacks through a function whose name matches REGEX")
+        ->option_text("REGEX")
+        ->check(regex_validator());
+    app.add_flag_callback(
+        "--keep-clone-suffixes", [&options] { options.frames.merge_clones = false; },
+        "show GCC's copies of a function (f.part.0, f.constprop.0, f.cold) apart from it");
     app.add_flag_callback(
         "--no-symbolize", [&symbols] { symbols.names = false; },
         "leave frames unnamed (addresses, mappings and build ids only)");
@@ -133,6 +168,9 @@ int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write)
     auto loaded = load_profile(inputs, options.load);
     if (!loaded) {
         return report_error(app, loaded.error());
+    }
+    if (auto kept = filter_stacks(loaded->profile, options.stacks); !kept) {
+        return report_error(app, kept.error());
     }
     if (auto written = write(loaded->profile); !written) {
         return report_error(app, written.error());

@@ -25,8 +25,6 @@ int main(int argc, char** argv) {
     CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input).",
                  "heapfold");
     heapkit::cmd::add_common_flags(app, options, "value to print");
-    app.add_flag("--keep-allocator-frames", folded.keep_allocator_frames,
-                 "keep malloc, operator new and jemalloc-internal frames");
     app.add_option_function<std::string>(
            "--frame", [&](const std::string& text) { folded.style = *parse_frame_style(text); },
            "frame text: function (default), function+line (\"name (file.c:12)\"), "
@@ -40,6 +38,7 @@ int main(int argc, char** argv) {
                "--countname=bytes > heap.svg");
     return heapkit::cmd::run(app, argc, argv, options, [&](const heapkit::Profile& profile) {
         folded.sample = options.load.sample;
+        folded.frames = options.frames;
         folded.thread_frames = options.load.per_thread;
         return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
             return heapkit::write_folded(profile, folded, sink);

@@ -8,8 +8,6 @@ int main(int argc, char** argv) {
     CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format).",
                  "jeprof2pprof");
     heapkit::cmd::add_common_flags(app, options, "default sample type");
-    app.add_flag("--keep-allocator-frames", pprof.keep_allocator_frames,
-                 "keep malloc, operator new and jemalloc-internal frames");
     app.add_option("--compress-level", pprof.compress_level,
                    "gzip level, 1 (fastest) to 9 (smallest), 0 stores; default 6")
         ->option_text("N")
@@ -18,6 +16,7 @@ int main(int argc, char** argv) {
                "heap.pb.gz");
     return heapkit::cmd::run(app, argc, argv, options, [&](const heapkit::Profile& profile) {
         pprof.default_type = options.load.sample;
+        pprof.frames = options.frames;
         return heapkit::write_output(options.output, true, [&](const heapkit::Sink& sink) {
             auto bytes = heapkit::write_pprof(profile, pprof);
             return bytes ? sink(*bytes) : tl::unexpected(bytes.error());

@@ -73,14 +73,35 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
 // ~/.cache/heapkit; empty when none can be named.
 std::string default_cache_directory();
 
+// Which stacks the views keep, in pprof's vocabulary: ECMAScript regexes searched in
+// every frame's function name (as pprof's -focus and -ignore).
+struct StackFilter {
+    std::string focus;  // keep only stacks through a matching frame; empty: all
+    std::string ignore; // leave out stacks through a matching frame; empty: none
+};
+
+// Removes the samples `filter` leaves out; an error for an invalid regex.
+Result<void> filter_stacks(Profile& profile, const StackFilter& filter);
+
 // Where output goes, a piece at a time; the first error stops the writer.
 using Sink = std::function<Result<void>(std::string_view)>;
 
+// What every view shows of a frame.
+struct FrameOptions {
+    bool keep_allocator_frames = false; // keep malloc, operator new and jemalloc internals
+    // pprof's drop_frames: an ECMAScript regex matched against whole function names
+    // (argument lists removed); the rootmost matching frame and all leafward are cut.
+    std::string drop_frames;
+    // GCC's copies of a function (f.part.0, f.constprop.0, "[clone .cold]") shown as the
+    // function itself; pprof keeps the symbol as it was as system_name.
+    bool merge_clones = true;
+};
+
 struct PprofOptions {
     SampleType default_type = SampleType::inuse_space;
-    bool keep_allocator_frames = false; // leave drop_frames empty
-    int compress_level = 6;             // zlib level for the gzip wrapper, 0-9
-    std::vector<std::string> comments;  // added after the "source: ..." comments
+    FrameOptions frames;               // drop_frames goes into the profile's drop_frames field
+    int compress_level = 6;            // zlib level for the gzip wrapper, 0-9
+    std::vector<std::string> comments; // added after the "source: ..." comments
 };
 
 // The profile as a gzipped perftools.profiles.Profile: what `go tool pprof` reads.
@@ -95,7 +116,7 @@ enum class FrameStyle {
 
 struct FoldedOptions {
     SampleType sample = SampleType::inuse_space;
-    bool keep_allocator_frames = false;
+    FrameOptions frames;
     bool thread_frames = false; // prefix each stack with its thread's label
     FrameStyle style = FrameStyle::function;
     bool annotate_inline = false; // suffix inlined frames with "_[i]" (flamegraph.pl's mark)
@@ -104,7 +125,8 @@ struct FoldedOptions {
 // Collapsed stacks as flamegraph.pl reads them: one line per distinct stack, root first,
 // frames joined by ';', a space, the integer value. Identical stacks are summed, zero
 // totals left out, lines sorted bytewise so the output is deterministic. Allocator frames
-// are cut as jeprof cuts them: the rootmost match and all leafward. The output goes to
+// (and drop_frames) are cut as jeprof cuts them: the rootmost match and all leafward.
+// The output goes to
 // `sink` in pieces of about a megabyte.
 Result<void> write_folded(const Profile& profile, const FoldedOptions& options, const Sink& sink);
 // The same output as one string.

@@ -21,7 +21,7 @@ TEST_CASE("heapkit::write_folded keeps allocator frames on request, unnamed as m
     Profile profile = test::make_profile(test::sample_dump);
     test::name_locations(profile, test::app_names);
     FoldedOptions options;
-    options.keep_allocator_frames = true;
+    options.frames.keep_allocator_frames = true;
     // 0x7f0000001010 is file offset 0x8000 + 0x1010 in libjemalloc.so.2.
     CHECK(write_folded(profile, options) == "main;0x900000 4096\n"
                                             "main;hold;malloc;libjemalloc.so.2+0x9010 8192\n");
@@ -90,7 +90,7 @@ std::string folded_reference(const Profile& profile, const FoldedOptions& option
             }
         }
         size_t first_kept = 0;
-        for (size_t f = frames.size(); f-- > 0 && !options.keep_allocator_frames;) {
+        for (size_t f = frames.size(); f-- > 0 && !options.frames.keep_allocator_frames;) {
             if (allocator[f]) {
                 first_kept = f + 1;
                 break;
@@ -153,7 +153,7 @@ TEST_CASE("heapkit::write_folded agrees with one string per stack on random prof
                                static_cast<int32_t>(next(4)) - 1);
         }
         FoldedOptions options;
-        options.keep_allocator_frames = next(2) == 0;
+        options.frames.keep_allocator_frames = next(2) == 0;
         options.thread_frames = next(2) == 0;
         options.annotate_inline = next(2) == 0;
         CAPTURE(round);

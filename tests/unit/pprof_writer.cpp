@@ -127,7 +127,7 @@ TEST_CASE("heapkit::encode_pprof writes two sample types without accum, and thre
     Profile profile = test::make_profile(text.c_str(), true);
     PprofOptions options;
     options.default_type = SampleType::inuse_objects;
-    options.keep_allocator_frames = true;
+    options.frames.keep_allocator_frames = true;
     pb::Profile p = decode(encode_pprof(profile, options));
     check_valid(p);
     REQUIRE(p.sample_type_size() == 2);
@@ -147,7 +147,7 @@ TEST_CASE("heapkit::encode_pprof cuts unnamed leaf frames in a jemalloc module")
     pb::Profile p = decode(encode_pprof(profile, {}));
     CHECK(p.sample(0).location_id_size() == 2); // hold, main
     PprofOptions keep;
-    keep.keep_allocator_frames = true;
+    keep.frames.keep_allocator_frames = true;
     CHECK(decode(encode_pprof(profile, keep)).sample(0).location_id_size() == 4);
 }
 
@@ -165,4 +165,34 @@ TEST_CASE("heapkit::write_pprof gzips the message") {
     auto raw = gunzip(packed, "p.pb.gz");
     REQUIRE(raw);
     check_valid(decode(*raw));
+}
+
+TEST_CASE("heapkit::encode_pprof shows a GCC clone as its function, keeping its symbol") {
+    Profile profile = test::make_profile(test::sample_dump);
+    std::map<uint64_t, std::string> names = test::app_names;
+    names[0x555500001100 - 1] = "hold.constprop.0";
+    test::name_locations(profile, names);
+    auto function_names = [&](const PprofOptions& options) {
+        pb::Profile p = decode(encode_pprof(profile, options));
+        std::set<std::pair<std::string, std::string>> found; // name, system_name
+        for (const auto& f : p.function()) {
+            found.emplace(text_of(p, f.name()), text_of(p, f.system_name()));
+        }
+        return found;
+    };
+    CHECK(function_names({}).count({"hold", "hold.constprop.0"}) == 1);
+    PprofOptions apart;
+    apart.frames.merge_clones = false;
+    CHECK(function_names(apart).count({"hold.constprop.0", "hold.constprop.0"}) == 1);
+}
+
+TEST_CASE("heapkit::encode_pprof joins the user's drop_frames to the allocator's") {
+    Profile profile = test::make_profile(test::sample_dump);
+    PprofOptions options;
+    options.frames.drop_frames = "zmalloc|zrealloc";
+    pb::Profile p = decode(encode_pprof(profile, options));
+    CHECK(text_of(p, p.drop_frames()) == allocator_frames_regex() + "|zmalloc|zrealloc");
+    options.frames.keep_allocator_frames = true;
+    p = decode(encode_pprof(profile, options));
+    CHECK(text_of(p, p.drop_frames()) == "zmalloc|zrealloc");
 }

@@ -116,16 +116,29 @@ size_t allocator_module_prefix(const Profile& profile, std::span<const uint32_t>
     return count;
 }
 
+std::string drop_frames_regex(bool keep_allocator_frames, const std::string& drop_frames) {
+    std::string regex = keep_allocator_frames ? std::string() : allocator_frames_regex();
+    if (!drop_frames.empty()) {
+        regex += regex.empty() ? drop_frames : "|" + drop_frames;
+    }
+    return regex;
+}
+
 AllocatorFrameMatcher::AllocatorFrameMatcher()
-    : m_regex("^(" + allocator_frames_regex() + ")$",
-              std::regex::ECMAScript | std::regex::optimize) {}
+    : AllocatorFrameMatcher(allocator_frames_regex()) {}
+
+AllocatorFrameMatcher::AllocatorFrameMatcher(const std::string& regex) {
+    if (!regex.empty()) { // std::regex throws on a bad one: the caller checked it
+        m_regex.emplace("^(" + regex + ")$", std::regex::ECMAScript | std::regex::optimize);
+    }
+}
 
 bool AllocatorFrameMatcher::matches(std::string_view name) {
     if (auto it = m_known.find(name); it != m_known.end()) {
         return it->second;
     }
     std::string_view simple = simplified_function_name(name);
-    bool match = std::regex_match(simple.begin(), simple.end(), m_regex);
+    bool match = m_regex && std::regex_match(simple.begin(), simple.end(), *m_regex);
     m_known.emplace(name, match);
     return match;
 }

@@ -4,6 +4,7 @@
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/string_map.hpp"
 
+#include <optional>
 #include <regex>
 #include <span>
 #include <string>
@@ -21,14 +22,21 @@ const std::string& allocator_frames_regex();
 // "operator()" kept.
 std::string_view simplified_function_name(std::string_view name);
 
-// Answers "is this an allocator frame?" once per distinct name.
+// The drop_frames regex of a view: the allocator's unless they are kept, and the user's
+// own (pprof's vocabulary), joined; empty when nothing is dropped.
+std::string drop_frames_regex(bool keep_allocator_frames, const std::string& drop_frames);
+
+// Answers "does drop_frames take this frame?" once per distinct name, matching the whole
+// simplified name as pprof does. The default is the allocator regex; an empty regex
+// matches nothing.
 class AllocatorFrameMatcher {
 public:
     AllocatorFrameMatcher();
+    explicit AllocatorFrameMatcher(const std::string& regex);
     bool matches(std::string_view name);
 
 private:
-    std::regex m_regex;
+    std::optional<std::regex> m_regex; // none: matches nothing
     StringMap<bool> m_known;
 };
 

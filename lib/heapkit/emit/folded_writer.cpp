@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/allocator_frames.hpp"
+#include "heapkit/emit/clone_names.hpp"
 #include "heapkit/emit/folded_lines.hpp"
 #include "heapkit/emit/frame_text.hpp"
 #include "heapkit/heapkit.hpp"
@@ -26,8 +27,13 @@ std::string_view base_name(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// The function name a view shows, and matches drop_frames against.
+std::string_view shown_name(const Frame& frame, const FoldedOptions& options) {
+    return options.frames.merge_clones ? without_clone_suffixes(frame.name) : frame.name;
+}
+
 std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& options) {
-    std::string text = frame_label(frame.name);
+    std::string text = frame_label(shown_name(frame, options));
     if (options.style == FrameStyle::function_line && frame.line != 0 && !frame.file.empty()) {
         text += fmt::format(" ({}:{})", base_name(frame.file), frame.line);
     }
@@ -41,14 +47,17 @@ std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& op
 // allocator frame.
 LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
                                TokenTable& tokens) {
-    AllocatorFrameMatcher matcher;
+    AllocatorFrameMatcher matcher(
+        drop_frames_regex(options.frames.keep_allocator_frames, options.frames.drop_frames));
     LocationTokens all;
     all.first.reserve(profile.locations.size() + 1);
     for (const Location& location : profile.locations) {
         all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
         if (location.frames.empty() || options.style == FrameStyle::address) {
-            bool allocator = std::any_of(location.frames.begin(), location.frames.end(),
-                                         [&](const Frame& f) { return matcher.matches(f.name); });
+            bool allocator =
+                std::any_of(location.frames.begin(), location.frames.end(), [&](const Frame& f) {
+                    return matcher.matches(shown_name(f, options));
+                });
             all.tokens.push_back(
                 tokens.intern(frame_label(location_address_text(profile, location))));
             all.allocator.push_back(allocator);
@@ -59,7 +68,7 @@ LocationTokens location_tokens(const Profile& profile, const FoldedOptions& opti
             const Frame& frame = location.frames[f];
             all.tokens.push_back(
                 tokens.intern(frame_text(frame, f + 1 < location.frames.size(), options)));
-            all.allocator.push_back(matcher.matches(frame.name));
+            all.allocator.push_back(matcher.matches(shown_name(frame, options)));
         }
     }
     all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
@@ -67,10 +76,10 @@ LocationTokens location_tokens(const Profile& profile, const FoldedOptions& opti
 }
 
 // How many of a stack's frames are printed, counted from the root: jeprof cuts the
-// rootmost allocator frame and everything leafward of it.
+// rootmost allocator (or drop_frames) frame and everything leafward of it.
 uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
                      std::span<const uint32_t> locations, bool keep_allocator_frames) {
-    size_t in_allocator = allocator_module_prefix(profile, locations);
+    size_t in_allocator = keep_allocator_frames ? 0 : allocator_module_prefix(profile, locations);
     size_t frames = 0;
     size_t first_kept = 0; // in leaf-first order
     for (size_t l = 0; l < locations.size(); ++l) {
@@ -81,7 +90,7 @@ uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
             }
         }
     }
-    return static_cast<uint32_t>(keep_allocator_frames ? frames : frames - first_kept);
+    return static_cast<uint32_t>(frames - first_kept);
 }
 
 int64_t saturating_add(int64_t a, int64_t b) {
@@ -139,7 +148,7 @@ Result<void> write_lines(const Profile& profile, const FoldedOptions& options, c
     }
     for (StackLine& line : lines) {
         line.kept = kept_frames(profile, layout, profile.locations_of(profile.samples[line.sample]),
-                                options.keep_allocator_frames);
+                                options.frames.keep_allocator_frames);
     }
     LineSpeller speller(profile, layout, tokens, std::move(thread_tokens));
     for (StackLine& line : lines) {

@@ -2,6 +2,7 @@
 #include "heapkit/emit/pprof_writer.hpp"
 
 #include "heapkit/emit/allocator_frames.hpp"
+#include "heapkit/emit/clone_names.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/string_map.hpp"
 #include "heapkit/util/try.hpp"
@@ -46,22 +47,25 @@ private:
 // Function ids, one per distinct (name, system_name, file, start_line).
 class FunctionTable {
 public:
-    FunctionTable(pb::Profile& out, StringTable& strings)
+    FunctionTable(pb::Profile& out, StringTable& strings, bool merge_clones)
         : m_out(out)
-        , m_strings(strings) {}
+        , m_strings(strings)
+        , m_merge_clones(merge_clones) {}
     uint64_t intern(const Frame& frame) {
-        auto key = std::tie(frame.name, frame.system_name, frame.file, frame.start_line);
+        // A clone's symbol stays the system name: only the name it shows by is merged.
+        std::string_view name = m_merge_clones ? without_clone_suffixes(frame.name) : frame.name;
+        auto key = std::tie(name, frame.system_name, frame.file, frame.start_line);
         auto it = m_ids.find(key);
         if (it != m_ids.end()) {
             return it->second;
         }
         pb::Function* function = m_out.add_function();
         function->set_id(static_cast<uint64_t>(m_out.function_size()));
-        function->set_name(m_strings.intern(frame.name));
+        function->set_name(m_strings.intern(name));
         function->set_system_name(m_strings.intern(frame.system_name));
         function->set_filename(m_strings.intern(frame.file));
         function->set_start_line(frame.start_line);
-        m_ids.emplace(std::tuple{frame.name, frame.system_name, frame.file, frame.start_line},
+        m_ids.emplace(std::tuple{name, frame.system_name, frame.file, frame.start_line},
                       function->id());
         return function->id();
     }
@@ -71,6 +75,7 @@ private:
     using Key = std::tuple<std::string_view, std::string_view, std::string_view, uint32_t>;
     pb::Profile& m_out;
     StringTable& m_strings;
+    bool m_merge_clones;
     std::map<Key, uint64_t, std::less<>> m_ids;
 };
 
@@ -93,9 +98,8 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
     out.mutable_period_type()->set_unit(strings.intern("bytes"));
     out.set_period(static_cast<int64_t>(profile.period));
     out.set_default_sample_type(strings.intern(name_of(options.default_type)));
-    if (!options.keep_allocator_frames) {
-        out.set_drop_frames(strings.intern(allocator_frames_regex()));
-    }
+    out.set_drop_frames(strings.intern(
+        drop_frames_regex(options.frames.keep_allocator_frames, options.frames.drop_frames)));
     auto now = std::chrono::system_clock::now().time_since_epoch();
     out.set_time_nanos(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
     for (const std::string& source : profile.sources) {
@@ -122,8 +126,9 @@ void add_mappings(pb::Profile& out, StringTable& strings, const Profile& profile
     }
 }
 
-void add_locations(pb::Profile& out, StringTable& strings, const Profile& profile) {
-    FunctionTable functions(out, strings);
+void add_locations(pb::Profile& out, StringTable& strings, const Profile& profile,
+                   const PprofOptions& options) {
+    FunctionTable functions(out, strings, options.frames.merge_clones);
     for (const Location& location : profile.locations) {
         pb::Location* entry = out.add_location();
         entry->set_id(static_cast<uint64_t>(out.location_size()));
@@ -181,7 +186,7 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
         // keeping at least one location so that the sample still has a place.
         std::span<const uint32_t> locations = profile.locations_of(sample);
         size_t skip =
-            options.keep_allocator_frames ? 0 : allocator_module_prefix(profile, locations);
+            options.frames.keep_allocator_frames ? 0 : allocator_module_prefix(profile, locations);
         skip = std::min(skip, locations.size() - (locations.empty() ? 0 : 1));
         for (size_t l = skip; l < locations.size(); ++l) {
             entry.add_location_id(locations[l] + 1);
@@ -216,7 +221,7 @@ std::string encode_pprof(const Profile& profile, const PprofOptions& options) {
     std::vector<SampleType> types = sample_types_of(profile);
     add_header(out, strings, profile, options, types);
     add_mappings(out, strings, profile);
-    add_locations(out, strings, profile);
+    add_locations(out, strings, profile, options);
     ThreadStrings threads = intern_threads(strings, profile);
     std::string bytes;
     // Only what is written is touched: the pages of a large allocation are mapped on

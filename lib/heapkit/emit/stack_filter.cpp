@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// filter_stacks (heapkit.hpp): pprof's -focus and -ignore on a profile before any view.
+#include "heapkit/heapkit.hpp"
+#include "heapkit/util/try.hpp"
+
+#include <optional>
+#include <regex>
+
+namespace heapkit {
+namespace {
+
+Result<std::optional<std::regex>> compile(const std::string& pattern) {
+    if (pattern.empty()) {
+        return std::optional<std::regex>();
+    }
+    try {
+        return std::optional<std::regex>(std::in_place, pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& error) {
+        return fail("invalid regular expression \"{}\": {}", pattern, error.what());
+    }
+}
+
+// Per location: whether any of its frames' names holds a match of `regex`.
+std::vector<bool> matching_locations(const Profile& profile, const std::regex& regex) {
+    std::vector<bool> matches(profile.locations.size(), false);
+    for (size_t l = 0; l < profile.locations.size(); ++l) {
+        for (const Frame& frame : profile.locations[l].frames) {
+            if (std::regex_search(frame.name.begin(), frame.name.end(), regex)) {
+                matches[l] = true;
+                break;
+            }
+        }
+    }
+    return matches;
+}
+
+bool any_location(const Profile& profile, const Sample& sample, const std::vector<bool>& matches) {
+    for (uint32_t location : profile.locations_of(sample)) {
+        if (matches[location]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+Result<void> filter_stacks(Profile& profile, const StackFilter& filter) {
+    HEAPKIT_TRY_ASSIGN(auto focus, compile(filter.focus));
+    HEAPKIT_TRY_ASSIGN(auto ignore, compile(filter.ignore));
+    if (!focus && !ignore) {
+        return {};
+    }
+    return catching([&]() -> Result<void> {
+        std::vector<bool> focused =
+            focus ? matching_locations(profile, *focus) : std::vector<bool>();
+        std::vector<bool> ignored =
+            ignore ? matching_locations(profile, *ignore) : std::vector<bool>();
+        size_t kept = 0;
+        for (const Sample& sample : profile.samples) {
+            if ((!focus || any_location(profile, sample, focused)) &&
+                (!ignore || !any_location(profile, sample, ignored))) {
+                profile.samples[kept++] = sample;
+            }
+        }
+        profile.samples.resize(kept); // sample_locations stays: samples keep their ranges
+        return {};
+    });
+}
+
+} // namespace heapkit

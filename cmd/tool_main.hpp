@@ -18,6 +18,7 @@ inline constexpr const char* version = "0.1.0";
 // What both tools take.
 struct ToolOptions {
     std::vector<std::string> inputs; // dump paths; "-" is standard input
+    std::vector<std::string> bases;  // --base dumps, subtracted (merged when several)
     std::string output;              // "" or "-" is standard output
     LoadOptions load;
     FrameOptions frames; // what the views show of frames
@@ -70,6 +71,11 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->required();
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
+    app.add_option("--base", options.bases,
+                   "subtract this earlier dump (repeatable: several are merged); stacks "
+                   "meet by function names, so another run of the program compares")
+        ->option_text("BASE")
+        ->allow_extra_args(false);
     app.add_option_function<std::string>(
            "--sample",
            [&options](const std::string& name) { options.load.sample = *parse_sample_type(name); },
@@ -144,9 +150,36 @@ inline int report_error(const CLI::App& app, const Error& error) {
     return 1;
 }
 
-// Parses argv, loads the dumps, hands the profile to `write` (which writes the tool's
-// output), prints warnings and errors as "<name>: ...", and returns the exit status: 0
-// done, 1 usage, input or output error, 2 under --strict when a frame stayed unnamed.
+// What loading said, over the dumps and the base dumps.
+struct Said {
+    std::vector<std::string> warnings;
+    bool unnamed = false; // some frame stayed unnamed
+};
+
+// The dumps at `paths`, loaded and filtered; what loading said is added to `said`.
+inline Result<Profile> load(const std::vector<std::string>& paths, const ToolOptions& options,
+                            Said& said) {
+    std::vector<Input> inputs;
+    for (const std::string& path : paths) {
+        inputs.push_back(Input{path, std::nullopt});
+    }
+    auto loaded = load_profile(inputs, options.load);
+    if (!loaded) {
+        return tl::unexpected(loaded.error());
+    }
+    if (auto kept = filter_stacks(loaded->profile, options.stacks); !kept) {
+        return tl::unexpected(kept.error());
+    }
+    said.warnings.insert(said.warnings.end(), loaded->report.warnings.begin(),
+                         loaded->report.warnings.end());
+    said.unnamed = said.unnamed || loaded->report.unnamed_locations > 0;
+    return std::move(loaded->profile);
+}
+
+// Parses argv, loads the dumps (and the --base dumps), hands them to `write` (which writes
+// the tool's output from the profile and the base, null without --base), prints warnings
+// and errors as "<name>: ...", and returns the exit status: 0 done, 1 usage, input or
+// output error, 2 under --strict when a frame stayed unnamed.
 template <class Write>
 int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write) {
     try {
@@ -161,26 +194,28 @@ int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write)
         options.load.symbols.cache_directory = default_cache_directory();
     }
     options.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
-    std::vector<Input> inputs;
-    for (const std::string& path : options.inputs) {
-        inputs.push_back(Input{path, std::nullopt});
+    Said said;
+    auto profile = load(options.inputs, options, said);
+    if (!profile) {
+        return report_error(app, profile.error());
     }
-    auto loaded = load_profile(inputs, options.load);
-    if (!loaded) {
-        return report_error(app, loaded.error());
+    std::optional<Profile> base;
+    if (!options.bases.empty()) {
+        auto loaded = load(options.bases, options, said);
+        if (!loaded) {
+            return report_error(app, loaded.error());
+        }
+        base = std::move(*loaded);
     }
-    if (auto kept = filter_stacks(loaded->profile, options.stacks); !kept) {
-        return report_error(app, kept.error());
-    }
-    if (auto written = write(loaded->profile); !written) {
+    if (auto written = write(*profile, base ? &*base : nullptr); !written) {
         return report_error(app, written.error());
     }
-    if (!options.quiet) {
-        for (const std::string& warning : loaded->report.warnings) {
+    for (const std::string& warning : said.warnings) {
+        if (!options.quiet) {
             fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
         }
     }
-    return options.strict && loaded->report.unnamed_locations > 0 ? 2 : 0;
+    return options.strict && said.unnamed ? 2 : 0;
 }
 
 } // namespace heapkit::cmd

@@ -36,12 +36,14 @@ int main(int argc, char** argv) {
                  "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
     app.footer("Example: heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem "
                "--countname=bytes > heap.svg");
-    return heapkit::cmd::run(app, argc, argv, options, [&](const heapkit::Profile& profile) {
-        folded.sample = options.load.sample;
-        folded.frames = options.frames;
-        folded.thread_frames = options.load.per_thread;
-        return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
-            return heapkit::write_folded(profile, folded, sink);
+    return heapkit::cmd::run(
+        app, argc, argv, options, [&](heapkit::Profile& profile, const heapkit::Profile* base) {
+            folded.sample = options.load.sample;
+            folded.frames = options.frames;
+            folded.thread_frames = options.load.per_thread;
+            return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
+                return base ? heapkit::write_folded_diff(*base, profile, folded, sink)
+                            : heapkit::write_folded(profile, folded, sink);
+            });
         });
-    });
 }

@@ -14,12 +14,18 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0, 9));
     app.footer("Example: jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
                "heap.pb.gz");
-    return heapkit::cmd::run(app, argc, argv, options, [&](const heapkit::Profile& profile) {
-        pprof.default_type = options.load.sample;
-        pprof.frames = options.frames;
-        return heapkit::write_output(options.output, true, [&](const heapkit::Sink& sink) {
-            auto bytes = heapkit::write_pprof(profile, pprof);
-            return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
+    return heapkit::cmd::run(
+        app, argc, argv, options, [&](heapkit::Profile& profile, const heapkit::Profile* base) {
+            if (base != nullptr) {
+                if (auto subtracted = heapkit::subtract_base(profile, *base); !subtracted) {
+                    return subtracted;
+                }
+            }
+            pprof.default_type = options.load.sample;
+            pprof.frames = options.frames;
+            return heapkit::write_output(options.output, true, [&](const heapkit::Sink& sink) {
+                auto bytes = heapkit::write_pprof(profile, pprof);
+                return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
+            });
         });
-    });
 }

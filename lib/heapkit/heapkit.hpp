@@ -73,16 +73,6 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
 // ~/.cache/heapkit; empty when none can be named.
 std::string default_cache_directory();
 
-// Which stacks the views keep, in pprof's vocabulary: ECMAScript regexes searched in
-// every frame's function name (as pprof's -focus and -ignore).
-struct StackFilter {
-    std::string focus;  // keep only stacks through a matching frame; empty: all
-    std::string ignore; // leave out stacks through a matching frame; empty: none
-};
-
-// Removes the samples `filter` leaves out; an error for an invalid regex.
-Result<void> filter_stacks(Profile& profile, const StackFilter& filter);
-
 // Where output goes, a piece at a time; the first error stops the writer.
 using Sink = std::function<Result<void>(std::string_view)>;
 
@@ -131,6 +121,13 @@ struct FoldedOptions {
 Result<void> write_folded(const Profile& profile, const FoldedOptions& options, const Sink& sink);
 // The same output as one string.
 Result<std::string> write_folded(const Profile& profile, const FoldedOptions& options);
+
+// Two profiles' collapsed stacks side by side, as difffolded.pl writes them: one line per
+// stack in either, "stack BEFORE AFTER" (0 where a side lacks it), sorted by stack.
+// flamegraph.pl draws such lines as a differential graph. Stacks meet by their spelled
+// frames, so dumps of two runs (different addresses) compare.
+Result<void> write_folded_diff(const Profile& before, const Profile& after,
+                               const FoldedOptions& options, const Sink& sink);
 
 // Runs `produce` with a sink into `path` ("" or "-": standard output) and keeps what it
 // wrote only when it succeeds: a file is written beside its target and renamed into

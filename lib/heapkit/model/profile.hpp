@@ -96,4 +96,21 @@ struct Profile {
 // An error when `type` needs accumulated counts and the profile has none.
 Result<void> check_sample_type(const Profile& profile, SampleType type);
 
+// Which stacks the views keep, in pprof's vocabulary: ECMAScript regexes searched in
+// every frame's function name (as pprof's -focus and -ignore).
+struct StackFilter {
+    std::string focus;  // keep only stacks through a matching frame; empty: all
+    std::string ignore; // leave out stacks through a matching frame; empty: none
+};
+
+// Removes the samples `filter` leaves out; an error for an invalid regex.
+Result<void> filter_stacks(Profile& profile, const StackFilter& filter);
+
+// `profile` less `base`: base's modules and locations added, and its samples with every
+// value negated (pprof allows negative values; go tool pprof's -diff_base does the same).
+// Views match frames by name, so a base from another run of the program (other addresses)
+// subtracts where the functions are the same. alloc_* stay meaningful only when both have
+// them.
+Result<void> subtract_base(Profile& profile, const Profile& base);
+
 } // namespace heapkit

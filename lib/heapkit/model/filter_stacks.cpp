@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// filter_stacks (heapkit.hpp): pprof's -focus and -ignore on a profile before any view.
-#include "heapkit/heapkit.hpp"
+// filter_stacks (model/profile.hpp): pprof's -focus and -ignore on a profile before any view.
+#include "heapkit/model/profile.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <optional>

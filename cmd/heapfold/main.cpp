@@ -1,10 +1,72 @@
 // SPDX-License-Identifier: MIT
-// heapfold: jemalloc heap dumps -> collapsed stacks for flamegraph.pl.
+// heapfold: jemalloc heap dumps -> collapsed stacks for flamegraph.pl, or a flame graph.
 #include "../tool_main.hpp"
+
+namespace {
+
+// A validator from a library parser: "" when `parse` takes the text, else the message.
+template <class Parse> CLI::Validator parsed_by(Parse parse, std::string what) {
+    return CLI::Validator(
+        [parse, what](std::string& text) {
+            return parse(text) ? std::string() : "expected " + what + ", not \"" + text + "\"";
+        },
+        "");
+}
+
+// flamegraph.pl's options, under its names; they all need --svg.
+void add_flame_flags(CLI::App& app, heapkit::ToolOptions& options) {
+    heapkit::FlameOptions& flame = options.flame;
+    auto* svg = app.add_flag("--svg", options.svg,
+                             "draw an interactive SVG flame graph instead of printing the stacks");
+    std::string group = "Flame graph (with --svg)";
+    app.add_option("--title", flame.title, "the graph's title (default: Flame Graph)")
+        ->option_text("TEXT")
+        ->needs(svg)
+        ->group(group);
+    app.add_option("--width", flame.width, "image width in pixels (default 1200)")
+        ->option_text("PX")
+        ->check(CLI::Range(heapkit::FlameOptions::min_width, 1000000u))
+        ->needs(svg)
+        ->group(group);
+    app.add_option_function<std::string>(
+           "--minwidth",
+           [&flame](const std::string& text) { flame.minwidth = *heapkit::parse_min_width(text); },
+           "leave out frames narrower than PX pixels or PCT% of the total (default 0.1)")
+        ->option_text("PX|PCT%")
+        ->check(parsed_by(heapkit::parse_min_width, "pixels or a percentage such as 0.5%"))
+        ->needs(svg)
+        ->group(group);
+    app.add_option("--countname", flame.countname,
+                   "unit in frame titles (default: bytes, or objects for the *_objects samples)")
+        ->option_text("UNIT")
+        ->needs(svg)
+        ->group(group);
+    app.add_option_function<std::string>(
+           "--colors",
+           [&flame](const std::string& text) { flame.colors = *heapkit::parse_palette(text); },
+           "palette: mem (default), hot, io, red, green, blue, aqua, yellow, purple, orange")
+        ->option_text("PALETTE")
+        ->check(parsed_by(heapkit::parse_palette, std::string(heapkit::palette_names())))
+        ->needs(svg)
+        ->group(group);
+    // A flag's help would otherwise say "Needs: --svg" where options show their value.
+    app.add_flag("--inverted", flame.inverted, "icicle graph: the root at the top")
+        ->option_text(" ")
+        ->needs(svg)
+        ->group(group);
+    app.add_flag("--reverse", flame.reverse,
+                 "merge stacks from the allocating function (leaf) down")
+        ->option_text(" ")
+        ->needs(svg)
+        ->group(group);
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     heapkit::ToolOptions options;
-    CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input).",
+    CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input), "
+                 "or draw them as a flame graph.",
                  "heapfold");
     heapkit::cmd::add_common_flags(app, options, "value to print");
     app.add_option("--frame", options.frame,
@@ -13,7 +75,10 @@ int main(int argc, char** argv) {
         ->option_text("STYLE");
     app.add_flag("--annotate-inline", options.annotate_inline,
                  "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
-    app.footer("Example: heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem "
-               "--countname=bytes > heap.svg");
+    add_flame_flags(app, options);
+    app.footer("Examples:\n"
+               "  heapfold --svg jeprof.1234.0.f.heap -o heap.svg\n"
+               "  heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem --countname=bytes "
+               "> heap.svg");
     return heapkit::cmd::run(app, argc, argv, options, heapkit::run_heapfold);
 }

@@ -129,8 +129,9 @@ Result<ToolReport> run_heapfold(const ToolOptions& options) {
     OutputStream out({options.output, false});
     auto ok = out.open();
     if (ok) {
-        ok = write_folded(loaded->profile, folded,
-                          [&](std::string_view piece) { return out.write(piece); });
+        auto sink = [&](std::string_view piece) { return out.write(piece); };
+        ok = options.svg ? write_flame_graph(loaded->profile, folded, options.flame, sink)
+                         : write_folded(loaded->profile, folded, sink);
     }
     if (ok) {
         ok = out.commit();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/emit/flame_svg.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -27,6 +28,8 @@ struct ToolOptions {
     // heapfold only
     std::string frame = "function"; // function, function+line or address
     bool annotate_inline = false;   // mark inlined frames with "_[i]"
+    bool svg = false;               // draw a flame graph instead of printing the stacks
+    FlameOptions flame;             // how, with svg
 };
 
 // Warnings for the user (unreadable binaries, unnamed addresses), one line each.

@@ -10,6 +10,8 @@ packages=(
   libjemalloc-dev libjemalloc2 libcpp-httplib-dev
   # real consumers and ground truth used by the tests
   golang-go binutils elfutils llvm man-db groff-base util-linux curl
+  # heapfold --svg's graphs rendered and scripted in a real browser (headless)
+  chromium
   # the benchmark harness (bench/run.py): peak memory through /usr/bin/time -v
   time
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)

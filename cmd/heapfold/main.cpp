@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// heapfold: jemalloc heap dumps -> collapsed stacks for flamegraph.pl.
+// heapfold: jemalloc heap dumps -> collapsed stacks for flamegraph.pl, or a flame graph.
 #include "../tool_main.hpp"
 
 namespace {
@@ -17,12 +17,64 @@ std::optional<heapkit::FrameStyle> parse_frame_style(std::string_view text) {
     return std::nullopt;
 }
 
+// flamegraph.pl's options, under its names; they all need --svg.
+void add_flame_flags(CLI::App& app, bool& draw, heapkit::FlameOptions& flame) {
+    auto* svg = app.add_flag("--svg", draw,
+                             "draw an interactive SVG flame graph instead of printing the stacks");
+    std::string group = "Flame graph (with --svg)";
+    app.add_option("--title", flame.title, "the graph's title (default: Flame Graph)")
+        ->option_text("TEXT")
+        ->needs(svg)
+        ->group(group);
+    app.add_option("--width", flame.width, "image width in pixels (default 1200)")
+        ->option_text("PX")
+        ->check(CLI::Range(heapkit::FlameOptions::min_width, 1000000u))
+        ->needs(svg)
+        ->group(group);
+    app.add_option_function<std::string>(
+           "--minwidth",
+           [&flame](const std::string& text) { flame.minwidth = *heapkit::parse_min_width(text); },
+           "leave out frames narrower than PX pixels or PCT% of the total (default 0.1)")
+        ->option_text("PX|PCT%")
+        ->check(heapkit::cmd::parsed_by(heapkit::parse_min_width, "minimum width",
+                                        "pixels or a percentage such as 0.5%"))
+        ->needs(svg)
+        ->group(group);
+    app.add_option("--countname", flame.countname,
+                   "unit in frame titles (default: bytes, or objects for the *_objects samples)")
+        ->option_text("UNIT")
+        ->needs(svg)
+        ->group(group);
+    app.add_option_function<std::string>(
+           "--colors",
+           [&flame](const std::string& text) { flame.colors = *heapkit::parse_palette(text); },
+           "palette: mem (default), hot, io, red, green, blue, aqua, yellow, purple, orange")
+        ->option_text("PALETTE")
+        ->check(heapkit::cmd::parsed_by(heapkit::parse_palette, "palette",
+                                        std::string(heapkit::palette_names())))
+        ->needs(svg)
+        ->group(group);
+    // A flag's help would otherwise say "Needs: --svg" where options show their value.
+    app.add_flag("--inverted", flame.inverted, "icicle graph: the root at the top")
+        ->option_text(" ")
+        ->needs(svg)
+        ->group(group);
+    app.add_flag("--reverse", flame.reverse,
+                 "merge stacks from the allocating function (leaf) down")
+        ->option_text(" ")
+        ->needs(svg)
+        ->group(group);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     heapkit::cmd::ToolOptions options;
     heapkit::FoldedOptions folded;
-    CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input).",
+    bool draw = false;
+    heapkit::FlameOptions flame;
+    CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input), "
+                 "or draw them as a flame graph.",
                  "heapfold");
     heapkit::cmd::add_common_flags(app, options, "value to print");
     app.add_option_function<std::string>(
@@ -34,14 +86,23 @@ int main(int argc, char** argv) {
                                         "function, function+line or address"));
     app.add_flag("--annotate-inline", folded.annotate_inline,
                  "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
-    app.footer("Example: heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem "
-               "--countname=bytes > heap.svg");
+    add_flame_flags(app, draw, flame);
+    app.footer("Examples:\n"
+               "  heapfold --svg jeprof.1234.0.f.heap -o heap.svg\n"
+               "  heapfold --base old.heap new.heap --svg -o grew.svg\n"
+               "  heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem --countname=bytes "
+               "> heap.svg");
     return heapkit::cmd::run(
         app, argc, argv, options, [&](heapkit::Profile& profile, const heapkit::Profile* base) {
             folded.sample = options.load.sample;
             folded.frames = options.frames;
             folded.thread_frames = options.load.per_thread;
             return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
+                if (draw) {
+                    return base ? heapkit::write_flame_graph_diff(*base, profile, folded, flame,
+                                                                  sink)
+                                : heapkit::write_flame_graph(profile, folded, flame, sink);
+                }
                 return base ? heapkit::write_folded_diff(*base, profile, folded, sink)
                             : heapkit::write_folded(profile, folded, sink);
             });

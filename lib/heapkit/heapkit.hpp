@@ -129,6 +129,53 @@ Result<std::string> write_folded(const Profile& profile, const FoldedOptions& op
 Result<void> write_folded_diff(const Profile& before, const Profile& after,
                                const FoldedOptions& options, const Sink& sink);
 
+// Colour schemes of a flame graph, named as flamegraph.pl's --colors names them.
+enum class Palette { mem, hot, io, red, green, blue, aqua, yellow, purple, orange };
+
+std::optional<Palette> parse_palette(std::string_view name);
+// "mem, hot, io, ..." for messages.
+std::string_view palette_names();
+
+// Frames narrower than this are left out of the drawing (their parent's box still holds
+// their share): in pixels, or in percent of the total.
+struct MinWidth {
+    double value = 0.1;
+    bool percent = false;
+};
+
+// "0.1" (pixels) or "0.5%"; nullopt for anything else, negatives included.
+std::optional<MinWidth> parse_min_width(std::string_view text);
+
+// How a flame graph is drawn. The names are flamegraph.pl's options.
+struct FlameOptions {
+    std::string title;     // "" for "Flame Graph" ("Icicle Graph" when inverted)
+    unsigned width = 1200; // of the image, pixels; at least min_width
+    MinWidth minwidth;
+    // The unit in each frame's title; "" for "bytes" (for a profile: "bytes" or
+    // "objects", as its sample type counts).
+    std::string countname;
+    Palette colors = Palette::mem;
+    bool inverted = false; // icicle graph: the root at the top
+    // How folded text is read (flame_input()): stacks merged from the leaf; lines with
+    // two counts, "stack before after".
+    bool reverse = false;
+    bool differential = false;
+
+    static constexpr unsigned min_width = 100;
+};
+
+// The profile's collapsed stacks, as write_folded() makes them with `folded`, drawn as a
+// standalone interactive SVG flame graph (flamegraph.pl's conventions: a root "all", a
+// <title> "NAME (N UNIT, P%)" per frame; hover, click to zoom, Ctrl-F to search).
+Result<void> write_flame_graph(const Profile& profile, const FoldedOptions& folded,
+                               FlameOptions options, const Sink& sink);
+
+// The differential flame graph of write_folded_diff's lines: widths are after's, colours
+// the change (red grew, blue shrank), as flamegraph.pl draws difffolded.pl's output.
+Result<void> write_flame_graph_diff(const Profile& before, const Profile& after,
+                                    const FoldedOptions& folded, FlameOptions options,
+                                    const Sink& sink);
+
 // Runs `produce` with a sink into `path` ("" or "-": standard output) and keeps what it
 // wrote only when it succeeds: a file is written beside its target and renamed into
 // place, so a failure leaves the target untouched. `binary` output is refused on a

@@ -203,3 +203,84 @@ def llvm_frames(path, vaddr):
 
 def pprof_total(samples, sample_type, predicate):
     return sum(s["by_type"][sample_type] for s in samples if predicate(s["frames"]))
+
+
+# --- flame graphs ----------------------------------------------------------------------
+
+def flamegraph_tool(name):
+    """The path of flamegraph.pl or difffolded.pl at <source>/../shared/tools/flamegraph,
+    or None, with the reason printed, in a checkout without ../shared."""
+    root = os.path.dirname(os.path.abspath(SOURCE_DIR)) if SOURCE_DIR else ""
+    path = os.path.normpath(os.path.join(root, "..", "shared", "tools", "flamegraph", name))
+    if not SOURCE_DIR or not os.path.exists(path):
+        print(f"skipping the checks against {name}: {path} is absent (it lives outside the "
+              f"project, in ../shared/tools/flamegraph)")
+        return None
+    return path
+
+
+FLAME_TITLE = re.compile(r"^(.*) \(([\d,]+) (.+?), ([\d.]+)%(?:; ([-+]?[\d.]+)%)?\)$", re.S)
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def flame_frames(svg_text):
+    """The frames of a flame graph SVG (heapfold's or flamegraph.pl's), parsed as XML: a list
+    of dicts {title, name, value, percent, delta (None unless differential), x, width, y,
+    depth, fill}, in document order. Depth counts from the root frame "all"."""
+    import xml.etree.ElementTree as ET
+
+    document = ET.fromstring(svg_text)
+    group = next(g for g in document.iter(f"{SVG}g") if g.get("id") == "frames")
+    frames = []
+    for g in group:
+        title = g.find(f"{SVG}title").text
+        rect = g.find(f"{SVG}rect")
+        match = FLAME_TITLE.match(title)
+        check(match, f"flame graph title {title!r} is not 'NAME (N UNIT, P%)'")
+        frames.append({"title": title, "name": match.group(1),
+                       "value": int(match.group(2).replace(",", "")),
+                       "percent": match.group(4), "delta": match.group(5),
+                       "x": float(rect.get("x")), "width": float(rect.get("width")),
+                       "y": float(rect.get("y")), "fill": rect.get("fill"),
+                       "label": g.find(f"{SVG}text").text or ""})
+    roots = [f for f in frames if f["name"] == "all" and f["title"].endswith(", 100%)")]
+    check(len(roots) == 1, f"{len(roots)} root frames named all")
+    for frame in frames:
+        frame["depth"] = round(abs(frame["y"] - roots[0]["y"]) / 16)
+    return frames
+
+
+def flame_paths(frames):
+    """{path: [frames]}, a path being the names from the root down, each frame's parent
+    found by geometry: the frame one level up whose box holds the middle of its box. A
+    graph that draws one function twice under the same caller gives two frames a path."""
+    by_depth = {}
+    for frame in frames:
+        by_depth.setdefault(frame["depth"], []).append(frame)
+    paths = {}
+    for depth in sorted(by_depth):
+        for frame in by_depth[depth]:
+            if depth == 0:
+                frame["path"] = (frame["name"],)
+            else:
+                middle = frame["x"] + frame["width"] / 2
+                parents = [p for p in by_depth.get(depth - 1, [])
+                           if p["x"] - 0.01 <= middle <= p["x"] + p["width"] + 0.01]
+                check(parents, f"no parent under frame {frame['title']!r}")
+                frame["path"] = parents[0]["path"] + (frame["name"],)
+            paths.setdefault(frame["path"], []).append(frame)
+    return paths
+
+
+def folded_paths(text, columns=1):
+    """{path: value} of every frame of folded text as flamegraph.pl should read it: root
+    "all", annotations such as _[i] dropped from names, the last column the value."""
+    paths = {}
+    for line in text.splitlines():
+        fields = line.rsplit(" ", columns)
+        value = int(fields[-1])
+        frames = [re.sub(r"_\[[kwij]\]$", "", f) for f in fields[0].split(";")]
+        for depth in range(len(frames) + 1):
+            path = ("all", *frames[:depth])
+            paths[path] = paths.get(path, 0) + value
+    return paths

@@ -9,8 +9,8 @@ import os
 import re
 import subprocess
 
-from heapkit_e2e import (PROFILE_CONF, check, fixture, flamegraph_tool, go_pprof, heapfold,
-                         parse_folded, run, tool, workdir)
+from heapkit_e2e import (PROFILE_CONF, check, fixture, flame_frames, flamegraph_tool, go_pprof,
+                         heapfold, run, tool, workdir)
 
 work = workdir()
 program = fixture("leaky")
@@ -58,6 +58,15 @@ if difffolded:
         paths.append(path)
     theirs = diff_lines(run(["perl", difffolded, *paths]).stdout)
     check(theirs == ours, f"difffolded.pl says\n{theirs}\nheapfold --base says\n{ours}")
+
+# The differential flame graph, drawn natively: widths are after's, leak_steadily grew.
+frames = flame_frames(run([tool("heapfold"), "--base", before, after, "--svg"]).stdout)
+leak_frames = [f for f in frames if f["name"] == "leak_steadily"]
+check(len(leak_frames) == 1 and leak_frames[0]["value"] == leak[0][1]
+      and leak_frames[0]["delta"] is not None and float(leak_frames[0]["delta"]) > 0,
+      f"leak_steadily in the differential SVG: {leak_frames}")
+check(all(f["delta"] is not None and float(f["delta"]) == 0 for f in frames
+          if f["name"] == "fill_cache"), "the cache did not change, yet its frame says so")
 
 # Several base dumps merge: the base twice counts twice.
 twice = diff_lines(run([tool("heapfold"), "-q", "--base", before, "--base", before, after]).stdout)

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/flame_graph.hpp"
+
+#include "heapkit/util/text.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+namespace heapkit {
+namespace {
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+    uint64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<uint64_t>::max() : sum;
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+    int64_t sum = 0;
+    if (!__builtin_add_overflow(a, b, &sum)) {
+        return sum;
+    }
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
+// after - before, saturated to int64.
+int64_t difference(uint64_t before, uint64_t after) {
+    constexpr uint64_t max = std::numeric_limits<int64_t>::max();
+    if (after >= before) {
+        return static_cast<int64_t>(std::min(after - before, max));
+    }
+    return -static_cast<int64_t>(std::min(before - after, max));
+}
+
+// Open addressing needs a power-of-two slot count at most half full.
+size_t slots_for(size_t entries) {
+    return std::bit_ceil(std::max<size_t>(entries * 2, 1024));
+}
+
+// flamegraph.pl's split drops empty frames at the end, so a trailing ';' adds none.
+std::string_view without_trailing_separators(std::string_view stack) {
+    while (!stack.empty() && stack.back() == ';') {
+        stack.remove_suffix(1);
+    }
+    return stack;
+}
+
+bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
+
+} // namespace
+
+std::string_view FlameGraph::name(uint32_t id) const {
+    uint64_t start = m_name_starts[id];
+    uint64_t end = m_name_starts[id + 1];
+    return {m_name_bytes.data() + start, static_cast<size_t>(end - start)};
+}
+
+// Frame names interned: a node keeps a 4-byte id, and a million leaves named alike keep
+// one copy of the name. The texts live in the graph (its m_name_bytes); this is the index.
+// A slot holds the name's hash beside its id, so that a probe reads one cache line.
+class FlameGraphBuilder::Names {
+public:
+    explicit Names(FlameGraph& graph)
+        : m_graph(graph) {
+        m_graph.m_name_starts.push_back(0);
+        m_slots.resize(slots_for(0));
+    }
+
+    uint32_t intern(std::string_view name) {
+        auto hash = static_cast<uint32_t>(std::hash<std::string_view>{}(name));
+        size_t mask = m_slots.size() - 1;
+        for (size_t s = hash & mask;; s = (s + 1) & mask) {
+            Slot slot = m_slots[s];
+            if (slot.id_plus_one == 0) {
+                return add(name, hash, s);
+            }
+            if (slot.hash == hash && m_graph.name(slot.id_plus_one - 1) == name) {
+                return slot.id_plus_one - 1;
+            }
+        }
+    }
+
+private:
+    struct Slot {
+        uint32_t hash = 0;
+        uint32_t id_plus_one = 0; // 0: empty
+    };
+
+    uint32_t add(std::string_view name, uint32_t hash, size_t s) {
+        auto id = static_cast<uint32_t>(m_count++);
+        m_graph.m_name_bytes.append(name.data(), name.size());
+        m_graph.m_name_starts.push_back(m_graph.m_name_bytes.size());
+        m_slots[s] = Slot{hash, id + 1};
+        if (m_count * 2 > m_slots.size()) {
+            rehash();
+        }
+        return id;
+    }
+
+    void rehash() {
+        PodVector<Slot> slots;
+        slots.resize(m_slots.size() * 2);
+        size_t mask = slots.size() - 1;
+        for (const Slot& slot : m_slots) {
+            if (slot.id_plus_one != 0) {
+                size_t s = slot.hash & mask;
+                while (slots[s].id_plus_one != 0) {
+                    s = (s + 1) & mask;
+                }
+                slots[s] = slot;
+            }
+        }
+        m_slots = std::move(slots);
+    }
+
+    FlameGraph& m_graph;
+    PodVector<Slot> m_slots;
+    size_t m_count = 0;
+};
+
+// (parent node, name id) -> child node.
+class FlameGraphBuilder::Children {
+public:
+    Children() { resize(slots_for(0)); }
+
+    // The child's node, or FlameNode::none with `slot` set where to add it.
+    uint32_t find(uint32_t parent, uint32_t name, size_t& slot) const {
+        uint64_t key = key_of(parent, name);
+        size_t mask = m_keys.size() - 1;
+        for (slot = hash(key);; slot = (slot + 1) & mask) {
+            if (m_keys[slot] == key) {
+                return m_nodes[slot];
+            }
+            if (m_keys[slot] == empty) {
+                return FlameNode::none;
+            }
+        }
+    }
+
+    // Adds a child not in the table. `slot` is find()'s, or none when the parent is new.
+    void add(uint32_t parent, uint32_t name, size_t slot, uint32_t node) {
+        uint64_t key = key_of(parent, name);
+        if (slot == none) {
+            size_t mask = m_keys.size() - 1;
+            for (slot = hash(key); m_keys[slot] != empty; slot = (slot + 1) & mask) {
+            }
+        }
+        m_keys[slot] = key;
+        m_nodes[slot] = node;
+        if (++m_count * 2 > m_keys.size()) {
+            rehash();
+        }
+    }
+
+    static constexpr size_t none = SIZE_MAX;
+
+private:
+    // A node's parent is never FlameNode::none, so no key is `empty`.
+    static constexpr uint64_t empty = UINT64_MAX;
+
+    static uint64_t key_of(uint32_t parent, uint32_t name) { return uint64_t{parent} << 32 | name; }
+    // Fibonacci hashing: the top bits of the product depend on all of the key's.
+    size_t hash(uint64_t key) const {
+        return static_cast<size_t>((key * 0x9e3779b97f4a7c15) >> m_shift);
+    }
+
+    void resize(size_t slots) {
+        m_keys.clear();
+        m_keys.resize(slots, empty);
+        m_nodes.resize(slots);
+        m_shift = 64 - static_cast<unsigned>(std::countr_zero(slots));
+    }
+
+    void rehash() {
+        PodVector<uint64_t> keys = std::move(m_keys);
+        PodVector<uint32_t> nodes = std::move(m_nodes);
+        m_keys = {};
+        m_nodes = {};
+        resize(keys.size() * 2);
+        size_t mask = m_keys.size() - 1;
+        for (size_t old = 0; old < keys.size(); ++old) {
+            if (keys[old] != empty) {
+                size_t slot = hash(keys[old]);
+                while (m_keys[slot] != empty) {
+                    slot = (slot + 1) & mask;
+                }
+                m_keys[slot] = keys[old];
+                m_nodes[slot] = nodes[old];
+            }
+        }
+    }
+
+    PodVector<uint64_t> m_keys;
+    PodVector<uint32_t> m_nodes;
+    size_t m_count = 0;
+    unsigned m_shift = 64;
+};
+
+FlameGraphBuilder::FlameGraphBuilder(FlameInput input)
+    : m_input(std::move(input))
+    , m_names(std::make_unique<Names>(m_graph))
+    , m_children(std::make_unique<Children>()) {
+    m_graph.m_differential = m_input.differential;
+    uint32_t root_name = m_names->intern("");
+    m_graph.m_nodes.push_back(FlameNode{0, root_name});
+    m_path.push_back(0);
+}
+
+FlameGraphBuilder::~FlameGraphBuilder() = default;
+
+Result<void> FlameGraphBuilder::feed(std::string_view piece) {
+    if (!m_partial.empty()) {
+        size_t newline = piece.find('\n');
+        m_partial.append(piece.substr(0, newline));
+        if (newline == std::string_view::npos) {
+            return {};
+        }
+        std::string line = std::move(m_partial);
+        m_partial.clear();
+        if (auto ok = add_line(line); !ok) {
+            return ok;
+        }
+        piece.remove_prefix(newline + 1);
+    }
+    while (!piece.empty()) {
+        const void* found = std::memchr(piece.data(), '\n', piece.size());
+        if (found == nullptr) {
+            m_partial.assign(piece);
+            break;
+        }
+        auto length = static_cast<size_t>(static_cast<const char*>(found) - piece.data());
+        if (auto ok = add_line(piece.substr(0, length)); !ok) {
+            return ok;
+        }
+        piece.remove_prefix(length + 1);
+    }
+    return {};
+}
+
+Result<FlameGraph> FlameGraphBuilder::finish() {
+    if (!m_partial.empty()) {
+        std::string line = std::move(m_partial);
+        m_partial.clear();
+        if (auto ok = add_line(line); !ok) {
+            return tl::unexpected(ok.error());
+        }
+    }
+    // Children come after their parents: one pass from the last node sums each
+    // node's value into its parent's.
+    PodVector<FlameNode>& nodes = m_graph.m_nodes;
+    for (size_t n = nodes.size() - 1; n > 0; --n) {
+        nodes[nodes[n].parent].value = saturating_add(nodes[nodes[n].parent].value, nodes[n].value);
+    }
+    m_children.reset();
+    return std::move(m_graph);
+}
+
+// "stack COUNT" or "stack BEFORE AFTER": the counts, and the stack. As flamegraph.pl
+// reads them, the counts are the last whitespace-separated fields and the stack is all
+// before the space in front of them, whatever else it holds.
+Result<std::string_view> FlameGraphBuilder::split_counts(std::string_view line, uint64_t& before,
+                                                         uint64_t& after) const {
+    auto take_count = [&](uint64_t& count) {
+        size_t digits = line.size();
+        while (digits > 0 && line[digits - 1] >= '0' && line[digits - 1] <= '9') {
+            --digits;
+        }
+        std::string_view text = line.substr(digits);
+        auto value = take_decimal(text);
+        if (!value || digits == 0 || !is_space(line[digits - 1])) {
+            return false;
+        }
+        count = *value;
+        line = line.substr(0, digits - 1);
+        return true;
+    };
+    if (!take_count(after) || (m_input.differential && !take_count(before))) {
+        return fail("{}:{}: expected \"{}\"", m_input.source, m_line_number,
+                    m_input.differential ? "frame;frame;... BEFORE AFTER"
+                                         : "frame;frame;... COUNT");
+    }
+    return without_trailing_separators(line);
+}
+
+Result<void> FlameGraphBuilder::add_line(std::string_view line) {
+    ++m_line_number;
+    if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+    }
+    if (std::all_of(line.begin(), line.end(), is_space)) {
+        return {};
+    }
+    uint64_t before = 0;
+    uint64_t after = 0;
+    auto stack = split_counts(line, before, after);
+    if (!stack) {
+        return tl::unexpected(stack.error());
+    }
+    // Node and name ids are 32 bits (a node is 32 bytes: that many would take 128 GiB).
+    if (m_graph.m_nodes.size() + stack->size() >= FlameNode::none) {
+        return fail("{}:{}: too many frames for a flame graph", m_input.source, m_line_number);
+    }
+    uint32_t leaf = add_stack(m_input.reverse ? reversed(*stack) : *stack);
+    FlameNode& node = m_graph.m_nodes[leaf];
+    node.value = saturating_add(node.value, after); // the stack's own count, summed up later
+    if (m_input.differential) {
+        int64_t delta = difference(before, after);
+        node.delta = saturating_add(node.delta, delta);
+        uint64_t size = delta < 0 ? 0 - static_cast<uint64_t>(delta) : static_cast<uint64_t>(delta);
+        m_graph.m_max_line_delta = std::max(m_graph.m_max_line_delta, size);
+    }
+    return {};
+}
+
+// The frames of `stack` in reverse order, joined by ';'.
+std::string_view FlameGraphBuilder::reversed(std::string_view stack) {
+    m_reversed.clear();
+    size_t end = stack.size();
+    while (true) {
+        size_t semicolon = end == 0 ? std::string_view::npos : stack.rfind(';', end - 1);
+        size_t start = semicolon == std::string_view::npos ? 0 : semicolon + 1;
+        m_reversed.append(stack.substr(start, end - start));
+        if (semicolon == std::string_view::npos) {
+            return without_trailing_separators(m_reversed);
+        }
+        m_reversed.push_back(';');
+        end = semicolon;
+    }
+}
+
+// The leaf node of `stack` (the root for an empty one), adding the nodes it lacks. The
+// frames it shares with the previous line are that line's nodes: found by comparing bytes.
+uint32_t FlameGraphBuilder::add_stack(std::string_view stack) {
+    size_t common = static_cast<size_t>(
+        std::mismatch(stack.begin(), stack.end(), m_previous.begin(), m_previous.end()).first -
+        stack.begin());
+    // Frame i of the previous line is shared when its bytes and the separator (or end)
+    // after them are.
+    size_t shared = 0;
+    while (shared < m_ends.size() &&
+           (m_ends[shared] < common ||
+            (m_ends[shared] == common && (common == stack.size() || stack[common] == ';')))) {
+        ++shared;
+    }
+    if (stack.empty()) {
+        shared = 0; // no frames at all: the root
+    }
+    m_ends.resize(shared);
+    m_path.resize(shared + 1);
+    m_first_new = static_cast<uint32_t>(m_graph.m_nodes.size());
+    size_t start = shared == 0 ? 0 : m_ends.back() + 1;
+    while (!stack.empty() && start <= stack.size()) {
+        size_t end = std::min(stack.find(';', start), stack.size());
+        m_path.push_back(child_of(m_path.back(), stack.substr(start, end - start)));
+        m_ends.push_back(end);
+        start = end + 1;
+    }
+    m_previous.assign(stack);
+    return m_path.back();
+}
+
+// A node made for this line has no child yet: no need to look.
+uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
+    uint32_t name_id = m_names->intern(name);
+    size_t slot = Children::none;
+    PodVector<FlameNode>& nodes = m_graph.m_nodes;
+    if (parent < m_first_new) {
+        uint32_t child = m_children->find(parent, name_id, slot);
+        if (child != FlameNode::none) {
+            return child;
+        }
+    }
+    auto child = static_cast<uint32_t>(nodes.size());
+    FlameNode node{parent, name_id};
+    node.next_sibling = nodes[parent].first_child;
+    nodes[parent].first_child = child;
+    nodes.push_back(node);
+    m_children->add(parent, name_id, slot, child);
+    return child;
+}
+
+} // namespace heapkit

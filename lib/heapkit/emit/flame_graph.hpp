@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/util/error.hpp"
+#include "heapkit/util/pod_vector.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heapkit {
+
+// How folded lines are read into a flame graph.
+struct FlameInput {
+    // Lines end in two counts, "stack before after" (difffolded.pl's format): widths are
+    // the after counts, and each frame carries after - before of the stacks ending in it.
+    bool differential = false;
+    // Frames are merged from the leaf: each stack's frames are taken in reverse order.
+    bool reverse = false;
+    std::string source = "folded stacks"; // names the text in error messages
+};
+
+// One frame of the graph: one distinct path of frame names from the root. 32 bytes, as
+// a million-stack profile makes millions of them.
+struct FlameNode {
+    static constexpr uint32_t none = UINT32_MAX;
+
+    uint32_t parent;             // the root is its own parent
+    uint32_t name;               // FlameGraph::name()
+    uint32_t first_child = none; // children in no particular order
+    uint32_t next_sibling = none;
+    uint64_t value = 0; // the counts of the stacks through this frame, summed
+    int64_t delta = 0;  // differential: after - before of the stacks ending here
+};
+
+// The frame tree of a set of folded stacks: node 0 is the root ("all", every stack's
+// value), and every node comes after its parent.
+class FlameGraph {
+public:
+    const PodVector<FlameNode>& nodes() const { return m_nodes; }
+    const FlameNode& root() const { return m_nodes[0]; }
+    uint64_t total() const { return m_nodes[0].value; }
+    // A frame's name as the lines spelled it (the root's is "").
+    std::string_view name(const FlameNode& node) const { return name(node.name); }
+    std::string_view name(uint32_t id) const;
+    bool differential() const { return m_differential; }
+    // Differential: the largest after - before of any line, in absolute value.
+    uint64_t max_line_delta() const { return m_max_line_delta; }
+
+private:
+    friend class FlameGraphBuilder;
+
+    PodVector<FlameNode> m_nodes;
+    PodVector<char> m_name_bytes;
+    PodVector<uint64_t> m_name_starts; // name i is [starts[i], starts[i + 1])
+    bool m_differential = false;
+    uint64_t m_max_line_delta = 0;
+};
+
+// Builds a FlameGraph from folded text fed in pieces of any size (a line may span
+// pieces), so that it can be write_folded()'s sink and never needs the whole text.
+//
+// Stacks with the same frames merge into one path however the lines are ordered; the
+// common prefix with the previous line is found by comparing bytes, so sorted input (as
+// write_folded writes it) looks names up only where the stacks part. Blank lines are
+// skipped; any other line must be "frame;frame;... COUNT" (two counts when differential)
+// with decimal counts, else feed() and finish() fail naming the line.
+class FlameGraphBuilder {
+public:
+    explicit FlameGraphBuilder(FlameInput input = {});
+    ~FlameGraphBuilder();
+    FlameGraphBuilder(const FlameGraphBuilder&) = delete;
+    FlameGraphBuilder& operator=(const FlameGraphBuilder&) = delete;
+
+    Result<void> feed(std::string_view piece);
+    // Takes a last line without a newline, sums each frame's value from its children,
+    // and hands over the graph; the builder is then spent.
+    Result<FlameGraph> finish();
+
+private:
+    class Names;
+    class Children;
+
+    Result<void> add_line(std::string_view line);
+    Result<std::string_view> split_counts(std::string_view line, uint64_t& before,
+                                          uint64_t& after) const;
+    std::string_view reversed(std::string_view stack);
+    uint32_t add_stack(std::string_view stack);
+    uint32_t child_of(uint32_t parent, std::string_view name);
+
+    FlameInput m_input;
+    FlameGraph m_graph;
+    std::unique_ptr<Names> m_names;
+    std::unique_ptr<Children> m_children;
+    std::string m_partial; // a line begun in one piece and ended in a later one
+    size_t m_line_number = 0;
+    std::string m_previous;       // the last line's stack, as added (reversed if asked)
+    std::vector<size_t> m_ends;   // where each of its frames ends in m_previous
+    std::vector<uint32_t> m_path; // its nodes, root first: m_path[i + 1] is frame i
+    std::string m_reversed;       // scratch for reversed()
+    uint32_t m_first_new = 0;     // the first node made for the current line
+};
+
+} // namespace heapkit

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/emit/flame_graph.hpp"
+#include "heapkit/heapkit.hpp"
+#include "heapkit/model/profile.hpp"
+#include "heapkit/util/error.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace heapkit {
+
+// Writes `graph` as a standalone SVG flame graph (script and style inside, no network
+// needed), in pieces of about a megabyte to `sink`; the first error it returns stops the
+// writing and is returned.
+//
+// It reads as flamegraph.pl's does, for the tools that read those: a root frame "all";
+// inside <g id="frames">, one <g> per frame holding a <title> "NAME (N UNIT, P%)" (with
+// "; +D%" added in a differential graph, D being the change of the stacks that end in
+// the frame, in percent of the total), a <rect> and a <text>; N with thousands
+// separators, P and D with two decimals. Frames narrower than options.minwidth are left
+// out; the rest are written in the tree's preorder, children sorted by name, left-aligned
+// in their parent. Colours come from a hash of the name (deterministic), or in a
+// differential graph from the change: red grew, blue shrank.
+Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& options,
+                             const Sink& sink);
+
+FlameInput flame_input(const FlameOptions& options);
+
+// Draws the folded text that `produce` writes to the sink it is given (in pieces, never
+// held whole), read as `options` say, with write_flame_svg().
+using FoldedProducer = std::function<Result<void>(const Sink&)>;
+Result<void> write_flame_graph(const FoldedProducer& produce, const FlameOptions& options,
+                               const Sink& sink);
+
+} // namespace heapkit

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: MIT
+"""heapfold --svg in a real browser, headless Chromium: the graph renders (a screenshot
+holds the frames' colours), and a scripted page clicks a frame, searches, hovers, presses
+Ctrl-F and Escape, and the SVG's DOM changes as the graph promises (zoomed widths,
+highlighted matches, the matched share)."""
+
+import html
+import json
+import os
+import re
+import shutil
+import struct
+import zlib
+from collections import Counter
+
+from heapkit_e2e import check, fixture, flame_frames, run, run_fixture, tool, workdir, write_file
+
+browser = shutil.which("chromium")
+if browser is None:
+    print("skipping: chromium is not installed (tests/install-packages.sh installs it)")
+    raise SystemExit(77)  # meson's "skipped"
+
+directory = workdir()
+dump = run_fixture(fixture("inline_cpp"), directory, args=[fixture("libplugin_fixture.so")])
+graph_path = os.path.join(directory, "graph.svg")
+run([tool("heapfold"), "--svg", "--title", "inline_cpp <heap>", dump, "-o", graph_path])
+with open(graph_path) as f:
+    svg = f.read()
+frames = flame_frames(svg)
+by_name = {f["name"]: f for f in frames}
+height = int(re.search(r'<svg [^>]*height="(\d+)"', svg).group(1))
+
+
+def chromium(*args):
+    profile = workdir()  # a throwaway profile: nothing from an earlier run
+    return run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--hide-scrollbars", f"--user-data-dir={profile}", *args]).stdout
+
+
+def png_colours(path):
+    """(width, height, Counter of (r, g, b)) of an 8-bit RGB or RGBA, non-interlaced PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, rows, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+    check(depth == 8 and colour_type in (2, 6) and interlace == 0,
+          f"PNG depth {depth}, colour type {colour_type}, interlace {interlace}")
+    channels = 3 if colour_type == 2 else 4
+    stride = width * channels
+    raw = zlib.decompress(idat)
+    colours = Counter()
+    previous = bytearray(stride)
+    for y in range(rows):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            up_left = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - up_left
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc
+                                      else up_left)) & 0xFF
+        colours.update(zip(line[0::channels], line[1::channels], line[2::channels]))
+        previous = line
+    return width, rows, colours
+
+
+def rgb(fill):
+    return tuple(int(c) for c in re.fullmatch(r"rgb\((\d+),(\d+),(\d+)\)", fill).groups())
+
+
+# 1. The screenshot: the frames are drawn, each box in its own colour.
+shot = os.path.join(directory, "graph.png")
+chromium(f"--screenshot={shot}", f"--window-size=1200,{height}", f"file://{graph_path}")
+width, rows, colours = png_colours(shot)
+check((width, rows) == (1200, height), f"screenshot is {width}x{rows}, expected 1200x{height}")
+print(f"screenshot {shot}: {len(colours)} distinct colours")
+check(len(colours) >= 20, f"the screenshot has {len(colours)} colours: blank?")
+root = frames[0]
+check(colours[rgb(root["fill"])] >= 1000,
+      f"the root frame's {root['fill']} covers {colours[rgb(root['fill'])]} pixels")
+for name in ("geometry::build_grids()", "shared_keep", "plugin_keep"):
+    fill = rgb(by_name[name]["fill"])
+    check(colours[fill] >= 20, f"{name}'s {fill} covers {colours[fill]} pixels")
+
+# 2. A scripted page drives the graph's own handlers and reports the DOM after each step.
+TARGET, CHILD = "geometry::build_grids()", "geometry::Grid<double>::allocate(unsigned long)"
+harness = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>flame graph harness</title></head><body>
+<object id="graph" type="image/svg+xml" data="graph.svg" width="1200" height="%d"></object>
+<pre id="result">not run</pre>
+<script>
+"use strict";
+var TARGET = %s;
+document.getElementById("graph").addEventListener("load", function () {
+  var win = this.contentWindow, doc = this.contentDocument, out = {};
+  function frame(name) {
+    return Array.prototype.find.call(doc.querySelectorAll("#frames > g"), function (g) {
+      return g.querySelector("title").textContent.indexOf(name + " (") === 0;
+    });
+  }
+  function mouse(element, type) {
+    element.dispatchEvent(new win.MouseEvent(type, {bubbles: true}));
+  }
+  function key(init) {
+    init.bubbles = true;
+    win.dispatchEvent(new win.KeyboardEvent("keydown", init));
+  }
+  function state() {
+    return {
+      frames: Array.prototype.map.call(doc.querySelectorAll("#frames > g"), function (g) {
+        var rect = g.querySelector("rect");
+        return {title: g.querySelector("title").textContent, x: rect.getAttribute("x"),
+                width: rect.getAttribute("width"), fill: rect.getAttribute("fill"),
+                label: g.querySelector("text").textContent, classes: g.getAttribute("class") || ""};
+      }),
+      matched: doc.getElementById("matched").textContent,
+      search: doc.getElementById("search").textContent,
+      unzoomHidden: doc.getElementById("unzoom").classList.contains("hidden"),
+      details: doc.getElementById("details").textContent
+    };
+  }
+  try {
+    out.initial = state();
+    mouse(frame(TARGET).querySelector("rect"), "click");
+    out.zoomed = state();
+    win.prompt = function () { return "Grid"; };
+    mouse(doc.getElementById("search"), "click");
+    out.searched = state();
+    mouse(doc.getElementById("unzoom"), "click");
+    out.unzoomed = state();
+    mouse(frame(TARGET).querySelector("rect"), "mouseover");
+    out.hovered = state().details;
+    win.prompt = function () { return "keep$"; };
+    key({key: "f", ctrlKey: true});
+    out.ctrlF = state();
+    key({key: "Escape"});
+    out.escaped = state();
+  } catch (error) {
+    out.error = String(error && error.stack || error);
+  }
+  document.getElementById("result").textContent = JSON.stringify(out);
+});
+</script></body></html>
+""" % (height, json.dumps(TARGET))
+page = write_file(directory, "harness.html", harness)
+dom = chromium("--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom",
+               f"file://{page}")
+found = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+check(found, f"no result in the harness page:\n{dom[:2000]}")
+result = json.loads(html.unescape(found.group(1))) if found.group(1) != "not run" else {}
+check(result and "error" not in result, f"the harness failed: {result or 'the graph never loaded'}")
+
+
+def state_of(step):
+    """{name: frame} of a step's DOM, names parsed from the titles as flame_frames does."""
+    return {re.match(r"^(.*) \(", f["title"], re.S).group(1): f for f in result[step]["frames"]}
+
+
+def share_text(part, whole):
+    return f"Matched: {100 * part / whole:.1f}% ({part:,} bytes)"
+
+
+initial, zoomed = state_of("initial"), state_of("zoomed")
+check({n: (f["x"], f["width"]) for n, f in initial.items()} ==
+      {n: (f"{by_name[n]['x']:.1f}", f"{by_name[n]['width']:.1f}") for n in by_name},
+      "the page's frames are not the file's")
+check(result["initial"]["unzoomHidden"], "Reset Zoom shows before any zoom")
+
+# Zoomed into TARGET: it fills the width, its callee scales with it, its callers stay full
+# width and dimmed, other frames hide.
+check(zoomed[TARGET]["width"] == f"{by_name['all']['width']:.1f}" and
+      zoomed[TARGET]["x"] == f"{by_name['all']['x']:.1f}", f"zoomed target: {zoomed[TARGET]}")
+ratio = by_name["all"]["width"] / by_name[TARGET]["width"]
+check(abs(float(zoomed[CHILD]["width"]) - by_name[CHILD]["width"] * ratio) <= 0.1 * ratio + 0.1,
+      f"callee width {zoomed[CHILD]['width']}, expected {by_name[CHILD]['width'] * ratio:.1f}")
+for caller in ("main", "all"):
+    check("zoomed-out" in zoomed[caller]["classes"] and
+          zoomed[caller]["width"] == zoomed[TARGET]["width"], f"caller {caller}: {zoomed[caller]}")
+for other in ("shared_keep", "plugin_keep"):
+    check("hidden" in zoomed[other]["classes"], f"{other} not hidden: {zoomed[other]}")
+check(not result["zoomed"]["unzoomHidden"], "no Reset Zoom after zooming")
+check(zoomed[CHILD]["label"] == CHILD, f"the callee's label when zoomed: {zoomed[CHILD]['label']!r}")
+
+# Search "Grid" while zoomed: two frames match; the share counts the outer one, of TARGET.
+searched = state_of("searched")
+lit = sorted(n for n, f in searched.items() if f["fill"] == "rgb(230,0,230)")
+check(lit == sorted(n for n in by_name if "Grid" in n) and len(lit) == 2, f"highlighted {lit}")
+check(result["searched"]["matched"] == share_text(by_name[CHILD]["value"], by_name[TARGET]["value"]),
+      f"zoomed search: {result['searched']['matched']!r}")
+check(result["searched"]["search"] == "Reset Search", "the Search button did not turn")
+
+# Reset Zoom: every frame back in place, the share now of the whole graph.
+unzoomed = state_of("unzoomed")
+check(all((f["x"], f["width"], f["classes"]) == (initial[n]["x"], initial[n]["width"], "")
+          for n, f in unzoomed.items()), "Reset Zoom left frames moved or hidden")
+check(result["unzoomed"]["matched"] == share_text(by_name[CHILD]["value"], by_name["all"]["value"]),
+      f"unzoomed search: {result['unzoomed']['matched']!r}")
+check(result["hovered"] == f"Function: {by_name[TARGET]['title']}", f"hover: {result['hovered']!r}")
+
+# Ctrl-F asks again; Escape clears search and zoom.
+keep = by_name["shared_keep"]["value"] + by_name["plugin_keep"]["value"]
+check(result["ctrlF"]["matched"] == share_text(keep, by_name["all"]["value"]),
+      f"Ctrl-F search: {result['ctrlF']['matched']!r}")
+escaped = state_of("escaped")
+check(all(f["fill"] == by_name[n]["fill"] for n, f in escaped.items()) and
+      result["escaped"]["search"] == "Search" and result["escaped"]["matched"].strip() == "",
+      "Escape left the search on")
+print(f"harness: zoom, search ({result['searched']['matched']}), reset, hover, Ctrl-F "
+      f"({result['ctrlF']['matched']}) and Escape behave")
+print("ok")

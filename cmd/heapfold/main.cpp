@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
     heapkit::FoldedOptions folded;
     bool draw = false;
     heapkit::FlameOptions flame;
+    bool table = false;
+    heapkit::TextOptions text;
     CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input), "
                  "or draw them as a flame graph.",
                  "heapfold");
@@ -87,6 +89,14 @@ int main(int argc, char** argv) {
     app.add_flag("--annotate-inline", folded.annotate_inline,
                  "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
     add_flame_flags(app, draw, flame);
+    auto* text_flag = app.add_flag("--text", table,
+                                   "print a table of functions (flat, flat%, sum%, cum, cum%) "
+                                   "like jeprof --text and go tool pprof -top")
+                          ->excludes("--svg");
+    app.add_option("--nodecount", text.node_count,
+                   "list only the N functions with the largest flat values (default: all)")
+        ->option_text("N")
+        ->needs(text_flag);
     app.footer("Examples:\n"
                "  heapfold --svg jeprof.1234.0.f.heap -o heap.svg\n"
                "  heapfold --base old.heap new.heap --svg -o grew.svg\n"
@@ -98,6 +108,11 @@ int main(int argc, char** argv) {
             folded.frames = options.frames;
             folded.thread_frames = options.load.per_thread;
             return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
+                if (table) {
+                    return base
+                               ? heapkit::write_text_report_diff(*base, profile, folded, text, sink)
+                               : heapkit::write_text_report(profile, folded, text, sink);
+                }
                 if (draw) {
                     return base ? heapkit::write_flame_graph_diff(*base, profile, folded, flame,
                                                                   sink)

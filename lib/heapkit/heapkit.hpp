@@ -176,6 +176,23 @@ Result<void> write_flame_graph_diff(const Profile& before, const Profile& after,
                                     const FoldedOptions& folded, FlameOptions options,
                                     const Sink& sink);
 
+struct TextOptions {
+    size_t node_count = 0; // functions listed, largest flat first; 0: all
+};
+
+// A table like `jeprof --text` and `go tool pprof -top`: per function, flat (the value
+// of the stacks ending in it), flat%, sum% (running), cum (the stacks through it, each
+// counted once however often the function recurs in it) and cum%, sorted by flat. Frames
+// are the ones write_folded spells, so every view names the same functions.
+Result<void> write_text_report(const Profile& profile, const FoldedOptions& folded,
+                               const TextOptions& options, const Sink& sink);
+
+// The same table of after - before (write_folded_diff's change): flat and cum are
+// changes, sorted by their size; percentages are of the total change.
+Result<void> write_text_report_diff(const Profile& before, const Profile& after,
+                                    const FoldedOptions& folded, const TextOptions& options,
+                                    const Sink& sink);
+
 // Runs `produce` with a sink into `path` ("" or "-": standard output) and keeps what it
 // wrote only when it succeeds: a file is written beside its target and renamed into
 // place, so a failure leaves the target untouched. `binary` output is refused on a

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""What the views show of frames, on a real -O2 program: GCC's clones (f.constprop.0,
+"""What the views show of frames, on real programs: the text report agrees with go tool
+pprof -top, and on an -O2 program GCC's clones (f.constprop.0,
 f.isra.0) read as their function unless --keep-clone-suffixes, and the frame filters
 --drop-frames, --focus and --ignore cut and select stacks in heapfold and in the pprof
 that go tool pprof reads."""
@@ -67,4 +68,48 @@ check("make_buffer" not in top and "take_request" in top, f"--ignore in pprof:\n
 proc = run([tool("heapfold"), "--focus", "(", dump], check=False)
 check(proc.returncode == 1 and "--focus" in proc.stderr and "regular expression" in proc.stderr,
       f"bad --focus: {proc.returncode} {proc.stderr!r}")
+
+# heapfold --text agrees with go tool pprof -top on the functions both name, on two programs.
+def text_rows(text):
+    rows = {}
+    for line in text.splitlines()[2:]:
+        flat, _, _, cum, _, name = line.split(None, 5)
+        rows[name] = (flat, cum)
+    return rows
+
+
+def pprof_rows(path, index):
+    rows = {}
+    for line in go_pprof("-top", "-nodecount=1000", "-unit=B", f"-sample_index={index}", path
+                         ).stdout.splitlines():
+        parts = line.split(None, 5)
+        if len(parts) == 6 and parts[1].endswith("%") and parts[4].endswith("%"):
+            rows[parts[5]] = (parts[0], parts[3])
+    return rows
+
+
+def in_units(text):
+    """"1.00MB" (ours) and "1024kB" (go's) as bytes; plain counts as they are."""
+    units = {"B": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3}
+    for unit in sorted(units, key=len, reverse=True):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * units[unit]
+    return float(text)
+
+
+for program, preload in ((fixture("leaky"), True), (fixture("alloc_cpp"), False)):
+    view_dump = run_fixture(program, workdir(), preload=preload)
+    pb = os.path.join(work, "text.pb.gz")
+    run([tool("jeprof2pprof"), view_dump, "-o", pb])
+    for index in ("inuse_space", "alloc_objects"):
+        ours = text_rows(run([tool("heapfold"), "-q", "--text", "--sample", index, view_dump]).stdout)
+        theirs = pprof_rows(pb, index)
+        named = [name for name in ours if name in theirs and not name.startswith("[")]
+        check(len(named) >= 4, f"{program}: too few functions to compare: {ours} {theirs}")
+        for name in named:
+            for a, b in zip(ours[name], theirs[name]):
+                check(abs(in_units(a) - in_units(b)) <= 0.01 * max(in_units(b), 1),
+                      f"{program} {index} {name}: heapfold --text {ours[name]}, pprof {theirs[name]}")
+    three = run([tool("heapfold"), "-q", "--text", "--nodecount", "3", view_dump]).stdout
+    check(len(three.splitlines()) == 5, f"--nodecount 3:\n{three}")
 print("ok")

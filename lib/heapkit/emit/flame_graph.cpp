@@ -2,6 +2,7 @@
 #include "heapkit/emit/flame_graph.hpp"
 
 #include "heapkit/util/text.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -380,6 +381,12 @@ uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
     nodes.push_back(node);
     m_children->add(parent, name_id, slot, child);
     return child;
+}
+
+Result<FlameGraph> build_flame_graph(const FoldedProducer& produce, const FlameInput& input) {
+    FlameGraphBuilder builder(input);
+    HEAPKIT_TRY(produce([&](std::string_view piece) { return builder.feed(piece); }));
+    return builder.finish();
 }
 
 } // namespace heapkit

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/heapkit.hpp"
 #include "heapkit/util/error.hpp"
 #include "heapkit/util/pod_vector.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -102,5 +104,10 @@ private:
     std::string m_reversed;       // scratch for reversed()
     uint32_t m_first_new = 0;     // the first node made for the current line
 };
+
+// The graph of the folded text that `produce` writes to the sink it is given, read as
+// `input` says (in pieces: the text is never held whole).
+using FoldedProducer = std::function<Result<void>(const Sink&)>;
+Result<FlameGraph> build_flame_graph(const FoldedProducer& produce, const FlameInput& input);
 
 } // namespace heapkit

@@ -242,15 +242,8 @@ FlameInput flame_input(const FlameOptions& options) {
 
 Result<void> write_flame_graph(const FoldedProducer& produce, const FlameOptions& options,
                                const Sink& sink) {
-    FlameGraphBuilder builder(flame_input(options));
-    if (auto ok = produce([&](std::string_view piece) { return builder.feed(piece); }); !ok) {
-        return ok;
-    }
-    auto graph = builder.finish();
-    if (!graph) {
-        return tl::unexpected(graph.error());
-    }
-    return write_flame_svg(*graph, options, sink);
+    HEAPKIT_TRY_ASSIGN(FlameGraph graph, build_flame_graph(produce, flame_input(options)));
+    return write_flame_svg(graph, options, sink);
 }
 
 namespace {

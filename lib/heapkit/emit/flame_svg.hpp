@@ -32,7 +32,6 @@ FlameInput flame_input(const FlameOptions& options);
 
 // Draws the folded text that `produce` writes to the sink it is given (in pieces, never
 // held whole), read as `options` say, with write_flame_svg().
-using FoldedProducer = std::function<Result<void>(const Sink&)>;
 Result<void> write_flame_graph(const FoldedProducer& produce, const FlameOptions& options,
                                const Sink& sink);
 

@@ -3,14 +3,13 @@
 #pragma once
 
 #include "heapkit/pipeline.hpp"
+#include "version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
 
 namespace heapkit::cmd {
-
-inline constexpr const char* version = "0.1.0";
 
 // `sample_help` says what --sample chooses for this tool.
 inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::string& sample_help) {

@@ -36,7 +36,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                    "look for every mapped file under DIR (a container's or host's root)")
         ->option_text("DIR");
     app.add_option("--path-map", options.path_map,
-                   "open files whose path starts with OLD under NEW instead (repeatable)")
+                   "open files under directory (or file) OLD under NEW instead; whole path "
+                   "components match (repeatable)")
         ->option_text("OLD=NEW")
         ->allow_extra_args(false); // one value per flag: the dumps that follow stay dumps
     app.add_option("--debug-dir", options.symbols.debug_dirs,

@@ -8,8 +8,9 @@
 
 namespace heapkit {
 
-// `from` -> `to` for file paths that begin with `from` (a dump taken in a container or
-// on another host names files where they were there).
+// `from` -> `to` for file paths that are `from` or lie under it, matched by whole path
+// components (a dump taken in a container or on another host names files where they
+// were there).
 struct PathRewrite {
     std::string from;
     std::string to;

@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <fmt/format.h>
+#include <new>
 
 namespace heapkit::cmd {
 
@@ -59,7 +61,7 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
 // exit status: 0 done, 1 usage, input or output error, 2 under --strict when a frame
 // stayed unnamed.
 template <class Tool>
-int run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool tool) {
+int parse_and_run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool tool) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& done) {
@@ -77,6 +79,24 @@ int run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool t
         fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
     }
     return options.strict && report->unresolved > 0 ? 2 : 0;
+}
+
+// parse_and_run, with the one catch of the tools: what the library reports as Result
+// errors, a failed allocation (or an exception from a dependency) is reported the same
+// way, after unwinding has removed any temporary output file.
+template <class Tool>
+int run(CLI::App& app, int argc, char** argv, const ToolOptions& options, Tool tool) {
+    try {
+        return parse_and_run(app, argc, argv, options, tool);
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr,
+                   "{}: error: out of memory (the input needs more memory than this "
+                   "process may allocate)\n",
+                   app.get_name());
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "{}: error: {}\n", app.get_name(), error.what());
+    }
+    return 1;
 }
 
 } // namespace heapkit::cmd

@@ -8,10 +8,29 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <fmt/format.h>
 #include <new>
+#include <system_error>
 
 namespace heapkit::cmd {
+
+// `path` made absolute against the working directory. Paths go on to libdwfl, which takes
+// a relative debug directory against each binary's own directory instead.
+inline std::string absolute_path(std::string path) {
+    std::error_code failed;
+    std::filesystem::path absolute = std::filesystem::absolute(path, failed);
+    return path.empty() || failed ? path : absolute.string();
+}
+
+// --path-map's OLD=NEW with NEW made absolute; OLD is a path as the dump spells it.
+inline std::string absolute_path_map(std::string pair) {
+    size_t equals = pair.find('=');
+    if (equals == std::string::npos || equals + 1 == pair.size()) {
+        return pair; // malformed (the tool says so) or NEW empty: nothing to resolve
+    }
+    return pair.substr(0, equals + 1) + absolute_path(pair.substr(equals + 1));
+}
 
 // `sample_help` says what --sample chooses for this tool.
 inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::string& sample_help) {
@@ -33,19 +52,23 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         "leave frames unnamed (addresses, mappings and build ids only)");
     app.add_option("--binary", options.symbols.main_binary,
                    "the program's executable, wherever the dump says it was")
-        ->option_text("PATH");
+        ->option_text("PATH")
+        ->transform(absolute_path);
     app.add_option("--sysroot", options.symbols.sysroot,
                    "look for every mapped file under DIR (a container's or host's root)")
-        ->option_text("DIR");
+        ->option_text("DIR")
+        ->transform(absolute_path);
     app.add_option("--path-map", options.path_map,
                    "open files under directory (or file) OLD under NEW instead; whole path "
                    "components match (repeatable)")
         ->option_text("OLD=NEW")
+        ->transform(absolute_path_map)
         ->allow_extra_args(false); // one value per flag: the dumps that follow stay dumps
     app.add_option("--debug-dir", options.symbols.debug_dirs,
                    "also look for debug files under DIR, in the layouts of /usr/lib/debug "
                    "(repeatable)")
         ->option_text("DIR")
+        ->transform(absolute_path)
         ->allow_extra_args(false);
     app.add_flag_callback(
         "--no-cache", [&options] { options.cache = false; },

@@ -9,6 +9,7 @@
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/output.hpp"
 
+#include <algorithm>
 #include <set>
 #include <unistd.h>
 
@@ -49,6 +50,9 @@ Result<Loaded> load(const ToolOptions& options) {
     auto path_map = parse_path_map(options.path_map);
     if (!path_map) {
         return tl::unexpected(path_map.error());
+    }
+    if (std::count(options.inputs.begin(), options.inputs.end(), "-") > 1) {
+        return fail("standard input (\"-\") is given more than once; it can be read only once");
     }
     Loaded loaded{{}, *sample, {}};
     std::vector<RawDump> dumps;

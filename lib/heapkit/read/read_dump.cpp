@@ -30,8 +30,12 @@ Result<RawDump> read_dump(const std::string& path) {
     if (!input) {
         return tl::unexpected(input.error());
     }
-    return parse_dump(input->text(), input->name(),
-                      [&](const char* position) { input->release_before(position); });
+    auto dump = parse_dump(input->text(), input->name(),
+                           [&](const char* position) { input->release_before(position); });
+    if (dump) {
+        dump->modified_nanos = input->modified_nanos();
+    }
+    return dump;
 }
 
 } // namespace heapkit

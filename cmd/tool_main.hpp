@@ -4,16 +4,36 @@
 #pragma once
 
 #include "heapkit/heapkit.hpp"
+#include "version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
+#include <filesystem>
 #include <fmt/format.h>
+#include <new>
 #include <regex>
+#include <system_error>
 #include <unistd.h>
 
 namespace heapkit::cmd {
 
-inline constexpr const char* version = "0.1.0";
+// `path` made absolute against the working directory. Paths go on to libdwfl, which takes
+// a relative debug directory against each binary's own directory instead.
+inline std::string absolute_path(std::string path) {
+    std::error_code failed;
+    std::filesystem::path absolute = std::filesystem::absolute(path, failed);
+    return path.empty() || failed ? path : absolute.string();
+}
+
+// --path-map's OLD=NEW with NEW made absolute; OLD is a path as the dump spells it.
+inline std::string absolute_path_map(std::string pair) {
+    size_t equals = pair.find('=');
+    if (equals == std::string::npos || equals + 1 == pair.size()) {
+        return pair; // malformed (the tool says so) or NEW empty: nothing to resolve
+    }
+    return pair.substr(0, equals + 1) + absolute_path(pair.substr(equals + 1));
+}
 
 // What both tools take.
 struct ToolOptions {
@@ -107,10 +127,12 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         "leave frames unnamed (addresses, mappings and build ids only)");
     app.add_option("--binary", symbols.main_binary,
                    "the program's executable, wherever the dump says it was")
-        ->option_text("PATH");
+        ->option_text("PATH")
+        ->transform(absolute_path);
     app.add_option("--sysroot", symbols.sysroot,
                    "look for every mapped file under DIR (a container's or host's root)")
-        ->option_text("DIR");
+        ->option_text("DIR")
+        ->transform(absolute_path);
     app.add_option_function<std::vector<std::string>>(
            "--path-map",
            [&symbols](const std::vector<std::string>& pairs) {
@@ -118,8 +140,10 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                    symbols.path_map.push_back(*parse_path_rewrite(pair));
                }
            },
-           "open files whose path starts with OLD under NEW instead (repeatable)")
+           "open files under directory (or file) OLD under NEW instead; whole path "
+           "components match (repeatable)")
         ->option_text("OLD=NEW")
+        ->transform(absolute_path_map)
         ->check(CLI::Validator(
             [](std::string& pair) {
                 return parse_path_rewrite(pair)
@@ -134,6 +158,7 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                    "also look for debug files under DIR, in the layouts of /usr/lib/debug "
                    "(repeatable)")
         ->option_text("DIR")
+        ->transform(absolute_path)
         ->allow_extra_args(false);
     app.add_flag_callback(
         "--no-cache", [&options] { options.cache = false; },
@@ -181,7 +206,7 @@ inline Result<Profile> load(const std::vector<std::string>& paths, const ToolOpt
 // and errors as "<name>: ...", and returns the exit status: 0 done, 1 usage, input or
 // output error, 2 under --strict when a frame stayed unnamed.
 template <class Write>
-int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write) {
+int parse_and_run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& done) {
@@ -216,6 +241,24 @@ int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write)
         }
     }
     return options.strict && said.unnamed ? 2 : 0;
+}
+
+// parse_and_run, with the one catch of the tools: what the library reports as Result
+// errors, a failed allocation (or an exception from a dependency) is reported the same
+// way, after unwinding has removed any temporary output file.
+template <class Write>
+int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write) {
+    try {
+        return parse_and_run(app, argc, argv, options, write);
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr,
+                   "{}: error: out of memory (the input needs more memory than this "
+                   "process may allocate)\n",
+                   app.get_name());
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "{}: error: {}\n", app.get_name(), error.what());
+    }
+    return 1;
 }
 
 } // namespace heapkit::cmd

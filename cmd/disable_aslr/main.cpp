@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // disable_aslr: run a program with address space layout randomization off, so that
 // its heap profiles' addresses repeat from run to run.
+#include "version.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -28,7 +30,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (argc > 1 && std::string_view(argv[1]) == "--version") {
-        std::puts("disable_aslr (heapkit) 0.1.0");
+        std::printf("disable_aslr (heapkit) %s\n", heapkit::cmd::version);
         return 0;
     }
     if (argc > 1 && std::string_view(argv[1]) == "--") {

@@ -9,6 +9,7 @@
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace heapkit {
@@ -29,6 +30,10 @@ Result<RawDump> read_input(const Input& input) {
 Result<std::vector<RawDump>> read_inputs(std::span<const Input> inputs, LoadReport& report) {
     if (inputs.empty()) {
         return fail("no input dump given");
+    }
+    if (std::count_if(inputs.begin(), inputs.end(),
+                      [](const Input& input) { return !input.bytes && input.name == "-"; }) > 1) {
+        return fail("standard input (\"-\") is given more than once; it can be read only once");
     }
     std::vector<RawDump> dumps;
     std::set<std::string> seen;

@@ -44,13 +44,13 @@ def write_file(directory, name, data):
     return path
 
 
-def run(args, *, check=True, stdin=None, env=None, binary=False):
+def run(args, *, check=True, stdin=None, env=None, binary=False, cwd=None):
     # Every run starts with an empty frame cache unless a test sets one (test_frame_cache):
     # tests that edit a binary's debug information keep its build id.
     env = dict(os.environ if env is None else env)
     env.setdefault("HEAPKIT_CACHE_DIR", workdir())
     proc = subprocess.run(args, input=stdin, capture_output=True, env=env, timeout=60,
-                          text=not binary)
+                          text=not binary, cwd=cwd)
     if check and proc.returncode != 0:
         sys.exit(f"FAIL: {' '.join(map(str, args))} exited {proc.returncode}\n"
                  f"stdout: {proc.stdout!r}\nstderr: {proc.stderr!r}")

@@ -10,7 +10,7 @@ from heapkit_e2e import MAN_DIR, check, run, tool
 for name in ("jeprof2pprof", "heapfold", "disable_aslr"):
     help_text = run([tool(name), "--help"]).stdout
     version = run([tool(name), "--version"]).stdout
-    check("heapkit" in version and "0.1.0" in version, f"{name} --version: {version!r}")
+    check("(heapkit) " in version, f"{name} --version: {version!r}")
     page_path = os.path.join(MAN_DIR, f"{name}.1")
     with open(page_path) as f:
         page = f.read().replace("\\-", "-")

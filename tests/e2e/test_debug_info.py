@@ -6,8 +6,8 @@ import os
 import re
 import shutil
 
-from heapkit_e2e import (SOURCE_DIR, check, fixture, heapfold, marker_line, run, run_fixture,
-                         workdir)
+from heapkit_e2e import (SOURCE_DIR, check, fixture, heapfold, marker_line, parse_folded, run,
+                         run_fixture, tool, workdir)
 
 hold_line = f"hold_pages (alloc_c.c:{marker_line('alloc_c.c', 'hold_pages')})"
 
@@ -70,4 +70,25 @@ check(".symtab" not in run(["readelf", "-S", app]).stdout, "strip left .symtab")
 dump = run_fixture(app, directory)
 stacks = heapfold(dump)
 check(any(s.endswith("main;hold_pages") for s in stacks), f"dynsym names missing: {list(stacks)}")
+# A relative --debug-dir or --sysroot is taken against the working directory: libdwfl
+# itself would skip a relative directory for build-id lookups. The debug file is only
+# where those options point, and the tool runs from a directory apart from the binary's.
+directory = workdir()
+app, debug = stripped_copy(directory, "relative")
+identity = build_id(app)
+dump = run_fixture(app, directory)
+cwd = workdir()
+in_tree = os.path.join(".build-id", identity[:2], identity[2:] + ".debug")
+for root in ("tree", "root/usr/lib/debug"):
+    os.makedirs(os.path.dirname(os.path.join(cwd, root, in_tree)))
+    shutil.copy(debug, os.path.join(cwd, root, in_tree))
+os.remove(debug)
+os.makedirs(os.path.join(cwd, "root", directory.lstrip("/")))
+shutil.copy(app, os.path.join(cwd, "root", directory.lstrip("/"), "relative"))
+for flags in (["--debug-dir", "tree"], ["--sysroot", "root"]):
+    stacks = parse_folded(run([tool("heapfold"), "--frame", "function+line", *flags, dump],
+                              cwd=cwd).stdout)
+    # Under --sysroot jemalloc is not found: its frames stay, unnamed, leafward.
+    check(any(hold_line in s.split(";") for s in stacks),
+          f"relative {' '.join(flags)}: no lines from the debug file: {list(stacks)}")
 print("ok")

@@ -3,6 +3,7 @@
 
 import os
 import shutil
+import subprocess
 
 from heapkit_e2e import check, check_near, fixture, heapfold, leaf_is, run, run_fixture, sum_where, tool, workdir
 
@@ -17,6 +18,20 @@ dump = run_fixture(program, directory)
 section = run(["jeprof", "--raw", program, dump], check=False).stdout
 check(section.startswith("--- symbol\n") and section.endswith("--- heap\n"),
       f"unexpected jeprof --raw output: {section[:200]!r}")
+# That file as jeprof leaves it, with nothing after "--- heap", is refused for what it is.
+symbols_only = os.path.join(directory, "symbols_only.prof")
+with open(symbols_only, "w") as f:
+    f.write(section)
+heap_line = section.count("\n") + 1
+for name in ("heapfold", "jeprof2pprof"):
+    out = os.path.join(directory, "never")
+    proc = run([tool(name), symbols_only, "-o", out], check=False)
+    check(proc.returncode == 1 and
+          f"{symbols_only}:{heap_line}: the heap section after \"--- heap\" is empty" in proc.stderr
+          and "remote profile" in proc.stderr and not os.path.exists(out),
+          f"{name} on jeprof --raw output of a local dump: exit {proc.returncode}, "
+          f"{proc.stderr!r}")
+
 symbolized = os.path.join(directory, "symbolized.prof")
 with open(dump) as src, open(symbolized, "w") as dst:
     dst.write(section + src.read())
@@ -28,6 +43,14 @@ check(f"{program}: cannot" in proc.stderr or program in proc.stderr,
 stacks = heapfold(symbolized)
 check_near(sum_where(stacks, leaf_is("hold_pages")), 4096000, "hold_pages named by jeprof")
 check(any("main;hold_pages" in s for s in stacks), f"main not named: {list(stacks)}")
+
+# Standard input can be read once: "-" twice is refused before anything is read.
+with open(symbolized) as f:
+    proc = subprocess.run([tool("heapfold"), "-", "-"], stdin=f, capture_output=True, text=True,
+                          timeout=60)
+check(proc.returncode == 1 and proc.stderr ==
+      'heapfold: error: standard input ("-") is given more than once; it can be read only once\n',
+      f"heapfold - -: exit {proc.returncode}, {proc.stderr!r}")
 
 out = os.path.join(directory, "sym.pb.gz")
 run([tool("jeprof2pprof"), symbolized, "-o", out])

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: MIT
 """Dumps of two processes (different ASLR bases) merge into one profile."""
 
+import datetime
 import os
+import re
+import subprocess
 
-from heapkit_e2e import (check, check_near, fixture, heapfold, leaf_is, pprof_raw, pprof_total,
-                         run, run_fixture, sum_where, tool, workdir)
+from heapkit_e2e import (check, check_near, fixture, go_pprof, heapfold, leaf_is, pprof_raw,
+                         pprof_total, run, run_fixture, sum_where, tool, workdir)
 
 directory = workdir()
 first = run_fixture(fixture("alloc_c_pie"), directory)
@@ -18,6 +21,27 @@ proc = run([tool("jeprof2pprof"), first, second, "-o", out])
 _, samples, mappings = pprof_raw(out)
 check_near(pprof_total(samples, "inuse_space", lambda f: f[0] == "hold_pages"), 2 * 4096000,
            "merged pprof hold_pages")
+
+# The profile's time is the earliest dump's modification time, its duration the span to
+# the latest (go tool pprof -raw prints Time exactly, Duration to four characters).
+first_ns = 1_614_834_367_123_456_789  # 2021-03-04 05:06:07.123456789 UTC
+os.utime(first, ns=(first_ns, first_ns))
+os.utime(second, ns=(first_ns + 90 * 10**9, first_ns + 90 * 10**9))
+for order in ((first, second), (second, first)):
+    run([tool("jeprof2pprof"), *order, "-o", out])
+    header = go_pprof("-raw", "-symbolize=none", out).stdout.split("Samples:")[0]
+    check("Time: 2021-03-04 05:06:07.123456789 +0000 UTC\n" in header and
+          "Duration: 1m30\n" in header, f"time and duration of {order}: {header!r}")
+# Standard input has no file time: the time of conversion.
+days = {datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
+with open(first) as f:
+    proc = subprocess.run([tool("jeprof2pprof"), "-", "-o", out], stdin=f, capture_output=True,
+                          timeout=60)
+check(proc.returncode == 0, f"jeprof2pprof -: {proc.stderr!r}")
+header = go_pprof("-raw", "-symbolize=none", out).stdout.split("Samples:")[0]
+days.add(datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
+check(re.search(r"^Time: (\S+) ", header, re.M).group(1) in days and "Duration" not in header,
+      f"time of a dump from standard input, expected a day of {days}: {header!r}")
 
 twice = run([tool("heapfold"), first, first])
 check("given more than once" in twice.stderr, f"no warning for a repeated input: {twice.stderr!r}")

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/gzip.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <zlib.h>
 
 using namespace heapkit;
 
@@ -38,4 +42,37 @@ TEST_CASE("heapkit::gunzip reports truncated and corrupt data") {
     auto trailing = gunzip(packed + "junk", "junk.gz");
     REQUIRE_FALSE(trailing);
     CHECK(trailing.error().message == "junk.gz: trailing garbage after gzip data");
+}
+
+TEST_CASE("heapkit::gzip deflates inputs of 4 GiB and more whole") {
+    // Zero pages of an anonymous mapping cost neither memory nor time to read; only the
+    // last page, with a mark past the 4 GiB line, is real.
+    const size_t size = (size_t{4} << 30) + 4096;
+    void* mapped = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    REQUIRE(mapped != MAP_FAILED);
+    char* last_page = static_cast<char*>(mapped) + size - 4096;
+    std::memcpy(last_page + 4096 - 4, "tail", 4);
+    std::string packed = gzip({static_cast<const char*>(mapped), size}, 1);
+    // The gzip trailer: CRC-32 and length mod 2^32 of what deflate took in. The CRC of
+    // 4 GiB of zeros is built from a megabyte's, doubled.
+    std::string zeros(1 << 20, '\0');
+    uLong crc = crc32(0, reinterpret_cast<const Bytef*>(zeros.data()), 1 << 20);
+    for (z_off64_t length = 1 << 20; length < (z_off64_t{4} << 30); length *= 2) {
+        crc = crc32_combine64(crc, crc, length);
+    }
+    uLong last = crc32(0, reinterpret_cast<const Bytef*>(last_page), 4096);
+    crc = crc32_combine64(crc, last, 4096);
+    ::munmap(mapped, size);
+    REQUIRE(packed.size() > 8);
+    auto le32 = [&](size_t at) {
+        uint32_t value = 0;
+        std::memcpy(&value, packed.data() + at, 4);
+        return value;
+    };
+    CHECK(le32(packed.size() - 8) == static_cast<uint32_t>(crc));
+    CHECK(le32(packed.size() - 4) == static_cast<uint32_t>(size));
+    // deflate cannot do better than about 1:1032, so the whole input is in there (and
+    // the output outgrew its first buffer).
+    CHECK(packed.size() > size / 1100);
 }

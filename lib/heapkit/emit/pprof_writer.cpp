@@ -100,8 +100,13 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
     out.set_default_sample_type(strings.intern(name_of(options.default_type)));
     out.set_drop_frames(strings.intern(
         drop_frames_regex(options.frames.keep_allocator_frames, options.frames.drop_frames)));
-    auto now = std::chrono::system_clock::now().time_since_epoch();
-    out.set_time_nanos(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+    if (profile.time_nanos != 0) {
+        out.set_time_nanos(profile.time_nanos);
+        out.set_duration_nanos(profile.duration_nanos);
+    } else { // dumps read from standard input or memory: the time of conversion
+        auto now = std::chrono::system_clock::now().time_since_epoch();
+        out.set_time_nanos(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+    }
     for (const std::string& source : profile.sources) {
         out.add_comment(strings.intern("source: " + source));
     }

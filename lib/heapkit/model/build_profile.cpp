@@ -240,6 +240,21 @@ void ProfileBuilder::add_dump(const RawDump& dump, const AddressSpace& space) {
     }
 }
 
+// The earliest and latest known time of the dumps.
+void set_time_span(Profile& profile, const std::vector<RawDump>& dumps) {
+    int64_t first = 0;
+    int64_t last = 0;
+    for (const RawDump& dump : dumps) {
+        if (dump.modified_nanos == 0) {
+            continue;
+        }
+        first = first == 0 ? dump.modified_nanos : std::min(first, dump.modified_nanos);
+        last = std::max(last, dump.modified_nanos);
+    }
+    profile.time_nanos = first;
+    profile.duration_nanos = last - first;
+}
+
 } // namespace
 
 Profile build_profile(const std::vector<RawDump>& dumps, const BuildOptions& options) {
@@ -253,6 +268,7 @@ Profile build_profile(const std::vector<RawDump>& dumps, const BuildOptions& opt
     if (!dumps.empty()) {
         profile.period = dumps.front().sample_period;
     }
+    set_time_span(profile, dumps);
     return profile;
 }
 

@@ -69,6 +69,10 @@ struct Profile {
     uint64_t period = 1;    // R of the first dump, bytes
     bool has_accum = false; // alloc_* values are meaningful
     std::vector<std::string> sources;
+    // When the dumps were written (their files' modification times, ns since the Unix
+    // epoch): the earliest, and the span to the latest. 0, 0 when no dump's time is known.
+    int64_t time_nanos = 0;
+    int64_t duration_nanos = 0;
     std::vector<Module> modules; // main executable(s) first
     std::vector<Location> locations;
     PodVector<Sample> samples;

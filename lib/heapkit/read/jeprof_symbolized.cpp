@@ -87,6 +87,14 @@ Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view 
         return fail("{}:{}: \"{}\" profile is not a heap profile; heapkit reads heap profiles",
                     source, lines.line_number(), marker->substr(4));
     }
+    if (lines.rest().find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        // What `jeprof --raw PROGRAM DUMP` leaves: it writes the symbols, then fails to
+        // fetch a heap it can only fetch from a URL.
+        return fail("{}:{}: the heap section after \"--- heap\" is empty: jeprof --raw writes "
+                    "a heap only for a remote profile (a URL), not for a local dump; convert "
+                    "the dump itself",
+                    source, lines.line_number() + 1);
+    }
     auto dump = parse_heap_v2(lines.rest(), source, lines.line_number() + 1, parsed_up_to);
     if (!dump) {
         return dump;

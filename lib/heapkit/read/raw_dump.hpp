@@ -55,6 +55,8 @@ using JeprofSymbols = std::unordered_map<uint64_t, std::vector<std::string>>;
 // Everything one heap_v2 dump says, before unsampling or symbolization.
 struct RawDump {
     std::string source;         // the input's name, for messages and comments
+    int64_t modified_nanos = 0; // the file's modification time (ns since the Unix epoch):
+                                // about when the dump was written; 0 when unknown
     uint64_t sample_period = 0; // R = 2^lg_prof_sample from the header
     SampledCounts total;        // the header's `t*` line
     std::vector<ThreadCounts> threads;

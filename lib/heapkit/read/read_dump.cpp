@@ -28,8 +28,12 @@ Result<RawDump> parse_dump(std::string_view text, std::string_view source,
 
 Result<RawDump> read_dump(const std::string& path) {
     HEAPKIT_TRY_ASSIGN(InputBuffer input, InputBuffer::open(path));
-    return parse_dump(input.text(), input.name(),
-                      [&](const char* position) { input.release_before(position); });
+    auto dump = parse_dump(input.text(), input.name(),
+                           [&](const char* position) { input.release_before(position); });
+    if (dump) {
+        dump->modified_nanos = input.modified_nanos();
+    }
+    return dump;
 }
 
 } // namespace heapkit

@@ -12,7 +12,8 @@ namespace heapkit {
 
 // Reads one input ("-" is standard input; gzip is inflated) holding either a raw
 // heap_v2 dump or a jeprof symbolized profile. A regular file is mapped, not copied,
-// and its pages leave memory as the parser goes by.
+// and its pages leave memory as the parser goes by. A file's modification time is kept
+// as the dump's.
 Result<RawDump> read_dump(const std::string& path);
 
 // The same, for text already in memory. `parsed_up_to` may be empty.

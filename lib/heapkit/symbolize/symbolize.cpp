@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <string_view>
 
 namespace heapkit {
 namespace {
@@ -149,6 +150,15 @@ private:
     size_t m_total;
 };
 
+// True when `prefix` names `path` or a directory above it: whole components only, so
+// that /a/s is no prefix of /a/src/b.
+bool is_path_prefix(std::string_view prefix, std::string_view path) {
+    if (!path.starts_with(prefix)) {
+        return false;
+    }
+    return path.size() == prefix.size() || prefix.ends_with('/') || path[prefix.size()] == '/';
+}
+
 } // namespace
 
 std::string locate_file(const Module& module, const SymbolizeOptions& options) {
@@ -157,7 +167,7 @@ std::string locate_file(const Module& module, const SymbolizeOptions& options) {
     }
     const PathRewrite* best = nullptr;
     for (const PathRewrite& rewrite : options.path_map) {
-        if (module.path.starts_with(rewrite.from) &&
+        if (is_path_prefix(rewrite.from, module.path) &&
             (best == nullptr || rewrite.from.size() > best->from.size())) {
             best = &rewrite;
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/gzip.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <zlib.h>
@@ -36,6 +37,7 @@ struct DeflateStream {
 };
 
 constexpr size_t chunk_size = 1 << 16;
+constexpr size_t max_slice = size_t{1} << 30; // what zlib's uInt counts are given at once
 
 } // namespace
 
@@ -54,7 +56,7 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source)
     size_t left = compressed.size();
     while (left > 0) {
         // zlib counts in uInt; feed very large inputs in slices.
-        uInt slice = static_cast<uInt>(std::min<size_t>(left, 1u << 30));
+        uInt slice = static_cast<uInt>(std::min(left, max_slice));
         z.stream.next_in = const_cast<Bytef*>(next);
         z.stream.avail_in = slice;
         int rc = Z_OK;
@@ -95,14 +97,33 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source)
 
 std::string gzip(std::string_view raw, int level) {
     DeflateStream z(level);
-    std::string out;
-    out.resize(deflateBound(&z.stream, static_cast<uLong>(raw.size())) + 64);
-    z.stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-    z.stream.avail_in = static_cast<uInt>(raw.size());
-    z.stream.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.stream.avail_out = static_cast<uInt>(out.size());
-    if (deflate(&z.stream, Z_FINISH) != Z_STREAM_END) {
-        throw std::runtime_error("gzip: deflate did not finish");
+    // Room for a small input's whole output; a larger one doubles it as it fills, which
+    // costs little next to deflate itself and ends near the compressed size, not the bound.
+    std::string out(std::min<size_t>(deflateBound(&z.stream, raw.size()) + 64, 1u << 20), '\0');
+    auto* next = reinterpret_cast<const Bytef*>(raw.data());
+    size_t left = raw.size();
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        // zlib counts in uInt: feed the input, and offer the output, in slices.
+        auto slice = static_cast<uInt>(std::min(left, max_slice));
+        z.stream.next_in = const_cast<Bytef*>(next);
+        z.stream.avail_in = slice;
+        next += slice;
+        left -= slice;
+        int flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
+        do {
+            size_t produced = z.stream.total_out;
+            if (produced == out.size()) {
+                out.resize(out.size() * 2);
+            }
+            z.stream.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
+            z.stream.avail_out = static_cast<uInt>(std::min(out.size() - produced, max_slice));
+            rc = deflate(&z.stream, flush);
+            if (rc == Z_STREAM_ERROR) {
+                throw std::runtime_error("gzip: deflate failed");
+            }
+            // Done with the slice when deflate left output room: it took all input then.
+        } while (z.stream.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
     }
     out.resize(z.stream.total_out);
     return out;

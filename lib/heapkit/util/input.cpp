@@ -86,7 +86,11 @@ Result<InputBuffer> InputBuffer::open(const std::string& path) {
     input.m_name = path == "-" ? "<stdin>" : path;
     HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path));
     struct stat st {};
-    if (fd && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    bool known = fd && ::fstat(fd.get(), &st) == 0;
+    if (known) {
+        input.m_modified_nanos = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+    }
+    if (known && S_ISREG(st.st_mode) && st.st_size > 0) {
         auto size = static_cast<size_t>(st.st_size);
         void* start = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
         if (start != MAP_FAILED) {

@@ -3,6 +3,7 @@
 
 #include "heapkit/util/error.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ public:
     static Result<InputBuffer> open(const std::string& path);
 
     const std::string& name() const { return m_name; } // "<stdin>" for "-"
+    // The file's modification time, in nanoseconds since the Unix epoch; 0 for standard
+    // input (or a file whose time cannot be read).
+    int64_t modified_nanos() const { return m_modified_nanos; }
     std::string_view text() const;
 
     // The reader is done with text() before `position`: a mapped file's pages there leave
@@ -44,6 +48,7 @@ private:
     std::string m_bytes;                                   // unless mapped
     std::unique_ptr<char, Unmap> m_map{nullptr, Unmap{0}}; // the whole file, when mapped
     size_t m_released = 0; // bytes at the front of the map given back
+    int64_t m_modified_nanos = 0;
 };
 
 } // namespace heapkit

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <vector>
 
 namespace heapkit {
 namespace {
@@ -72,16 +71,14 @@ Result<void> OutputStream::open() {
         m_fd = m_owned.get();
         return {};
     }
-    std::vector<char> pattern(path.begin(), path.end());
-    for (char c : std::string_view(".tmp.XXXXXX")) {
-        pattern.push_back(c);
-    }
-    pattern.push_back('\0');
-    m_owned = UniqueFd(::mkstemp(pattern.data()));
+    // The name is complete before the file exists: once mkstemp made it, nothing that can
+    // fail (or throw) stands between it and m_temp, whose owner removes it.
+    m_temp = path + ".tmp.XXXXXX";
+    m_owned = UniqueFd(::mkstemp(m_temp.data()));
     if (!m_owned) {
+        m_temp.clear();
         return fail("{}: cannot create output: {}", path, std::strerror(errno));
     }
-    m_temp = pattern.data();
     m_fd = m_owned.get();
     // mkstemp makes 0600 files; give the result the usual umask-governed mode.
     mode_t mask = ::umask(0);

@@ -21,9 +21,8 @@ std::string hex(const unsigned char* bytes, int length) {
 
 bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
     bool found = false;
-    for_each_defined_symbol(module, [&](const GElf_Sym&, GElf_Addr, const char* name, int) {
-        found = found || wanted == name;
-    });
+    for_each_defined_symbol(
+        module, [&](const DefinedSymbol& symbol) { found = found || wanted == symbol.name; });
     return found;
 }
 

@@ -53,7 +53,8 @@ public:
     // files and lines when there is DWARF (its outermost function named by the symbol
     // containing the address, when there is one), else that symbol's name alone
     // (.symtab, else .dynsym). Symbol sizes are honoured: an address past a symbol's end
-    // gets no name. Empty when nothing names the address. Texts are kept in `strings`.
+    // gets no name, unless a sizeless label reaches it (see SymbolIndex). Empty when
+    // nothing names the address. Texts are kept in `strings`.
     std::vector<Frame> frames_at(uint64_t vaddr, FrameStrings& strings) const;
 
 private:

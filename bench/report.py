@@ -31,7 +31,9 @@ class Measured:
 
     def ratio(self, row, reference, seconds="wall"):
         """How many times longer `row` took than `reference`, round by round."""
-        return paired(row.result, reference.result, lambda a, b: a / b, seconds)
+        # /usr/bin/time counts CPU in 10 ms ticks: a quick run can take none.
+        return paired(row.result, reference.result,
+                      lambda a, b: a / b if b > 0 else float("inf"), seconds)
 
     def symbolize_seconds(self, seconds="wall"):
         """heapkit's symbolization alone: jeprof2pprof end to end (cold cache) less

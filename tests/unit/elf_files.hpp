@@ -115,6 +115,49 @@ public:
         return {};
     }
 
+    // The executable PT_LOAD program header, which must exist.
+    GElf_Phdr code_segment() const {
+        size_t count = 0;
+        REQUIRE(elf_getphdrnum(m_elf, &count) == 0);
+        for (size_t i = 0; i < count; ++i) {
+            GElf_Phdr header;
+            if (gelf_getphdr(m_elf, static_cast<int>(i), &header) != nullptr &&
+                header.p_type == PT_LOAD && (header.p_flags & PF_X) != 0) {
+                return header;
+            }
+        }
+        FAIL("no executable PT_LOAD");
+        return {};
+    }
+
+    // The NT_GNU_BUILD_ID note in lower-case hex, or empty.
+    std::string build_id() const {
+        for (Elf_Scn* section = nullptr; (section = elf_nextscn(m_elf, section)) != nullptr;) {
+            GElf_Shdr header;
+            Elf_Data* data = nullptr;
+            if (gelf_getshdr(section, &header) == nullptr || header.sh_type != SHT_NOTE ||
+                (data = elf_getdata(section, nullptr)) == nullptr) {
+                continue;
+            }
+            GElf_Nhdr note;
+            size_t name_at = 0;
+            size_t desc_at = 0;
+            for (size_t at = 0; (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0;) {
+                if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+                    std::string_view(static_cast<const char*>(data->d_buf) + name_at, 3) == "GNU") {
+                    std::string hex;
+                    auto* bytes = static_cast<const unsigned char*>(data->d_buf) + desc_at;
+                    for (size_t i = 0; i < note.n_descsz; ++i) {
+                        hex += "0123456789abcdef"[bytes[i] >> 4];
+                        hex += "0123456789abcdef"[bytes[i] & 15];
+                    }
+                    return hex;
+                }
+            }
+        }
+        return {};
+    }
+
     Elf* elf() const { return m_elf; } // owned
 
 private:

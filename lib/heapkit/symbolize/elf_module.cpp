@@ -3,6 +3,7 @@
 
 #include "heapkit/symbolize/dwarf_frames.hpp"
 
+#include <algorithm>
 #include <elfutils/libdw.h>
 #include <fmt/format.h>
 #include <gelf.h>
@@ -82,7 +83,8 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
         // may belong to the segment before it: keep executable segments alone.
         if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr &&
             header.p_type == PT_LOAD && (header.p_flags & PF_X) != 0) {
-            module->m_segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr});
+            module->m_segments.push_back(
+                {header.p_offset, header.p_filesz, header.p_vaddr, header.p_align});
         }
     }
     const unsigned char* id = nullptr;
@@ -117,15 +119,31 @@ std::optional<uint64_t> ElfModule::vaddr_of_file_offset(uint64_t file_offset) co
     return segment->vaddr - segment->file_offset + file_offset; // may sit below p_offset
 }
 
-bool ElfModule::fits_mapping(const Module& mapping) const {
-    auto vaddr = vaddr_of_file_offset(mapping.file_offset);
-    if (!vaddr) {
+bool ElfModule::maps_exactly(const Segment& segment, uint64_t page, const Module& mapping) const {
+    uint64_t mask = ~(page - 1);
+    uint64_t first_vaddr = segment.vaddr & mask;
+    uint64_t end_vaddr = (segment.vaddr + segment.file_size + page - 1) & mask;
+    if (mapping.file_offset != (segment.file_offset & mask) || (mapping.start & ~mask) != 0 ||
+        mapping.limit - mapping.start != end_vaddr - first_vaddr) {
         return false;
     }
-    if (m_is_executable) {
-        return *vaddr == mapping.start;
+    return !m_is_executable || mapping.start == first_vaddr;
+}
+
+bool ElfModule::fits_mapping(const Module& mapping) const {
+    if (mapping.limit <= mapping.start) {
+        return false;
     }
-    return (mapping.start - *vaddr) % page_size == 0;
+    for (const Segment& segment : m_segments) {
+        // 4 KiB pages on x86-64; 16 or 64 KiB on some arm64 and ppc64 kernels.
+        for (uint64_t page = page_size; page <= std::max(page_size, segment.align) && page != 0;
+             page *= 2) {
+            if (maps_exactly(segment, page, mapping)) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 bool ElfModule::has_dwarf() const {

@@ -41,8 +41,11 @@ public:
     bool has_dwarf() const;
 
     // Whether this file can be what the process mapped at [start, limit) from
-    // `file_offset` with execute permission: the offset falls in an executable PT_LOAD
-    // segment, at a page-aligned bias (zero for a non-PIE executable).
+    // `file_offset` with execute permission: an executable PT_LOAD segment mapped
+    // exactly as ld.so and the kernel map it, for some page size from 4 KiB up to the
+    // segment's alignment: the offset its page starts at, as many pages as its file
+    // bytes span, at a page-aligned address (its own vaddr for a non-PIE executable).
+    // Another build of the same program mostly fails this; see build_id() for the rest.
     bool fits_mapping(const Module& mapping) const;
 
     // ELF virtual address of a file offset, through the executable PT_LOAD segment
@@ -65,9 +68,11 @@ private:
         uint64_t file_offset;
         uint64_t file_size;
         uint64_t vaddr;
+        uint64_t align; // p_align: the largest page size it can be mapped with
     };
     ElfModule() = default;
     const Segment* segment_of(uint64_t file_offset) const;
+    bool maps_exactly(const Segment& segment, uint64_t page, const Module& mapping) const;
     std::vector<Frame> symbol_frames(uint64_t vaddr, FrameStrings& strings) const;
 
     std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;

@@ -26,18 +26,17 @@ public:
         : m_search(search)
         , m_report(report) {}
 
+    // The file at `path`, or null with a warning when it cannot be opened.
     const ElfModule* get(const std::string& path) {
-        auto [it, inserted] = m_modules.try_emplace(path);
-        if (inserted) {
-            auto opened = ElfModule::open(path, m_search);
-            if (opened) {
-                it->second = std::move(*opened);
-            } else {
-                warn(fmt::format("{}; its frames stay unnamed", opened.error().message));
-            }
+        const Opened& opened = open(path);
+        if (!opened.file) {
+            warn(fmt::format("{}; its frames stay unnamed", opened.error));
         }
-        return it->second.get();
+        return opened.file.get();
     }
+
+    // The file at `path` if it can be opened, without a warning when it cannot.
+    const ElfModule* find(const std::string& path) { return open(path).file.get(); }
 
     void warn(std::string message) {
         if (m_warned.insert(message).second) {
@@ -46,23 +45,75 @@ public:
     }
 
 private:
+    struct Opened {
+        std::unique_ptr<ElfModule> file;
+        std::string error; // why `file` is null
+    };
+    const Opened& open(const std::string& path) {
+        auto [it, inserted] = m_modules.try_emplace(path);
+        if (inserted) {
+            auto opened = ElfModule::open(path, m_search);
+            if (opened) {
+                it->second.file = std::move(*opened);
+            } else {
+                it->second.error = opened.error().message;
+            }
+        }
+        return it->second;
+    }
+
     const DebugSearch& m_search;
     SymbolizeReport& m_report;
-    std::map<std::string, std::unique_ptr<ElfModule>> m_modules;
+    std::map<std::string, Opened> m_modules;
     std::set<std::string> m_warned;
 };
 
-// The opened file for module `module`, or null when it cannot be used for names.
-const ElfModule* open_module(const Module& module, const SymbolizeOptions& options,
-                             ModuleCache& cache) {
+// Each module's mapping, joined with the mappings of the same file that continue it:
+// a segment's mapping split in two (mprotect, madvise or mlock on part of it) is
+// checked against the file as one.
+std::vector<Module> mapped_extents(const std::vector<Module>& modules) {
+    std::map<std::string_view, std::vector<size_t>> by_path;
+    for (size_t i = 0; i < modules.size(); ++i) {
+        by_path[modules[i].path].push_back(i);
+    }
+    std::vector<Module> extents;
+    extents.reserve(modules.size());
+    for (const Module& module : modules) {
+        Module extent = module;
+        for (bool grown = true; grown;) {
+            grown = false;
+            for (size_t other : by_path[module.path]) {
+                const Module& piece = modules[other];
+                if (piece.limit == extent.start &&
+                    piece.file_offset + (piece.limit - piece.start) == extent.file_offset) {
+                    extent.start = piece.start;
+                    extent.file_offset = piece.file_offset;
+                    grown = true;
+                } else if (piece.start == extent.limit &&
+                           extent.file_offset + (extent.limit - extent.start) ==
+                               piece.file_offset) {
+                    extent.limit = piece.limit;
+                    grown = true;
+                }
+            }
+        }
+        extents.push_back(std::move(extent));
+    }
+    return extents;
+}
+
+// The opened file for module `module` (whose mapping, continued, is `extent`), or null
+// when it cannot be used for names.
+const ElfModule* open_module(const Module& module, const Module& extent,
+                             const SymbolizeOptions& options, ModuleCache& cache) {
     std::string path = locate_file(module, options);
     const ElfModule* file = cache.get(path);
     if (file == nullptr) {
         return nullptr;
     }
-    if (!file->fits_mapping(module)) {
+    if (!file->fits_mapping(extent)) {
         cache.warn(fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset {:x} "
-                               "in the dump (a different build?); its frames stay unnamed",
+                               "in the dump (another build); its frames stay unnamed",
                                path, module.start, module.limit, module.file_offset));
         return nullptr;
     }
@@ -72,6 +123,32 @@ const ElfModule* open_module(const Module& module, const SymbolizeOptions& optio
                                module.path, path));
     }
     return file;
+}
+
+// A file found elsewhere than the dump's path (the main binary given, a path map, a
+// sysroot) while the dump's path holds another build that fits the mapping too: either
+// may be what the process ran, and only the user can tell which.
+// Only for modules some stack runs through (`used`).
+void warn_other_builds(const Profile& profile, const std::vector<const ElfModule*>& files,
+                       const std::vector<Module>& extents, const std::vector<bool>& used,
+                       const SymbolizeOptions& options, ModuleCache& cache) {
+    for (size_t i = 0; i < files.size(); ++i) {
+        const Module& module = profile.modules[i];
+        std::string path = locate_file(module, options);
+        if (!used[i] || files[i] == nullptr || files[i]->build_id().empty() ||
+            path == module.path) {
+            continue;
+        }
+        const ElfModule* there = cache.find(module.path);
+        if (there != nullptr && !there->build_id().empty() &&
+            there->build_id() != files[i]->build_id() && there->fits_mapping(extents[i])) {
+            cache.warn(fmt::format("{} is used for {} (build id {}), but {} holds another build "
+                                   "(build id {}): if the process ran that one, these names "
+                                   "are wrong",
+                                   path, module.path, files[i]->build_id(), module.path,
+                                   there->build_id()));
+        }
+    }
 }
 
 // One process runs code of one architecture: the main executable's (else the first
@@ -177,9 +254,10 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     DebugSearch search(debug_dirs); // outlives every ElfModule in the cache below
     ModuleCache cache(search, report);
     std::vector<const ElfModule*> files(profile.modules.size(), nullptr);
+    std::vector<Module> extents = mapped_extents(profile.modules);
     for (size_t i = 0; i < profile.modules.size(); ++i) {
         if (!is_pseudo_path(profile.modules[i].path)) {
-            files[i] = open_module(profile.modules[i], options, cache);
+            files[i] = open_module(profile.modules[i], extents[i], options, cache);
         }
     }
     drop_foreign_architectures(profile, files, cache);
@@ -195,6 +273,7 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
             used[location.module] = true;
         }
     }
+    warn_other_builds(profile, files, extents, used, options, cache);
     for (size_t i = 0; i < profile.modules.size(); ++i) {
         Module& module = profile.modules[i];
         if (files[i] == nullptr) {

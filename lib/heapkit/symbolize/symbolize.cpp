@@ -18,37 +18,20 @@ bool is_pseudo_path(const std::string& path) {
     return path.empty() || path.front() == '[';
 }
 
-// Each file is opened once however many dumps and mappings name it, and each problem
-// with it is reported once.
+// Each file is opened once however many dumps and mappings name it, and each warning
+// is given once.
 class ModuleCache {
 public:
     ModuleCache(const DebugSearch& search, SymbolizeReport& report)
         : m_search(search)
         , m_report(report) {}
 
-    // The file at `path`, or null with a warning when it cannot be opened.
-    const ElfModule* get(const std::string& path) {
-        const Opened& opened = open(path);
-        if (!opened.file) {
-            warn(fmt::format("{}; its frames stay unnamed", opened.error));
-        }
-        return opened.file.get();
-    }
-
-    // The file at `path` if it can be opened, without a warning when it cannot.
-    const ElfModule* find(const std::string& path) { return open(path).file.get(); }
-
-    void warn(std::string message) {
-        if (m_warned.insert(message).second) {
-            m_report.warnings.push_back(std::move(message));
-        }
-    }
-
-private:
     struct Opened {
         std::unique_ptr<ElfModule> file;
         std::string error; // why `file` is null
     };
+
+    // The file at `path`, or why it cannot be opened.
     const Opened& open(const std::string& path) {
         auto [it, inserted] = m_modules.try_emplace(path);
         if (inserted) {
@@ -62,6 +45,16 @@ private:
         return it->second;
     }
 
+    // The file at `path` if it can be opened.
+    const ElfModule* find(const std::string& path) { return open(path).file.get(); }
+
+    void warn(std::string message) {
+        if (m_warned.insert(message).second) {
+            m_report.warnings.push_back(std::move(message));
+        }
+    }
+
+private:
     const DebugSearch& m_search;
     SymbolizeReport& m_report;
     std::map<std::string, Opened> m_modules;
@@ -102,27 +95,53 @@ std::vector<Module> mapped_extents(const std::vector<Module>& modules) {
     return extents;
 }
 
+// What to tell about a module's file, told only when it matters: a module no stack runs
+// through needs no file, nor one whose frames a jeprof symbolized file already named.
+struct ModuleNotes {
+    std::string problem; // why no file names its frames; told when one stays unnamed
+    std::string remark;  // about the file that names them; told when a stack runs through
+};
+
 // The opened file for module `module` (whose mapping, continued, is `extent`), or null
 // when it cannot be used for names.
 const ElfModule* open_module(const Module& module, const Module& extent,
-                             const SymbolizeOptions& options, ModuleCache& cache) {
+                             const SymbolizeOptions& options, ModuleCache& cache,
+                             ModuleNotes& notes) {
     std::string path = locate_file(module, options);
-    const ElfModule* file = cache.get(path);
-    if (file == nullptr) {
+    const ModuleCache::Opened& opened = cache.open(path);
+    if (!opened.file) {
+        notes.problem = opened.error;
         return nullptr;
     }
-    if (!file->fits_mapping(extent)) {
-        cache.warn(fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset {:x} "
-                               "in the dump (another build); its frames stay unnamed",
-                               path, module.start, module.limit, module.file_offset));
+    if (!opened.file->fits_mapping(extent)) {
+        notes.problem = fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset "
+                                    "{:x} in the dump (another build)",
+                                    path, module.start, module.limit, module.file_offset);
         return nullptr;
     }
     if (module.deleted) {
-        cache.warn(fmt::format("{} was deleted after the process mapped it; using the file now "
-                               "at {}",
-                               module.path, path));
+        notes.remark = fmt::format("{} was deleted after the process mapped it; using the file "
+                                   "now at {}",
+                                   module.path, path);
     }
-    return file;
+    return opened.file.get();
+}
+
+// Tells each module's notes that matter, once per file the dump names. `unnamed[i]`:
+// how many of module i's addresses stayed unnamed.
+void tell_notes(const Profile& profile, const std::vector<ModuleNotes>& notes,
+                const std::vector<bool>& used, const std::vector<size_t>& unnamed,
+                ModuleCache& cache) {
+    std::set<std::string_view> told;
+    for (size_t i = 0; i < notes.size(); ++i) {
+        const std::string& path = profile.modules[i].path;
+        if (!notes[i].problem.empty() && unnamed[i] > 0 && told.insert(path).second) {
+            cache.warn(fmt::format("{}; its frames stay unnamed", notes[i].problem));
+        }
+        if (!notes[i].remark.empty() && used[i]) {
+            cache.warn(notes[i].remark);
+        }
+    }
 }
 
 // A file found elsewhere than the dump's path (the main binary given, a path map, a
@@ -154,7 +173,7 @@ void warn_other_builds(const Profile& profile, const std::vector<const ElfModule
 // One process runs code of one architecture: the main executable's (else the first
 // file's). A file for another machine is a wrong file found at the dump's path.
 void drop_foreign_architectures(const Profile& profile, std::vector<const ElfModule*>& files,
-                                ModuleCache& cache) {
+                                std::vector<ModuleNotes>& notes) {
     const ElfModule* reference = nullptr;
     for (size_t i = 0; i < files.size() && reference == nullptr; ++i) {
         if (files[i] != nullptr && profile.modules[i].is_main) {
@@ -166,10 +185,10 @@ void drop_foreign_architectures(const Profile& profile, std::vector<const ElfMod
     }
     for (size_t i = 0; i < files.size(); ++i) {
         if (files[i] != nullptr && files[i]->machine() != reference->machine()) {
-            cache.warn(fmt::format("{}: built for another architecture (ELF machine {}, the "
-                                   "program's is {}); its frames stay unnamed",
-                                   profile.modules[i].path, files[i]->machine(),
-                                   reference->machine()));
+            notes[i].problem =
+                fmt::format("{}: built for another architecture (ELF machine {}, "
+                            "the program's is {})",
+                            profile.modules[i].path, files[i]->machine(), reference->machine());
             files[i] = nullptr;
         }
     }
@@ -255,12 +274,13 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     ModuleCache cache(search, report);
     std::vector<const ElfModule*> files(profile.modules.size(), nullptr);
     std::vector<Module> extents = mapped_extents(profile.modules);
+    std::vector<ModuleNotes> notes(profile.modules.size());
     for (size_t i = 0; i < profile.modules.size(); ++i) {
         if (!is_pseudo_path(profile.modules[i].path)) {
-            files[i] = open_module(profile.modules[i], extents[i], options, cache);
+            files[i] = open_module(profile.modules[i], extents[i], options, cache, notes[i]);
         }
     }
-    drop_foreign_architectures(profile, files, cache);
+    drop_foreign_architectures(profile, files, notes);
     FrameStrings strings(*profile.strings);
     FrameCache remembered(options.names ? options.cache_directory : std::string(),
                           *profile.strings);
@@ -289,6 +309,7 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
         cached[i] = dwarf && !module.build_id.empty();
     }
+    std::vector<size_t> unnamed(profile.modules.size(), 0);
     std::vector<uint32_t> order = lookup_order(profile);
     Progress progress(options.progress, order.size());
     for (size_t done = 0; done < order.size(); ++done) {
@@ -311,8 +332,12 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
             location.module != no_module && profile.modules[location.module].is_allocator;
         if (location.frames.empty() && !in_allocator) {
             ++report.unnamed_locations;
+            if (location.module != no_module) {
+                ++unnamed[location.module];
+            }
         }
     }
+    tell_notes(profile, notes, used, unnamed, cache);
     for (std::string& warning : remembered.save()) {
         report.warnings.push_back(std::move(warning));
     }

@@ -80,10 +80,11 @@ Result<Loaded> load(const ToolOptions& options) {
         loaded.report.warnings.push_back(std::move(warning));
     }
     loaded.report.unresolved = options.symbolize ? symbols.unnamed_locations : 0;
-    if (options.symbolize && symbols.unnamed_locations > 0) {
-        loaded.report.warnings.push_back(fmt::format("{} of {} addresses have no name",
-                                                     symbols.unnamed_locations,
-                                                     loaded.profile.locations.size()));
+    if (options.symbolize) {
+        for (std::string& line :
+             describe_unnamed(symbols.modules, symbols.unmapped, options.verbose)) {
+            loaded.report.warnings.push_back(std::move(line));
+        }
     }
     return loaded;
 }

@@ -19,6 +19,7 @@ struct ToolOptions {
     bool keep_allocator_frames = false;
     bool cache = true;                 // use the frame cache (default_cache_directory())
     bool quiet = false;                // no progress line, no warnings
+    bool verbose = false;              // list every address left without a name
     bool strict = false;               // unnamed frames make exit status 2
     std::vector<std::string> path_map; // "OLD=NEW" as typed; parsed by the tools
     SymbolizeOptions symbols;          // where binaries and debug information are

@@ -18,8 +18,8 @@ second = run_fixture(program, directory)
 
 
 def warned_paths(err):
-    """The files "cannot open" warnings name."""
-    return re.findall(r"^heapfold: warning: (\S+): cannot open", err, re.M)
+    """The files (as the dump names them) whose summary line says they cannot be opened."""
+    return re.findall(r"^heapfold: warning: (\S+): \d+ of \d+ address.*: cannot open", err, re.M)
 
 
 def mapped_files(path):
@@ -39,7 +39,7 @@ in_stacks = {path for path in mapped_files(dump) if os.path.basename(path) + "+0
 warned = warned_paths(err)
 check(warned, f"no warning about the libraries under the root: {err!r}")
 check(len(warned) == len(set(warned)), f"a file warned about twice: {err!r}")
-check({path.removeprefix(root) for path in warned} == in_stacks - {program},
+check(set(warned) == in_stacks - {program},
       f"warned about {warned}, stacks run through {in_stacks}:\n{err}")
 check(len(mapped_files(dump) - in_stacks) > 0, "every mapped file holds a frame: nothing shown")
 

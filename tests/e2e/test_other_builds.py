@@ -59,7 +59,7 @@ def named(out):
 
 def about_builds(err):
     """The warnings about which build is used (not those about libraries' names)."""
-    return [line for line in err.splitlines() if "build" in line or "does not fit" in line]
+    return [line for line in err.splitlines() if "another build" in line]
 
 
 out, err = fold()

@@ -34,6 +34,25 @@ const char* last_dwfl_error() {
     return message != nullptr ? message : "unknown libdwfl error";
 }
 
+bool has_symbol_table(Elf* elf) {
+    size_t names = 0;
+    if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) {
+        return false;
+    }
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf, section)) != nullptr;) {
+        GElf_Shdr header;
+        if (gelf_getshdr(section, &header) == nullptr) {
+            continue;
+        }
+        const char* name = elf_strptr(elf, names, header.sh_name);
+        if (header.sh_type == SHT_SYMTAB ||
+            (name != nullptr && std::string_view(name) == ".gnu_debugdata")) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // The function's name within a symbol's: dynamic symbols carry their version
 // ("__libc_start_main@@GLIBC_2.34"), and GCC names local aliases "f.localalias".
 std::string_view function_name_of(std::string_view symbol) {
@@ -151,6 +170,15 @@ bool ElfModule::has_dwarf() const {
     // libdwfl remembers the answer.
     Dwarf_Addr bias = 0;
     return dwfl_module_getdwarf(m_module, &bias) != nullptr;
+}
+
+bool ElfModule::has_symtab() const {
+    Dwarf_Addr bias = 0;
+    if (has_symbol_table(dwfl_module_getelf(m_module, &bias))) {
+        return true;
+    }
+    Dwarf* dwarf = dwfl_module_getdwarf(m_module, &bias); // borrowed; finds the debug file
+    return dwarf != nullptr && has_symbol_table(dwarf_getelf(dwarf));
 }
 
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr, FrameStrings& strings) const {

@@ -40,6 +40,11 @@ public:
     // True when DWARF was found (in the file or a separate debug file).
     bool has_dwarf() const;
 
+    // True when the file or its separate debug file has a full symbol table (.symtab,
+    // or the compressed .gnu_debugdata some distributions keep), not only .dynsym's
+    // exports. May look for the debug file, as has_dwarf() does.
+    bool has_symtab() const;
+
     // Whether this file can be what the process mapped at [start, limit) from
     // `file_offset` with execute permission: an executable PT_LOAD segment mapped
     // exactly as ld.so and the kernel map it, for some page size from 4 KiB up to the

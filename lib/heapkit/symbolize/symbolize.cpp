@@ -4,6 +4,7 @@
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
 #include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -61,47 +62,6 @@ private:
     std::set<std::string> m_warned;
 };
 
-// Each module's mapping, joined with the mappings of the same file that continue it:
-// a segment's mapping split in two (mprotect, madvise or mlock on part of it) is
-// checked against the file as one.
-std::vector<Module> mapped_extents(const std::vector<Module>& modules) {
-    std::map<std::string_view, std::vector<size_t>> by_path;
-    for (size_t i = 0; i < modules.size(); ++i) {
-        by_path[modules[i].path].push_back(i);
-    }
-    std::vector<Module> extents;
-    extents.reserve(modules.size());
-    for (const Module& module : modules) {
-        Module extent = module;
-        for (bool grown = true; grown;) {
-            grown = false;
-            for (size_t other : by_path[module.path]) {
-                const Module& piece = modules[other];
-                if (piece.limit == extent.start &&
-                    piece.file_offset + (piece.limit - piece.start) == extent.file_offset) {
-                    extent.start = piece.start;
-                    extent.file_offset = piece.file_offset;
-                    grown = true;
-                } else if (piece.start == extent.limit &&
-                           extent.file_offset + (extent.limit - extent.start) ==
-                               piece.file_offset) {
-                    extent.limit = piece.limit;
-                    grown = true;
-                }
-            }
-        }
-        extents.push_back(std::move(extent));
-    }
-    return extents;
-}
-
-// What to tell about a module's file, told only when it matters: a module no stack runs
-// through needs no file, nor one whose frames a jeprof symbolized file already named.
-struct ModuleNotes {
-    std::string problem; // why no file names its frames; told when one stays unnamed
-    std::string remark;  // about the file that names them; told when a stack runs through
-};
-
 // The opened file for module `module` (whose mapping, continued, is `extent`), or null
 // when it cannot be used for names.
 const ElfModule* open_module(const Module& module, const Module& extent,
@@ -110,13 +70,16 @@ const ElfModule* open_module(const Module& module, const Module& extent,
     std::string path = locate_file(module, options);
     const ModuleCache::Opened& opened = cache.open(path);
     if (!opened.file) {
-        notes.problem = opened.error;
+        notes.problem = FileProblem::missing;
+        notes.problem_text = opened.error;
         return nullptr;
     }
     if (!opened.file->fits_mapping(extent)) {
-        notes.problem = fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset "
-                                    "{:x} in the dump (another build)",
-                                    path, module.start, module.limit, module.file_offset);
+        notes.problem = FileProblem::other_build;
+        notes.problem_text =
+            fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset "
+                        "{:x} in the dump (another build)",
+                        path, module.start, module.limit, module.file_offset);
         return nullptr;
     }
     if (module.deleted) {
@@ -127,17 +90,11 @@ const ElfModule* open_module(const Module& module, const Module& extent,
     return opened.file.get();
 }
 
-// Tells each module's notes that matter, once per file the dump names. `unnamed[i]`:
-// how many of module i's addresses stayed unnamed.
-void tell_notes(const Profile& profile, const std::vector<ModuleNotes>& notes,
-                const std::vector<bool>& used, const std::vector<size_t>& unnamed,
-                ModuleCache& cache) {
-    std::set<std::string_view> told;
+// Tells each module's remark when some stack runs through it. (Problems are told in the
+// summary of what stayed unnamed, only where something did.)
+void tell_remarks(const std::vector<ModuleNotes>& notes, const std::vector<bool>& used,
+                  ModuleCache& cache) {
     for (size_t i = 0; i < notes.size(); ++i) {
-        const std::string& path = profile.modules[i].path;
-        if (!notes[i].problem.empty() && unnamed[i] > 0 && told.insert(path).second) {
-            cache.warn(fmt::format("{}; its frames stay unnamed", notes[i].problem));
-        }
         if (!notes[i].remark.empty() && used[i]) {
             cache.warn(notes[i].remark);
         }
@@ -185,7 +142,8 @@ void drop_foreign_architectures(const Profile& profile, std::vector<const ElfMod
     }
     for (size_t i = 0; i < files.size(); ++i) {
         if (files[i] != nullptr && files[i]->machine() != reference->machine()) {
-            notes[i].problem =
+            notes[i].problem = FileProblem::other_architecture;
+            notes[i].problem_text =
                 fmt::format("{}: built for another architecture (ELF machine {}, "
                             "the program's is {})",
                             profile.modules[i].path, files[i]->machine(), reference->machine());
@@ -276,7 +234,9 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     std::vector<Module> extents = mapped_extents(profile.modules);
     std::vector<ModuleNotes> notes(profile.modules.size());
     for (size_t i = 0; i < profile.modules.size(); ++i) {
-        if (!is_pseudo_path(profile.modules[i].path)) {
+        if (is_pseudo_path(profile.modules[i].path)) {
+            notes[i].problem = FileProblem::not_a_file;
+        } else {
             files[i] = open_module(profile.modules[i], extents[i], options, cache, notes[i]);
         }
     }
@@ -309,7 +269,6 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
         module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
         cached[i] = dwarf && !module.build_id.empty();
     }
-    std::vector<size_t> unnamed(profile.modules.size(), 0);
     std::vector<uint32_t> order = lookup_order(profile);
     Progress progress(options.progress, order.size());
     for (size_t done = 0; done < order.size(); ++done) {
@@ -332,12 +291,10 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
             location.module != no_module && profile.modules[location.module].is_allocator;
         if (location.frames.empty() && !in_allocator) {
             ++report.unnamed_locations;
-            if (location.module != no_module) {
-                ++unnamed[location.module];
-            }
         }
     }
-    tell_notes(profile, notes, used, unnamed, cache);
+    tell_remarks(notes, used, cache);
+    report_modules(profile, files, notes, report);
     for (std::string& warning : remembered.save()) {
         report.warnings.push_back(std::move(warning));
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/module_report.hpp"
 
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct SymbolizeOptions {
 struct SymbolizeReport {
     std::vector<std::string> warnings; // one line each, without a "warning:" prefix
     size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
+    std::vector<ModuleReport> modules; // per file the dump maps (describe_unnamed())
+    std::vector<uint64_t> unmapped;    // runtime addresses in no mapping, left unnamed
 };
 
 // The file to open for `module`: --binary for the main executable, else its path

@@ -48,20 +48,20 @@ Result<std::vector<RawDump>> read_inputs(std::span<const Input> inputs, LoadRepo
     return dumps;
 }
 
-// Pass 4, symbolize: names for every location, and what could not be named.
-void name_frames(Loaded& loaded, const SymbolizeOptions& options) {
-    SymbolizeReport symbols = symbolize(loaded.profile, options);
+// Pass 4, symbolize: names for every location, and what could not be named, summed up
+// per file with the next step.
+void name_frames(Loaded& loaded, const LoadOptions& options) {
+    SymbolizeReport symbols = symbolize(loaded.profile, options.symbols);
     for (std::string& warning : symbols.warnings) {
         loaded.report.warnings.push_back(std::move(warning));
     }
-    if (!options.names) {
+    if (!options.symbols.names) {
         return;
     }
     loaded.report.unnamed_locations = symbols.unnamed_locations;
-    if (symbols.unnamed_locations > 0) {
-        loaded.report.warnings.push_back(fmt::format("{} of {} addresses have no name",
-                                                     symbols.unnamed_locations,
-                                                     loaded.profile.locations.size()));
+    for (std::string& line :
+         describe_unnamed(symbols.modules, symbols.unmapped, options.list_unnamed)) {
+        loaded.report.warnings.push_back(std::move(line));
     }
 }
 
@@ -75,7 +75,7 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         loaded.profile = build_profile(dumps, BuildOptions{options.per_thread});
         dumps.clear(); // the profile holds all it needs of them
         HEAPKIT_TRY(check_sample_type(loaded.profile, options.sample));
-        name_frames(loaded, options.symbols);
+        name_frames(loaded, options);
         return loaded;
     });
 }

@@ -52,6 +52,7 @@ struct LoadOptions {
     SampleType sample = SampleType::inuse_space; // checked: alloc_* need prof_accum:true
     bool per_thread = false;                     // one sample per (stack, thread)
     SymbolizeOptions symbols;
+    bool list_unnamed = false; // the report lists every address left without a name
 };
 
 // What loading could not do, for the user: nothing here stops the profile from being used.

@@ -12,7 +12,7 @@ directory = workdir()
 plugin = fixture("libplugin_fixture.so")
 dump = run_fixture(fixture("inline_cpp"), directory, args=[plugin])
 cache = os.path.join(directory, "cache")
-frames = os.path.join(cache, "frames-2")
+frames = os.path.join(cache, "frames-4")
 env = dict(os.environ, HEAPKIT_CACHE_DIR=cache)
 styles = [["--frame", "function+line", "--annotate-inline"], ["--frame", "address"], []]
 

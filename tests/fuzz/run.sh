@@ -51,9 +51,9 @@ cc -g -O1 -o "$work/symbolizer/pie" tests/fixtures/alloc_c.c
 cc -g -O1 -fno-pie -no-pie -o "$work/symbolizer/nopie" tests/fixtures/alloc_c.c
 strip -o "$work/symbolizer/stripped" "$work/symbolizer/pie"
 mkdir -p "$work/frame_cache" # an empty cache file, and one with a single two-frame entry
-printf 'heapkit frame cache 2\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$work/frame_cache/empty"
+printf 'heapkit frame cache 4\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$work/frame_cache/empty"
 {
-  printf 'heapkit frame cache 2\n\4\3\2\1\5\0\0\0\0\0\0\0'              # 5 texts:
+  printf 'heapkit frame cache 4\n\4\3\2\1\5\0\0\0\0\0\0\0'              # 5 texts:
   printf '\1\0\0\0f\0\0\0\0\3\0\0\0a.c\1\0\0\0g\2\0\0\0_g'               # f "" a.c g _g
   printf '\1\0\0\0\0\0\0\0\0\20\0\0\0\0\0\0\2\0\0\0'                      # 1 entry: 0x1000, 2 frames
   printf '\0\0\0\0\1\0\0\0\2\0\0\0\7\0\0\0\1\0\0\0\5\0\0\0'               # f, "", a.c, 7:1, from 5

@@ -55,7 +55,7 @@ TEST_CASE("frame cache files round-trip and refuse damage") {
     }
     CHECK_FALSE(decode_frame_entries(bytes + "x", strings));
     std::string other_version = bytes;
-    other_version[20] = '1'; // "heapkit frame cache 2" -> "... 1"
+    other_version[20] = '1'; // "heapkit frame cache 4" -> "... 1"
     CHECK_FALSE(decode_frame_entries(other_version, strings));
     std::string huge_count = bytes;
     huge_count.replace(26, 8, std::string(8, '\xff'));
@@ -86,7 +86,7 @@ TEST_CASE("a saved cache answers the next run; a disabled one holds nothing") {
     REQUIRE(hit);
     CHECK((*hit)[0].name == "a()");
     CHECK_FALSE(next.find(build_id, 0x1001));
-    CHECK(std::distance(fs::directory_iterator(dir.path.string() + "/frames-2"),
+    CHECK(std::distance(fs::directory_iterator(dir.path.string() + "/frames-4"),
                         fs::directory_iterator()) == 1);
 
     FrameCache disabled("", strings);
@@ -109,7 +109,7 @@ TEST_CASE("saves by concurrent runs merge, and damaged files are replaced") {
     CHECK(after.find(build_id, 0x1000));
     CHECK(after.find(build_id, 0x2000));
 
-    std::ofstream(dir.path.string() + "/frames-2/" + build_id, std::ios::trunc) << "garbage";
+    std::ofstream(dir.path.string() + "/frames-4/" + build_id, std::ios::trunc) << "garbage";
     FrameCache damaged(dir.path.string(), strings);
     CHECK_FALSE(damaged.has(build_id));
     damaged.add(build_id, 0x3000, chain("third()", "main()"));
@@ -131,22 +131,22 @@ TEST_CASE("the cache stays under its size bound, dropping the least recently use
         cache.add(old_id, 1, big('f'));
         CHECK(cache.save().empty());
     }
-    fs::last_write_time(dir.path.string() + "/frames-2/" + old_id,
+    fs::last_write_time(dir.path.string() + "/frames-4/" + old_id,
                         fs::file_time_type::clock::now() - std::chrono::hours(1));
     {
         FrameCache cache(dir.path.string(), strings, 8000);
         cache.add(new_id, 1, big('f'));
         CHECK(cache.save().empty());
     }
-    CHECK(fs::exists(dir.path.string() + "/frames-2/" + new_id));
-    CHECK(fs::exists(dir.path.string() + "/frames-2/" + old_id)); // 2 x ~3 KB fit in 8000 bytes
+    CHECK(fs::exists(dir.path.string() + "/frames-4/" + new_id));
+    CHECK(fs::exists(dir.path.string() + "/frames-4/" + old_id)); // 2 x ~3 KB fit in 8000 bytes
     {
         FrameCache cache(dir.path.string(), strings, 8000);
         cache.add(new_id, 2, big('g')); // the newest file grows to ~6 KB: the old one must go
         CHECK(cache.save().empty());
     }
-    CHECK(fs::exists(dir.path.string() + "/frames-2/" + new_id));
-    CHECK_FALSE(fs::exists(dir.path.string() + "/frames-2/" + old_id));
+    CHECK(fs::exists(dir.path.string() + "/frames-4/" + new_id));
+    CHECK_FALSE(fs::exists(dir.path.string() + "/frames-4/" + old_id));
 }
 
 TEST_CASE("an unwritable cache directory is a warning, not a failure") {
@@ -154,5 +154,5 @@ TEST_CASE("an unwritable cache directory is a warning, not a failure") {
     cache.add(build_id, 0x1000, chain("a()", "b()"));
     auto warnings = cache.save();
     REQUIRE(warnings.size() == 1);
-    CHECK(warnings[0].find("/proc/heapkit-cannot-be-here/frames-2") != std::string::npos);
+    CHECK(warnings[0].find("/proc/heapkit-cannot-be-here/frames-4") != std::string::npos);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/dwarf_frames.hpp"
 
+#include "heapkit/symbolize/dwarf_scopes.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <dwarf.h>
@@ -35,19 +37,19 @@ const char* string_attribute(Dwarf_Die* die, unsigned int name) {
 }
 
 // Name of a subprogram or inlined subroutine: the linkage name (demangled for display)
-// when there is one, as it carries the namespaces and arguments; else DW_AT_name.
-// Its file and line are left for the caller.
-Frame describe_function(Dwarf_Die* die, FrameStrings& strings) {
+// when there is one, as it carries the namespaces and arguments; else DW_AT_name
+// qualified by the scopes around its declaration. Its file and line are left for the
+// caller.
+Frame describe_function(Dwarf_Die* die, FrameStrings& strings, DwarfScopes& scopes) {
     Frame frame;
     const char* linkage = string_attribute(die, DW_AT_linkage_name);
     if (linkage == nullptr) {
         linkage = string_attribute(die, DW_AT_MIPS_linkage_name);
     }
-    const char* name = dwarf_diename(die);
     if (linkage != nullptr) {
         frame.system_name = strings.intern(linkage);
         frame.name = strings.demangled(frame.system_name);
-    } else if (name != nullptr) {
+    } else if (std::string name = scopes.qualified_name(die); !name.empty()) {
         frame.name = frame.system_name = strings.intern(name);
     }
     int start_line = 0;
@@ -269,7 +271,7 @@ Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
     // lookup, and the addresses of a profile fall in the same functions again and again.
     auto [it, inserted] = m_described.try_emplace(die->addr);
     if (inserted) {
-        it->second = describe_function(die, strings);
+        it->second = describe_function(die, strings, m_scopes);
     }
     return it->second;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/dwarf_scopes.hpp"
 #include "heapkit/symbolize/frame_strings.hpp"
 
 #include <elfutils/libdw.h>
@@ -42,6 +43,7 @@ private:
     Frame described(Dwarf_Die* die, FrameStrings& strings);
 
     Dwfl_Module* m_module;
+    DwarfScopes m_scopes; // qualifies functions that have no linkage name
     std::unordered_map<Dwarf_Off, UnitIndex> m_units;   // by the CU DIE's offset
     std::unordered_map<const void*, Frame> m_described; // by the DIE's bytes (unique
                                                         // across the main and alt files)

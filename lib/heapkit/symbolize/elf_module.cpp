@@ -3,6 +3,7 @@
 
 #include "heapkit/symbolize/dwarf_frames.hpp"
 
+#include <algorithm>
 #include <elfutils/libdw.h>
 #include <fmt/format.h>
 #include <gelf.h>
@@ -21,9 +22,8 @@ std::string hex(const unsigned char* bytes, int length) {
 
 bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
     bool found = false;
-    for_each_defined_symbol(module, [&](const GElf_Sym&, GElf_Addr, const char* name, int) {
-        found = found || wanted == name;
-    });
+    for_each_defined_symbol(
+        module, [&](const DefinedSymbol& symbol) { found = found || wanted == symbol.name; });
     return found;
 }
 
@@ -32,6 +32,25 @@ bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
 const char* last_dwfl_error() {
     const char* message = dwfl_errmsg(-1);
     return message != nullptr ? message : "unknown libdwfl error";
+}
+
+bool has_symbol_table(Elf* elf) {
+    size_t names = 0;
+    if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) {
+        return false;
+    }
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf, section)) != nullptr;) {
+        GElf_Shdr header;
+        if (gelf_getshdr(section, &header) == nullptr) {
+            continue;
+        }
+        const char* name = elf_strptr(elf, names, header.sh_name);
+        if (header.sh_type == SHT_SYMTAB ||
+            (name != nullptr && std::string_view(name) == ".gnu_debugdata")) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // The function's name within a symbol's: dynamic symbols carry their version
@@ -83,7 +102,8 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
         // may belong to the segment before it: keep executable segments alone.
         if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr &&
             header.p_type == PT_LOAD && (header.p_flags & PF_X) != 0) {
-            module->m_segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr});
+            module->m_segments.push_back(
+                {header.p_offset, header.p_filesz, header.p_vaddr, header.p_align});
         }
     }
     const unsigned char* id = nullptr;
@@ -118,15 +138,31 @@ std::optional<uint64_t> ElfModule::vaddr_of_file_offset(uint64_t file_offset) co
     return segment->vaddr - segment->file_offset + file_offset; // may sit below p_offset
 }
 
-bool ElfModule::fits_mapping(const Module& mapping) const {
-    auto vaddr = vaddr_of_file_offset(mapping.file_offset);
-    if (!vaddr) {
+bool ElfModule::maps_exactly(const Segment& segment, uint64_t page, const Module& mapping) const {
+    uint64_t mask = ~(page - 1);
+    uint64_t first_vaddr = segment.vaddr & mask;
+    uint64_t end_vaddr = (segment.vaddr + segment.file_size + page - 1) & mask;
+    if (mapping.file_offset != (segment.file_offset & mask) || (mapping.start & ~mask) != 0 ||
+        mapping.limit - mapping.start != end_vaddr - first_vaddr) {
         return false;
     }
-    if (m_is_executable) {
-        return *vaddr == mapping.start;
+    return !m_is_executable || mapping.start == first_vaddr;
+}
+
+bool ElfModule::fits_mapping(const Module& mapping) const {
+    if (mapping.limit <= mapping.start) {
+        return false;
     }
-    return (mapping.start - *vaddr) % page_size == 0;
+    for (const Segment& segment : m_segments) {
+        // 4 KiB pages on x86-64; 16 or 64 KiB on some arm64 and ppc64 kernels.
+        for (uint64_t page = page_size; page <= std::max(page_size, segment.align) && page != 0;
+             page *= 2) {
+            if (maps_exactly(segment, page, mapping)) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 bool ElfModule::has_dwarf() const {
@@ -134,6 +170,15 @@ bool ElfModule::has_dwarf() const {
     // libdwfl remembers the answer.
     Dwarf_Addr bias = 0;
     return dwfl_module_getdwarf(m_module, &bias) != nullptr;
+}
+
+bool ElfModule::has_symtab() const {
+    Dwarf_Addr bias = 0;
+    if (has_symbol_table(dwfl_module_getelf(m_module, &bias))) {
+        return true;
+    }
+    Dwarf* dwarf = dwfl_module_getdwarf(m_module, &bias); // borrowed; finds the debug file
+    return dwarf != nullptr && has_symbol_table(dwarf_getelf(dwarf));
 }
 
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr, FrameStrings& strings) const {

@@ -40,9 +40,17 @@ public:
     // True when DWARF was found (in the file or a separate debug file).
     bool has_dwarf() const;
 
+    // True when the file or its separate debug file has a full symbol table (.symtab,
+    // or the compressed .gnu_debugdata some distributions keep), not only .dynsym's
+    // exports. May look for the debug file, as has_dwarf() does.
+    bool has_symtab() const;
+
     // Whether this file can be what the process mapped at [start, limit) from
-    // `file_offset` with execute permission: the offset falls in an executable PT_LOAD
-    // segment, at a page-aligned bias (zero for a non-PIE executable).
+    // `file_offset` with execute permission: an executable PT_LOAD segment mapped
+    // exactly as ld.so and the kernel map it, for some page size from 4 KiB up to the
+    // segment's alignment: the offset its page starts at, as many pages as its file
+    // bytes span, at a page-aligned address (its own vaddr for a non-PIE executable).
+    // Another build of the same program mostly fails this; see build_id() for the rest.
     bool fits_mapping(const Module& mapping) const;
 
     // ELF virtual address of a file offset, through the executable PT_LOAD segment
@@ -53,7 +61,8 @@ public:
     // files and lines when there is DWARF (its outermost function named by the symbol
     // containing the address, when there is one), else that symbol's name alone
     // (.symtab, else .dynsym). Symbol sizes are honoured: an address past a symbol's end
-    // gets no name. Empty when nothing names the address. Texts are kept in `strings`.
+    // gets no name, unless a sizeless label reaches it (see SymbolIndex). Empty when
+    // nothing names the address. Texts are kept in `strings`.
     std::vector<Frame> frames_at(uint64_t vaddr, FrameStrings& strings) const;
 
 private:
@@ -64,9 +73,11 @@ private:
         uint64_t file_offset;
         uint64_t file_size;
         uint64_t vaddr;
+        uint64_t align; // p_align: the largest page size it can be mapped with
     };
     ElfModule() = default;
     const Segment* segment_of(uint64_t file_offset) const;
+    bool maps_exactly(const Segment& segment, uint64_t page, const Module& mapping) const;
     std::vector<Frame> symbol_frames(uint64_t vaddr, FrameStrings& strings) const;
 
     std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;

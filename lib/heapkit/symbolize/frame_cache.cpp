@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 // Bump when the format or what the symbolizer puts in a Frame changes: old files are
 // then simply not found, and age out of the directory.
-constexpr std::string_view magic = "heapkit frame cache 2\n";
-constexpr std::string_view subdirectory = "frames-2";
+constexpr std::string_view magic = "heapkit frame cache 4\n";
+constexpr std::string_view subdirectory = "frames-4";
 
 // Native byte order: a cache lives on the machine that wrote it. The magic's byte order
 // mark makes a file copied from another kind of machine fail to decode, not misdecode.

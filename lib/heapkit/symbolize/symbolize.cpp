@@ -4,6 +4,7 @@
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
 #include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -19,26 +20,35 @@ bool is_pseudo_path(const std::string& path) {
     return path.empty() || path.front() == '[';
 }
 
-// Each file is opened once however many dumps and mappings name it, and each problem
-// with it is reported once.
+// Each file is opened once however many dumps and mappings name it, and each warning
+// is given once.
 class ModuleCache {
 public:
     ModuleCache(const DebugSearch& search, SymbolizeReport& report)
         : m_search(search)
         , m_report(report) {}
 
-    const ElfModule* get(const std::string& path) {
+    struct Opened {
+        std::unique_ptr<ElfModule> file;
+        std::string error; // why `file` is null
+    };
+
+    // The file at `path`, or why it cannot be opened.
+    const Opened& open(const std::string& path) {
         auto [it, inserted] = m_modules.try_emplace(path);
         if (inserted) {
             auto opened = ElfModule::open(path, m_search);
             if (opened) {
-                it->second = std::move(*opened);
+                it->second.file = std::move(*opened);
             } else {
-                warn(fmt::format("{}; its frames stay unnamed", opened.error().message));
+                it->second.error = opened.error().message;
             }
         }
-        return it->second.get();
+        return it->second;
     }
+
+    // The file at `path` if it can be opened.
+    const ElfModule* find(const std::string& path) { return open(path).file.get(); }
 
     void warn(std::string message) {
         if (m_warned.insert(message).second) {
@@ -49,36 +59,79 @@ public:
 private:
     const DebugSearch& m_search;
     SymbolizeReport& m_report;
-    std::map<std::string, std::unique_ptr<ElfModule>> m_modules;
+    std::map<std::string, Opened> m_modules;
     std::set<std::string> m_warned;
 };
 
-// The opened file for module `module`, or null when it cannot be used for names.
-const ElfModule* open_module(const Module& module, const SymbolizeOptions& options,
-                             ModuleCache& cache) {
+// The opened file for module `module` (whose mapping, continued, is `extent`), or null
+// when it cannot be used for names.
+const ElfModule* open_module(const Module& module, const Module& extent,
+                             const SymbolizeOptions& options, ModuleCache& cache,
+                             ModuleNotes& notes) {
     std::string path = locate_file(module, options);
-    const ElfModule* file = cache.get(path);
-    if (file == nullptr) {
+    const ModuleCache::Opened& opened = cache.open(path);
+    if (!opened.file) {
+        notes.problem = FileProblem::missing;
+        notes.problem_text = opened.error;
         return nullptr;
     }
-    if (!file->fits_mapping(module)) {
-        cache.warn(fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset {:x} "
-                               "in the dump (a different build?); its frames stay unnamed",
-                               path, module.start, module.limit, module.file_offset));
+    if (!opened.file->fits_mapping(extent)) {
+        notes.problem = FileProblem::other_build;
+        notes.problem_text =
+            fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset "
+                        "{:x} in the dump (another build)",
+                        path, module.start, module.limit, module.file_offset);
         return nullptr;
     }
     if (module.deleted) {
-        cache.warn(fmt::format("{} was deleted after the process mapped it; using the file now "
-                               "at {}",
-                               module.path, path));
+        notes.remark = fmt::format("{} was deleted after the process mapped it; using the file "
+                                   "now at {}",
+                                   module.path, path);
     }
-    return file;
+    return opened.file.get();
+}
+
+// Tells each module's remark when some stack runs through it. (Problems are told in the
+// summary of what stayed unnamed, only where something did.)
+void tell_remarks(const std::vector<ModuleNotes>& notes, const std::vector<bool>& used,
+                  ModuleCache& cache) {
+    for (size_t i = 0; i < notes.size(); ++i) {
+        if (!notes[i].remark.empty() && used[i]) {
+            cache.warn(notes[i].remark);
+        }
+    }
+}
+
+// A file found elsewhere than the dump's path (the main binary given, a path map, a
+// sysroot) while the dump's path holds another build that fits the mapping too: either
+// may be what the process ran, and only the user can tell which.
+// Only for modules some stack runs through (`used`).
+void warn_other_builds(const Profile& profile, const std::vector<const ElfModule*>& files,
+                       const std::vector<Module>& extents, const std::vector<bool>& used,
+                       const SymbolizeOptions& options, ModuleCache& cache) {
+    for (size_t i = 0; i < files.size(); ++i) {
+        const Module& module = profile.modules[i];
+        std::string path = locate_file(module, options);
+        if (!used[i] || files[i] == nullptr || files[i]->build_id().empty() ||
+            path == module.path) {
+            continue;
+        }
+        const ElfModule* there = cache.find(module.path);
+        if (there != nullptr && !there->build_id().empty() &&
+            there->build_id() != files[i]->build_id() && there->fits_mapping(extents[i])) {
+            cache.warn(fmt::format("{} is used for {} (build id {}), but {} holds another build "
+                                   "(build id {}): if the process ran that one, these names "
+                                   "are wrong",
+                                   path, module.path, files[i]->build_id(), module.path,
+                                   there->build_id()));
+        }
+    }
 }
 
 // One process runs code of one architecture: the main executable's (else the first
 // file's). A file for another machine is a wrong file found at the dump's path.
 void drop_foreign_architectures(const Profile& profile, std::vector<const ElfModule*>& files,
-                                ModuleCache& cache) {
+                                std::vector<ModuleNotes>& notes) {
     const ElfModule* reference = nullptr;
     for (size_t i = 0; i < files.size() && reference == nullptr; ++i) {
         if (files[i] != nullptr && profile.modules[i].is_main) {
@@ -90,10 +143,11 @@ void drop_foreign_architectures(const Profile& profile, std::vector<const ElfMod
     }
     for (size_t i = 0; i < files.size(); ++i) {
         if (files[i] != nullptr && files[i]->machine() != reference->machine()) {
-            cache.warn(fmt::format("{}: built for another architecture (ELF machine {}, the "
-                                   "program's is {}); its frames stay unnamed",
-                                   profile.modules[i].path, files[i]->machine(),
-                                   reference->machine()));
+            notes[i].problem = FileProblem::other_architecture;
+            notes[i].problem_text =
+                fmt::format("{}: built for another architecture (ELF machine {}, "
+                            "the program's is {})",
+                            profile.modules[i].path, files[i]->machine(), reference->machine());
             files[i] = nullptr;
         }
     }
@@ -187,12 +241,16 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     DebugSearch search(debug_dirs); // outlives every ElfModule in the cache below
     ModuleCache cache(search, report);
     std::vector<const ElfModule*> files(profile.modules.size(), nullptr);
+    std::vector<Module> extents = mapped_extents(profile.modules);
+    std::vector<ModuleNotes> notes(profile.modules.size());
     for (size_t i = 0; i < profile.modules.size(); ++i) {
-        if (!is_pseudo_path(profile.modules[i].path)) {
-            files[i] = open_module(profile.modules[i], options, cache);
+        if (is_pseudo_path(profile.modules[i].path)) {
+            notes[i].problem = FileProblem::not_a_file;
+        } else {
+            files[i] = open_module(profile.modules[i], extents[i], options, cache, notes[i]);
         }
     }
-    drop_foreign_architectures(profile, files, cache);
+    drop_foreign_architectures(profile, files, notes);
     FrameStrings strings(*profile.strings);
     FrameCache remembered(options.names ? options.cache_directory : std::string(),
                           *profile.strings);
@@ -205,6 +263,7 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
             used[location.module] = true;
         }
     }
+    warn_other_builds(profile, files, extents, used, options, cache);
     for (size_t i = 0; i < profile.modules.size(); ++i) {
         Module& module = profile.modules[i];
         if (files[i] == nullptr) {
@@ -244,6 +303,8 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
             ++report.unnamed_locations;
         }
     }
+    tell_remarks(notes, used, cache);
+    report_modules(profile, files, notes, report);
     for (std::string& warning : remembered.save()) {
         report.warnings.push_back(std::move(warning));
     }

@@ -3,6 +3,7 @@
 
 #include "heapkit/heapkit.hpp"
 #include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/module_report.hpp"
 
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@ namespace heapkit {
 struct SymbolizeReport {
     std::vector<std::string> warnings; // one line each, without a "warning:" prefix
     size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
+    std::vector<ModuleReport> modules; // per file the dump maps (describe_unnamed())
+    std::vector<uint64_t> unmapped;    // runtime addresses in no mapping, left unnamed
 };
 
 // The file to open for `module`: --binary for the main executable, else its path

@@ -232,83 +232,143 @@ std::string locate_file(const Module& module, const SymbolizeOptions& options) {
     return options.sysroot.empty() ? module.path : options.sysroot + module.path;
 }
 
-SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
-    SymbolizeReport report;
-    std::vector<std::string> debug_dirs = options.debug_dirs;
-    if (!options.sysroot.empty()) {
-        debug_dirs.push_back(options.sysroot + "/usr/lib/debug");
+namespace {
+
+// One symbolization: the files, what is known of each module, and the lookups' caches.
+// symbolize() runs its passes in order.
+class Session {
+public:
+    Session(Profile& profile, const SymbolizeOptions& options)
+        : m_profile(profile)
+        , m_options(options)
+        , m_search(debug_dirs(options))
+        , m_cache(m_search, m_report)
+        , m_files(profile.modules.size(), nullptr)
+        , m_extents(mapped_extents(profile.modules))
+        , m_notes(profile.modules.size())
+        , m_used(profile.modules.size(), false)
+        , m_cached(profile.modules.size(), false)
+        , m_strings(*profile.strings)
+        , m_remembered(options.names ? options.cache_directory : std::string(), *profile.strings) {}
+
+    // Each mapped file opened once; a file that cannot be what the process mapped is not
+    // used. One process runs one architecture: a file for another is dropped.
+    void open_files() {
+        for (size_t i = 0; i < m_profile.modules.size(); ++i) {
+            if (is_pseudo_path(m_profile.modules[i].path)) {
+                m_notes[i].problem = FileProblem::not_a_file;
+            } else {
+                m_files[i] =
+                    open_module(m_profile.modules[i], m_extents[i], m_options, m_cache, m_notes[i]);
+            }
+        }
+        drop_foreign_architectures(m_profile, m_files, m_notes);
     }
-    DebugSearch search(debug_dirs); // outlives every ElfModule in the cache below
-    ModuleCache cache(search, report);
-    std::vector<const ElfModule*> files(profile.modules.size(), nullptr);
-    std::vector<Module> extents = mapped_extents(profile.modules);
-    std::vector<ModuleNotes> notes(profile.modules.size());
-    for (size_t i = 0; i < profile.modules.size(); ++i) {
-        if (is_pseudo_path(profile.modules[i].path)) {
-            notes[i].problem = FileProblem::not_a_file;
-        } else {
-            files[i] = open_module(profile.modules[i], extents[i], options, cache, notes[i]);
+
+    // The modules some stack runs through: only they are searched for DWARF (which can
+    // mean inflating whole compressed debug sections) and warned about.
+    void find_used_modules() {
+        for (const Location& location : m_profile.locations) {
+            if (location.module != no_module) {
+                m_used[location.module] = true;
+            }
+        }
+        warn_other_builds(m_profile, m_files, m_extents, m_used, m_options, m_cache);
+    }
+
+    // Build ids, jemalloc's own module, and what each module can tell (pprof's has_*).
+    void describe_modules() {
+        for (size_t i = 0; i < m_profile.modules.size(); ++i) {
+            Module& module = m_profile.modules[i];
+            if (m_files[i] == nullptr) {
+                continue;
+            }
+            module.build_id = m_files[i]->build_id();
+            module.is_allocator = !module.is_main && m_files[i]->is_jemalloc();
+            module.has_functions = m_options.names;
+            // A cached build had DWARF when it was cached: no need to look for it now.
+            // && order: no DWARF search unless names are wanted for this module.
+            bool dwarf = m_options.names && m_used[i] &&
+                         (m_remembered.has(module.build_id) || m_files[i]->has_dwarf());
+            module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
+            m_cached[i] = dwarf && !module.build_id.empty();
         }
     }
-    drop_foreign_architectures(profile, files, notes);
-    FrameStrings strings(*profile.strings);
-    FrameCache remembered(options.names ? options.cache_directory : std::string(),
-                          *profile.strings);
-    std::vector<bool> cached(profile.modules.size(), false); // answers go through `remembered`
-    // Looking for DWARF can mean inflating a module's whole compressed debug sections:
-    // only for modules some stack runs through.
-    std::vector<bool> used(profile.modules.size(), false);
-    for (const Location& location : profile.locations) {
-        if (location.module != no_module) {
-            used[location.module] = true;
+
+    // Every location's frames, module by module in address order, through the frame
+    // cache where the module has DWARF.
+    void name_locations() {
+        std::vector<uint32_t> order = lookup_order(m_profile);
+        Progress progress(m_options.progress, order.size());
+        for (size_t done = 0; done < order.size(); ++done) {
+            progress.step(done);
+            name_location(m_profile.locations[order[done]]);
         }
     }
-    warn_other_builds(profile, files, extents, used, options, cache);
-    for (size_t i = 0; i < profile.modules.size(); ++i) {
-        Module& module = profile.modules[i];
-        if (files[i] == nullptr) {
-            continue;
+
+    // What stayed unnamed, per module, and the frame cache written back.
+    SymbolizeReport finish() {
+        tell_remarks(m_notes, m_used, m_cache);
+        report_modules(m_profile, m_files, m_notes, m_report);
+        for (std::string& warning : m_remembered.save()) {
+            m_report.warnings.push_back(std::move(warning));
         }
-        module.build_id = files[i]->build_id();
-        module.is_allocator = !module.is_main && files[i]->is_jemalloc();
-        module.has_functions = options.names;
-        // A cached build had DWARF when it was cached: no need to look for it now.
-        // && order: no DWARF search unless names are wanted for this module.
-        bool dwarf =
-            options.names && used[i] && (remembered.has(module.build_id) || files[i]->has_dwarf());
-        module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
-        cached[i] = dwarf && !module.build_id.empty();
+        return std::move(m_report);
     }
-    std::vector<uint32_t> order = lookup_order(profile);
-    Progress progress(options.progress, order.size());
-    for (size_t done = 0; done < order.size(); ++done) {
-        progress.step(done);
-        Location& location = profile.locations[order[done]];
-        const ElfModule* file = location.module == no_module ? nullptr : files[location.module];
-        if (!options.names) {
+
+private:
+    static std::vector<std::string> debug_dirs(const SymbolizeOptions& options) {
+        std::vector<std::string> dirs = options.debug_dirs;
+        if (!options.sysroot.empty()) {
+            dirs.push_back(options.sysroot + "/usr/lib/debug");
+        }
+        return dirs;
+    }
+
+    void name_location(Location& location) {
+        const ElfModule* file = location.module == no_module ? nullptr : m_files[location.module];
+        if (!m_options.names) {
             location.frames.clear();
         } else if (file != nullptr) {
-            const Module& module = profile.modules[location.module];
+            const Module& module = m_profile.modules[location.module];
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
-            FrameCache* through = cached[location.module] ? &remembered : nullptr;
+            FrameCache* through = m_cached[location.module] ? &m_remembered : nullptr;
             location.frames =
-                vaddr ? frames_at(*file, *vaddr, through, strings) : std::vector<Frame>{};
+                vaddr ? frames_at(*file, *vaddr, through, m_strings) : std::vector<Frame>{};
         } else if (!location.frames.empty() && location.module != no_module) {
-            profile.modules[location.module].has_functions = true; // named by jeprof
+            m_profile.modules[location.module].has_functions = true; // named by jeprof
         }
         // Stripped jemalloc internals are expected to be nameless; they are cut anyway.
         bool in_allocator =
-            location.module != no_module && profile.modules[location.module].is_allocator;
+            location.module != no_module && m_profile.modules[location.module].is_allocator;
         if (location.frames.empty() && !in_allocator) {
-            ++report.unnamed_locations;
+            ++m_report.unnamed_locations;
         }
     }
-    tell_remarks(notes, used, cache);
-    report_modules(profile, files, notes, report);
-    for (std::string& warning : remembered.save()) {
-        report.warnings.push_back(std::move(warning));
-    }
-    return report;
+
+    Profile& m_profile;
+    const SymbolizeOptions& m_options;
+    SymbolizeReport m_report;
+    DebugSearch m_search; // outlives every ElfModule in m_cache
+    ModuleCache m_cache;
+    std::vector<const ElfModule*> m_files; // per module; null: no usable file
+    std::vector<Module> m_extents;         // per module: its mapping, continued
+    std::vector<ModuleNotes> m_notes;
+    std::vector<bool> m_used;   // some stack runs through the module
+    std::vector<bool> m_cached; // its answers go through m_remembered
+    FrameStrings m_strings;
+    FrameCache m_remembered;
+};
+
+} // namespace
+
+SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
+    Session session(profile, options);
+    session.open_files();
+    session.find_used_modules();
+    session.describe_modules();
+    session.name_locations();
+    return session.finish();
 }
 
 } // namespace heapkit

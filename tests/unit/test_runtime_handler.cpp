@@ -46,7 +46,7 @@ TEST_CASE("heapkit::runtime::Handler rejects unknown paths, methods, queries and
 TEST_CASE("heapkit::runtime::Handler speaks jeprof's symbol and cmdline protocol") {
     CHECK(get("/pprof/symbol").body == "num_symbols: 1\n");
     CHECK(get("/pprof/symbol", "", "HEAD").status == 200);
-    CHECK(get("/pprof/cmdline").body.find("unit_runtime_handler") != std::string::npos);
+    CHECK(get("/pprof/cmdline").body.find("test_runtime_handler") != std::string::npos);
 
     auto address = reinterpret_cast<uintptr_t>(&named_for_the_symbol_test);
     Response names = get("/pprof/symbol", "", "POST", fmt::format("0x{:016x}\n", address));

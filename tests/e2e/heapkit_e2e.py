@@ -44,6 +44,19 @@ def write_file(directory, name, data):
     return path
 
 
+def write_synthetic_dump(path, stacks):
+    """A heap_v2 dump of `stacks` distinct 4-frame stacks of one 4 KiB object each, in a
+    binary that is nowhere (nothing to symbolize); returns `path`."""
+    with open(path, "w") as f:
+        f.write(f"heap_v2/524288\n  t*: {stacks}: {stacks * 4096} [{stacks}: {stacks * 4096}]\n")
+        f.writelines(f"@ 0x7f0000001010 0x{0x555500001000 + (i % 4093) * 16:x} "
+                     f"0x{0x555500002000 + (i // 4093) * 16:x} 0x555500003000\n"
+                     f"  t*: 1: 4096 [1: 4096]\n" for i in range(stacks))
+        f.write("\nMAPPED_LIBRARIES:\n"
+                "555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
+    return path
+
+
 def run(args, *, check=True, stdin=None, env=None, binary=False, cwd=None):
     # Every run starts with an empty frame cache unless a test sets one (test_frame_cache):
     # tests that edit a binary's debug information keep its build id.

@@ -6,18 +6,11 @@ import os
 import resource
 import subprocess
 
-from heapkit_e2e import check, run, tool, workdir
+from heapkit_e2e import check, run, tool, workdir, write_synthetic_dump
 
 STACKS = 1_000_000
 directory = workdir()
-dump = os.path.join(directory, "million.heap")
-with open(dump, "w") as f:
-    f.write(f"heap_v2/524288\n  t*: {STACKS}: {STACKS * 4096} [{STACKS}: {STACKS * 4096}]\n")
-    f.writelines(f"@ 0x7f0000001010 0x{0x555500001000 + (i % 4093) * 16:x} "
-                 f"0x{0x555500002000 + (i // 4093) * 16:x} 0x555500003000\n"
-                 f"  t*: 1: 4096 [1: 4096]\n" for i in range(STACKS))
-    f.write("\nMAPPED_LIBRARIES:\n"
-            "555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
+dump = write_synthetic_dump(os.path.join(directory, "million.heap"), STACKS)
 size = os.path.getsize(dump)
 
 # Sanitized builds (CI runs the suite under ASan too) take about three times the memory.

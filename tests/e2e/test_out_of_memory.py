@@ -10,7 +10,7 @@ import resource
 import subprocess
 import sys
 
-from heapkit_e2e import FIXTURE_DIR, check, fixture, run, run_fixture, tool, workdir
+from heapkit_e2e import write_synthetic_dump, FIXTURE_DIR, check, fixture, run, run_fixture, tool, workdir
 
 # ASan reserves terabytes of address space and must come first among preloaded libraries.
 if "libasan" in subprocess.run(["ldd", tool("heapfold")], capture_output=True,
@@ -46,14 +46,7 @@ for name in ("heapfold", "jeprof2pprof"):
 
 # A dump of a million stacks does not fit.
 directory = workdir()
-dump = os.path.join(directory, "million.heap")
-with open(dump, "w") as f:
-    f.write(f"heap_v2/524288\n  t*: {STACKS}: {STACKS * 4096} [{STACKS}: {STACKS * 4096}]\n")
-    f.writelines(f"@ 0x7f0000001010 0x{0x555500001000 + (i % 4093) * 16:x} "
-                 f"0x{0x555500002000 + (i // 4093) * 16:x} 0x555500003000\n"
-                 f"  t*: 1: 4096 [1: 4096]\n" for i in range(STACKS))
-    f.write("\nMAPPED_LIBRARIES:\n"
-            "555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
+dump = write_synthetic_dump(os.path.join(directory, "million.heap"), STACKS)
 for name in ("heapfold", "jeprof2pprof"):
     proc = subprocess.run([tool(name), "-q", "--no-symbolize", dump, "-o",
                            os.path.join(directory, "out")], capture_output=True, text=True,

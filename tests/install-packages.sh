@@ -10,6 +10,8 @@ packages=(
   libjemalloc-dev libjemalloc2 libcpp-httplib-dev
   # real consumers and ground truth used by the tests
   golang-go binutils elfutils llvm man-db groff-base util-linux curl
+  # ld.so's full symbol table (its _dl_start_user label; test_size0_labels)
+  libc6-dbg
   # the benchmark harness (bench/run.py): peak memory through /usr/bin/time -v
   time
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)

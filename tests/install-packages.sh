@@ -12,6 +12,8 @@ packages=(
   golang-go binutils elfutils llvm man-db groff-base util-linux curl
   # heapfold --svg's graphs rendered and scripted in a real browser (headless)
   chromium
+  # ld.so's full symbol table (its _dl_start_user label; test_size0_labels)
+  libc6-dbg
   # the benchmark harness (bench/run.py): peak memory through /usr/bin/time -v
   time
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)

@@ -107,3 +107,21 @@ TEST_CASE("heapkit::DwarfFrames qualifies functions without a linkage name by th
         CHECK_MESSAGE(name.starts_with("store::"), name); // nothing bare
     }
 }
+
+TEST_CASE("heapkit::DwarfFrames gives nothing where no function's DWARF holds the address") {
+    std::string path = built_file("liblabels_fixture.so");
+    ElfFacts facts(path);
+    DwflFile file(path);
+    DwarfFrames frames(file.module());
+    StringPool pool;
+    FrameStrings strings(pool);
+
+    std::vector<Frame> keep = frames.at(facts.address_of("labels_keep") + 1, strings);
+    REQUIRE(keep.size() == 1);
+    CHECK(keep[0].name == "labels_keep");
+    CHECK(keep[0].file.ends_with("labels.c"));
+#if defined(__x86_64__)
+    // Top-level assembly: code without a DW_TAG_subprogram.
+    CHECK(frames.at(facts.address_of("label_alloc") + 1, strings).empty());
+#endif
+}

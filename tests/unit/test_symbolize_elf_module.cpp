@@ -64,3 +64,82 @@ TEST_CASE("heapkit::ElfModule::fits_mapping wants a non-PIE executable at its ow
     CHECK(program->fits_mapping(code_mapping(facts, 0)));
     CHECK_FALSE(program->fits_mapping(code_mapping(facts, 0x10000)));
 }
+
+TEST_CASE("heapkit::ElfModule reads the build id, machine and what names code") {
+    DebugSearch search({});
+    ElfFacts facts(built_file("twin_o1"));
+    auto twin = open_built("twin_o1", search);
+    CHECK(twin->build_id().size() == 40);
+    CHECK(twin->build_id() == facts.build_id());
+    CHECK(twin->build_id() != open_built("twin_o2", search)->build_id());
+    GElf_Ehdr header;
+    REQUIRE(gelf_getehdr(facts.elf(), &header) != nullptr);
+    CHECK(twin->machine() == header.e_machine);
+    CHECK_FALSE(twin->is_jemalloc());
+    CHECK(twin->has_dwarf());
+    CHECK(twin->has_symtab());
+
+    auto stripped = open_built("liblabels_fixture.stripped.so", search);
+    CHECK(stripped->build_id() == ElfFacts(built_file("liblabels_fixture.so")).build_id());
+    CHECK_FALSE(stripped->has_dwarf());
+    CHECK_FALSE(stripped->has_symtab());
+}
+
+TEST_CASE("heapkit::ElfModule knows jemalloc by its mallctl") {
+    const char* jemalloc = std::getenv("HEAPKIT_JEMALLOC_SO");
+    REQUIRE(jemalloc != nullptr);
+    DebugSearch search({});
+    auto opened = ElfModule::open(jemalloc, search);
+    REQUIRE(opened);
+    CHECK((*opened)->is_jemalloc());
+}
+
+TEST_CASE("heapkit::ElfModule maps file offsets in its code to vaddrs") {
+    DebugSearch search({});
+    ElfFacts facts(built_file("twin_o1"));
+    auto twin = open_built("twin_o1", search);
+    GElf_Phdr code = facts.code_segment();
+    CHECK(twin->vaddr_of_file_offset(code.p_offset + 5) == code.p_vaddr + 5);
+    CHECK(twin->vaddr_of_file_offset(code.p_offset + code.p_filesz - 1) ==
+          code.p_vaddr + code.p_filesz - 1);
+    CHECK_FALSE(twin->vaddr_of_file_offset(code.p_offset + code.p_filesz + 4096));
+    if (code.p_offset >= 4096) { // the page before the code belongs to another segment
+        CHECK_FALSE(twin->vaddr_of_file_offset(0));
+    }
+}
+
+TEST_CASE("heapkit::ElfModule names frames from DWARF, else the symbol tables") {
+    DebugSearch search({});
+    StringPool pool;
+    FrameStrings strings(pool);
+    ElfFacts facts(built_file("twin_o1"));
+    auto twin = open_built("twin_o1", search);
+    std::vector<Frame> frames = twin->frames_at(facts.address_of("twin_work") + 1, strings);
+    REQUIRE(frames.size() == 1);
+    CHECK(frames[0].name == "twin_work");
+    CHECK(frames[0].file.ends_with("twin.c"));
+    CHECK(frames[0].line > 0);
+
+    // Stripped of .symtab and DWARF: exports still have names, from .dynsym; a static
+    // function has none.
+    ElfFacts unstripped(built_file("liblabels_fixture.so"));
+    auto stripped = open_built("liblabels_fixture.stripped.so", search);
+    frames = stripped->frames_at(unstripped.address_of("labels_keep") + 1, strings);
+    REQUIRE(frames.size() == 1);
+    CHECK(frames[0].name == "labels_keep");
+    CHECK(frames[0].file.empty());
+    CHECK(stripped->frames_at(unstripped.address_of("labels_at_load") + 1, strings).empty());
+}
+
+TEST_CASE("heapkit::ElfModule::open says which file it cannot open") {
+    DebugSearch search({});
+    auto missing = ElfModule::open("/nonexistent/heapkit/lib.so", search);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message.find("/nonexistent/heapkit/lib.so") != std::string::npos);
+    const char* source = std::getenv("HEAPKIT_SOURCE_DIR");
+    REQUIRE(source != nullptr);
+    std::string text_file = std::string(source) + "/fixtures/twin.c";
+    auto not_elf = ElfModule::open(text_file, search);
+    REQUIRE_FALSE(not_elf);
+    CHECK(not_elf.error().message.find(text_file) != std::string::npos);
+}

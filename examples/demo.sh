@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what is missing, builds heapkit, profiles a small C++ program under the real
-# jemalloc, and shows its heap through both tools and go tool pprof.
+# jemalloc, and shows its heap through both tools, go tool pprof, heapfold --text and a
+# flame graph (build/demo-heap.svg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tests/install-packages.sh
@@ -22,3 +23,9 @@ echo
 echo "== jeprof2pprof, then go tool pprof -top"
 ./build/cmd/jeprof2pprof "$dump" -o "$out/heap.pb.gz"
 go tool pprof -top -symbolize=none "$out/heap.pb.gz"
+echo
+echo "== heapfold --text: the same as a table, without Go"
+./build/cmd/heapfold --text "$dump"
+./build/cmd/heapfold --svg "$dump" -o build/demo-heap.svg
+echo
+echo "== heapfold --svg: an interactive flame graph in build/demo-heap.svg (open it in a browser)"

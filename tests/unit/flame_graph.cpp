@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/flame_graph.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <initializer_list>
+#include <map>
+#include <random>
+#include <vector>
 
 using namespace heapkit;
 
@@ -39,6 +43,21 @@ const FlameNode* find(const FlameGraph& graph, std::initializer_list<std::string
 uint64_t value_at(const FlameGraph& graph, std::initializer_list<std::string_view> path) {
     const FlameNode* node = find(graph, path);
     return node == nullptr ? 0 : node->value;
+}
+
+// Every frame as "path;to;frame" -> value: the tree, whatever order nodes were made in.
+std::map<std::string, uint64_t> paths_of(const FlameGraph& graph) {
+    std::map<std::string, uint64_t> paths;
+    for (const FlameNode& node : graph.nodes()) {
+        std::string path(graph.name(node));
+        for (const FlameNode* up = &node; up != &graph.root();) {
+            up = &graph.nodes()[up->parent];
+            path = std::string(graph.name(*up)) + ";" + path;
+        }
+        CHECK(paths.count(path) == 0); // one node a path
+        paths[path] = node.value;
+    }
+    return paths;
 }
 
 std::string error_of(std::string_view text, FlameInput input = {}) {
@@ -170,4 +189,35 @@ TEST_CASE("heapkit::FlameGraphBuilder saturates sums instead of wrapping") {
     FlameGraph graph = graph_of("a 18446744073709551615\na;b 5\n");
     CHECK(graph.total() == UINT64_MAX);
     CHECK(value_at(graph, {"a"}) == UINT64_MAX);
+}
+
+// Sorted input is built without looking children up until it meets the one case where a
+// sorted stack returns to an earlier child (a sibling "f(int)" or "f.part.0" between the
+// lines through "f"), or leaves the order. Either way the tree is the one unsorted input
+// makes.
+TEST_CASE("heapkit::FlameGraphBuilder makes one tree of sorted and shuffled lines") {
+    const std::vector<std::string> names{"f", "f(int)", "f.part.0", "f!", "g", "g h", "h", ""};
+    std::mt19937 random(7);
+    for (int round = 0; round < 200; ++round) {
+        std::vector<std::string> lines;
+        for (int l = 0; l < 30; ++l) {
+            std::string stack = "main";
+            for (size_t depth = 1 + random() % 4; depth > 0; --depth) {
+                stack += ";" + names[random() % names.size()];
+            }
+            lines.push_back(stack + " " + std::to_string(1 + random() % 100) + "\n");
+        }
+        std::sort(lines.begin(), lines.end());
+        std::string sorted;
+        for (const std::string& line : lines) {
+            sorted += line;
+        }
+        std::shuffle(lines.begin(), lines.end(), random);
+        std::string shuffled;
+        for (const std::string& line : lines) {
+            shuffled += line;
+        }
+        CAPTURE(sorted);
+        CHECK(paths_of(graph_of(sorted)) == paths_of(graph_of(shuffled)));
+    }
 }

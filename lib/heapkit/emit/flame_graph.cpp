@@ -201,8 +201,7 @@ private:
 
 FlameGraphBuilder::FlameGraphBuilder(FlameInput input)
     : m_input(std::move(input))
-    , m_names(std::make_unique<Names>(m_graph))
-    , m_children(std::make_unique<Children>()) {
+    , m_names(std::make_unique<Names>(m_graph)) {
     m_graph.m_differential = m_input.differential;
     uint32_t root_name = m_names->intern("");
     m_graph.m_nodes.push_back(FlameNode{0, root_name});
@@ -333,10 +332,21 @@ std::string_view FlameGraphBuilder::reversed(std::string_view stack) {
 
 // The leaf node of `stack` (the root for an empty one), adding the nodes it lacks. The
 // frames it shares with the previous line are that line's nodes: found by comparing bytes.
+//
+// Where it parts from the previous line, its frame may be a child its parent already has
+// (one seen some lines before): the child index answers that. But while the stacks come
+// sorted bytewise, as write_folded writes them, the lines through a parent's child N are
+// consecutive, save one case: a sibling N + c..., c a byte below ';' (f(int) between the
+// lines through f), sorts in between. So until the input leaves that order or meets that
+// case, nodes are made without lookups and the index is not kept: most of a big
+// profile's cost here was cache misses in it.
 uint32_t FlameGraphBuilder::add_stack(std::string_view stack) {
     size_t common = static_cast<size_t>(
         std::mismatch(stack.begin(), stack.end(), m_previous.begin(), m_previous.end()).first -
         stack.begin());
+    bool ascending = common == m_previous.size() ||
+                     (common < stack.size() && static_cast<unsigned char>(stack[common]) >
+                                                   static_cast<unsigned char>(m_previous[common]));
     // Frame i of the previous line is shared when its bytes and the separator (or end)
     // after them are.
     size_t shared = 0;
@@ -348,10 +358,13 @@ uint32_t FlameGraphBuilder::add_stack(std::string_view stack) {
     if (stack.empty()) {
         shared = 0; // no frames at all: the root
     }
+    size_t start = shared == 0 ? 0 : m_ends[shared - 1] + 1;
+    if (!m_children && (!ascending || parts_at_prefix(stack, start, shared))) {
+        index_children();
+    }
     m_ends.resize(shared);
     m_path.resize(shared + 1);
     m_first_new = static_cast<uint32_t>(m_graph.m_nodes.size());
-    size_t start = shared == 0 ? 0 : m_ends.back() + 1;
     while (!stack.empty() && start <= stack.size()) {
         size_t end = std::min(stack.find(';', start), stack.size());
         m_path.push_back(child_of(m_path.back(), stack.substr(start, end - start)));
@@ -362,12 +375,32 @@ uint32_t FlameGraphBuilder::add_stack(std::string_view stack) {
     return m_path.back();
 }
 
+// Whether the frame of `stack` at `start` (frame number `depth`) is a proper prefix of the
+// previous line's frame there: the one case where sorted input returns to a child.
+bool FlameGraphBuilder::parts_at_prefix(std::string_view stack, size_t start, size_t depth) const {
+    if (depth >= m_ends.size() || start > stack.size()) {
+        return false;
+    }
+    std::string_view name = stack.substr(start, stack.find(';', start) - start);
+    std::string_view before(m_previous.data() + start, m_ends[depth] - start);
+    return before.size() > name.size() && before.substr(0, name.size()) == name;
+}
+
+// From here on every new frame is looked up: every node so far goes in the index.
+void FlameGraphBuilder::index_children() {
+    m_children = std::make_unique<Children>();
+    const PodVector<FlameNode>& nodes = m_graph.m_nodes;
+    for (uint32_t n = 1; n < nodes.size(); ++n) {
+        m_children->add(nodes[n].parent, nodes[n].name, Children::none, n);
+    }
+}
+
 // A node made for this line has no child yet: no need to look.
 uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
     uint32_t name_id = m_names->intern(name);
     size_t slot = Children::none;
     PodVector<FlameNode>& nodes = m_graph.m_nodes;
-    if (parent < m_first_new) {
+    if (m_children && parent < m_first_new) {
         uint32_t child = m_children->find(parent, name_id, slot);
         if (child != FlameNode::none) {
             return child;
@@ -378,7 +411,9 @@ uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
     node.next_sibling = nodes[parent].first_child;
     nodes[parent].first_child = child;
     nodes.push_back(node);
-    m_children->add(parent, name_id, slot, child);
+    if (m_children) {
+        m_children->add(parent, name_id, slot, child);
+    }
     return child;
 }
 

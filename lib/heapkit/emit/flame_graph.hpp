@@ -62,11 +62,12 @@ private:
 // Builds a FlameGraph from folded text fed in pieces of any size (a line may span
 // pieces), so that it can be write_folded()'s sink and never needs the whole text.
 //
-// Stacks with the same frames merge into one path however the lines are ordered; the
-// common prefix with the previous line is found by comparing bytes, so sorted input (as
-// write_folded writes it) looks names up only where the stacks part. Blank lines are
-// skipped; any other line must be "frame;frame;... COUNT" (two counts when differential)
-// with decimal counts, else feed() and finish() fail naming the line.
+// Stacks with the same frames merge into one path however the lines are ordered. The
+// frames a line shares with the previous one are found by comparing bytes, and while the
+// lines come sorted (as write_folded writes them) new frames need no lookup either: a
+// million sorted stacks cost little more than reading them. Blank lines are skipped; any other line
+// must be "frame;frame;... COUNT" (two counts when differential) with decimal counts, else feed()
+// and finish() fail naming the line.
 class FlameGraphBuilder {
 public:
     explicit FlameGraphBuilder(FlameInput input = {});
@@ -88,13 +89,15 @@ private:
                                           uint64_t& after) const;
     std::string_view reversed(std::string_view stack);
     uint32_t add_stack(std::string_view stack);
+    bool parts_at_prefix(std::string_view stack, size_t start, size_t depth) const;
+    void index_children();
     uint32_t child_of(uint32_t parent, std::string_view name);
 
     FlameInput m_input;
     FlameGraph m_graph;
     std::unique_ptr<Names> m_names;
-    std::unique_ptr<Children> m_children;
-    std::string m_partial; // a line begun in one piece and ended in a later one
+    std::unique_ptr<Children> m_children; // none while the input comes sorted
+    std::string m_partial;                // a line begun in one piece and ended in a later one
     size_t m_line_number = 0;
     std::string m_previous;       // the last line's stack, as added (reversed if asked)
     std::vector<size_t> m_ends;   // where each of its frames ends in m_previous

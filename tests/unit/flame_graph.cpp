@@ -104,6 +104,24 @@ TEST_CASE("heapkit::FlameGraphBuilder keeps one frame a name whatever sorts betw
     CHECK(graph.total() == 15);
 }
 
+// Sorted input: a frame that returns past many siblings, and one that is new after a
+// sibling its name is a prefix of.
+TEST_CASE("heapkit::FlameGraphBuilder returns to a frame past a thousand siblings") {
+    std::string lines = "m;f 1\n";
+    for (int i = 1000; i < 2000; ++i) {
+        lines += "m;f(" + std::to_string(i) + ") 1\n";
+    }
+    lines += "m;f;x 5\nm;g 1\nm;h(int) 3\nm;h;y 4\n";
+    FlameGraph graph = graph_of(lines);
+    CHECK(value_at(graph, {"m", "h"}) == 4);
+    CHECK(value_at(graph, {"m", "h", "y"}) == 4);
+    CHECK(value_at(graph, {"m", "f"}) == 6);
+    CHECK(value_at(graph, {"m", "f", "x"}) == 5);
+    CHECK(value_at(graph, {"m", "f(1999)"}) == 1);
+    CHECK(value_at(graph, {"m"}) == 1014);
+    CHECK(graph.nodes().size() == 1 + 1 + 1 + 1000 + 1 + 1 + 3);
+}
+
 TEST_CASE("heapkit::FlameGraphBuilder reads lines split anywhere across pieces") {
     std::string text = "main;a;b 7\nmain;a 3\r\n\nmain;c;d 11\nmain;c 1"; // no final newline
     FlameGraphBuilder builder;

@@ -336,10 +336,11 @@ std::string_view FlameGraphBuilder::reversed(std::string_view stack) {
 // Where it parts from the previous line, its frame may be a child its parent already has
 // (one seen some lines before): the child index answers that. But while the stacks come
 // sorted bytewise, as write_folded writes them, the lines through a parent's child N are
-// consecutive, save one case: a sibling N + c..., c a byte below ';' (f(int) between the
-// lines through f), sorts in between. So until the input leaves that order or meets that
-// case, nodes are made without lookups and the index is not kept: most of a big
-// profile's cost here was cache misses in it.
+// consecutive, save one case: siblings N + c..., c a byte below ';' ("f(int)" between the
+// lines through "f"), sort in between, and the frame after them returns to N, a proper
+// prefix of the frame before it. So until the input leaves that order, nodes are made
+// without lookups and the index is not kept (most of a big profile's cost here was cache
+// misses in it), and a returning frame is looked for among its parent's children.
 uint32_t FlameGraphBuilder::add_stack(std::string_view stack) {
     size_t common = static_cast<size_t>(
         std::mismatch(stack.begin(), stack.end(), m_previous.begin(), m_previous.end()).first -
@@ -359,17 +360,19 @@ uint32_t FlameGraphBuilder::add_stack(std::string_view stack) {
         shared = 0; // no frames at all: the root
     }
     size_t start = shared == 0 ? 0 : m_ends[shared - 1] + 1;
-    if (!m_children && (!ascending || parts_at_prefix(stack, start, shared))) {
+    if (!m_children && !ascending) {
         index_children();
     }
+    bool returning = !m_children && parts_at_prefix(stack, start, shared);
     m_ends.resize(shared);
     m_path.resize(shared + 1);
     m_first_new = static_cast<uint32_t>(m_graph.m_nodes.size());
     while (!stack.empty() && start <= stack.size()) {
         size_t end = std::min(stack.find(';', start), stack.size());
-        m_path.push_back(child_of(m_path.back(), stack.substr(start, end - start)));
+        m_path.push_back(child_of(m_path.back(), stack.substr(start, end - start), returning));
         m_ends.push_back(end);
         start = end + 1;
+        returning = false; // the frames below a returning one are new: see child_of()
     }
     m_previous.assign(stack);
     return m_path.back();
@@ -395,9 +398,17 @@ void FlameGraphBuilder::index_children() {
     }
 }
 
-// A node made for this line has no child yet: no need to look.
-uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
+// The child of `parent` named `name`, made when there is none. A node made for this line
+// has no child yet; while the input is sorted only a `returning` frame can be one seen
+// before (and the frames below it are new: its children's lines all sort after the
+// sibling it returns from).
+uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name, bool returning) {
     uint32_t name_id = m_names->intern(name);
+    if (returning) {
+        if (uint32_t child = returned_to(parent, name_id); child != FlameNode::none) {
+            return child;
+        }
+    }
     size_t slot = Children::none;
     PodVector<FlameNode>& nodes = m_graph.m_nodes;
     if (m_children && parent < m_first_new) {
@@ -415,6 +426,25 @@ uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
         m_children->add(parent, name_id, slot, child);
     }
     return child;
+}
+
+// The child of `parent` named `name_id` when it has one. The input being sorted, the
+// siblings made after it all start with its name (their lines sort between), and the
+// newest come first in the list: the walk stops at the first sibling that does not.
+// (Each sibling is walked past at most once for each prefix of its name, so the walks
+// cost no more than reading the names.)
+uint32_t FlameGraphBuilder::returned_to(uint32_t parent, uint32_t name_id) const {
+    const PodVector<FlameNode>& nodes = m_graph.m_nodes;
+    std::string_view name = m_graph.name(name_id);
+    for (uint32_t c = nodes[parent].first_child; c != FlameNode::none; c = nodes[c].next_sibling) {
+        if (nodes[c].name == name_id) {
+            return c;
+        }
+        if (m_graph.name(nodes[c]).substr(0, name.size()) != name) {
+            break;
+        }
+    }
+    return FlameNode::none;
 }
 
 } // namespace heapkit

@@ -91,7 +91,8 @@ private:
     uint32_t add_stack(std::string_view stack);
     bool parts_at_prefix(std::string_view stack, size_t start, size_t depth) const;
     void index_children();
-    uint32_t child_of(uint32_t parent, std::string_view name);
+    uint32_t child_of(uint32_t parent, std::string_view name, bool returning);
+    uint32_t returned_to(uint32_t parent, uint32_t name_id) const;
 
     FlameInput m_input;
     FlameGraph m_graph;

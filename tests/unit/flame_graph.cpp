@@ -239,3 +239,68 @@ TEST_CASE("heapkit::FlameGraphBuilder makes one tree of sorted and shuffled line
         CHECK(paths_of(graph_of(sorted)) == paths_of(graph_of(shuffled)));
     }
 }
+
+// Sorted input read with pruning keeps every frame holding prune_below of the total, with
+// its value; what it drops holds less. Random stacks over names that make sorted input
+// return to frames ("f", "f(int)", ...).
+TEST_CASE("heapkit::FlameGraphBuilder drops narrow frames of sorted input as it reads") {
+    const std::vector<std::string> names{"f", "f(int)", "f.part.0", "g", "g h", "h"};
+    std::mt19937 random(11);
+    for (int round = 0; round < 200; ++round) {
+        std::vector<std::string> lines;
+        for (int l = 0; l < 40; ++l) {
+            std::string stack = "main";
+            for (size_t depth = 1 + random() % 4; depth > 0; --depth) {
+                stack += ";" + names[random() % names.size()];
+            }
+            // Skewed counts: a few wide stacks, many narrow ones.
+            uint64_t count = random() % 8 == 0 ? 1000 + random() % 5000 : 1 + random() % 20;
+            lines.push_back(stack + " " + std::to_string(count) + "\n");
+        }
+        std::sort(lines.begin(), lines.end());
+        std::string text;
+        for (const std::string& line : lines) {
+            text += line;
+        }
+        FlameInput pruning;
+        pruning.sorted = true;
+        pruning.prune_below = 0.02;
+        FlameGraph all = graph_of(text);
+        FlameGraph pruned = graph_of(text, pruning);
+        std::map<std::string, uint64_t> every = paths_of(all);
+        std::map<std::string, uint64_t> kept = paths_of(pruned);
+        CAPTURE(text);
+        CHECK(pruned.total() == all.total());
+        CHECK(pruned.nodes().size() + pruned.dropped() == all.nodes().size());
+        for (const auto& [path, value] : every) {
+            if (static_cast<double>(value) >= 0.02 * static_cast<double>(all.total())) {
+                REQUIRE(kept.count(path) == 1);
+                CHECK(kept[path] == value);
+            }
+        }
+        for (const auto& [path, value] : kept) {
+            CHECK(every.at(path) == value);
+        }
+    }
+}
+
+// "f" holds little when "f(int)" replaces it, but sorted input comes back to it: kept.
+TEST_CASE("heapkit::FlameGraphBuilder keeps a narrow frame that sorted input returns to") {
+    FlameInput pruning;
+    pruning.sorted = true;
+    pruning.prune_below = 0.1;
+    FlameGraph graph = graph_of("m;a 100\nm;f 1\nm;f(int) 100\nm;f;x 50\nm;z 1\n", pruning);
+    CHECK(value_at(graph, {"m", "f"}) == 51);
+    CHECK(value_at(graph, {"m", "f", "x"}) == 50);
+    CHECK(find(graph, {"m", "z"}) != nullptr); // still open at the end: finish() keeps it
+    CHECK(value_at(graph, {"m"}) == 252);
+}
+
+TEST_CASE("heapkit::FlameGraphBuilder refuses unsorted input it was told is sorted") {
+    FlameInput sorted;
+    sorted.sorted = true;
+    sorted.source = "heap.folded";
+    CHECK(error_of("a;b 1\na;c 2\na 3\n", sorted) ==
+          "heap.folded:3: stacks out of order: expected them sorted bytewise");
+    CHECK(error_of("a;b 1\na;c 2\na;c 3\na;c;d 1\n", sorted).empty());
+}

@@ -220,7 +220,8 @@ Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& option
     SvgOut out(sink);
     write_header(out, canvas, options);
     out.print("<!-- {} of {} frames drawn; the others are narrower than {}{} -->\n", frames.size(),
-              graph.nodes().size(), options.minwidth.value, options.minwidth.percent ? "%" : " px");
+              graph.nodes().size() + graph.dropped(), options.minwidth.value,
+              options.minwidth.percent ? "%" : " px");
     out.print("<g id=\"frames\">\n");
     for (const Placed& frame : frames) {
         write_frame(out, graph, frame, canvas, options, unit);
@@ -235,6 +236,15 @@ FlameInput flame_input(const FlameOptions& options) {
     FlameInput input;
     input.differential = options.differential;
     input.reverse = options.reverse;
+    input.sorted = options.sorted && !options.reverse; // reversed stacks are not
+    // A hair below min_value_of()'s share, so that rounding never drops a frame it draws.
+    double share = 0; // for a width write_flame_svg() refuses
+    if (options.minwidth.percent) {
+        share = options.minwidth.value / 100;
+    } else if (options.width >= FlameOptions::min_width) {
+        share = options.minwidth.value / (options.width - 2 * side_pad);
+    }
+    input.prune_below = share * (1 - 1e-9);
     return input;
 }
 
@@ -256,6 +266,7 @@ Result<void> write_flame_graph(const Profile& profile, const FoldedOptions& fold
     if (options.countname.empty()) {
         options.countname = unit_of(folded.sample) == "bytes" ? "bytes" : "objects";
     }
+    options.sorted = true;
     auto produce = [&](const FoldedSink& lines) { return write_folded(profile, folded, lines); };
     return write_flame_graph(produce, options, sink);
 }

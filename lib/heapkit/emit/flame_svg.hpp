@@ -35,9 +35,11 @@ struct FlameOptions {
     Palette colors = Palette::mem;
     bool inverted = false; // icicle graph: the root at the top
     // How folded text is read (flame_input()): stacks merged from the leaf; lines with
-    // two counts, "stack before after".
+    // two counts, "stack before after"; lines sorted bytewise, as write_folded writes
+    // them, so that frames too narrow to draw are dropped while reading.
     bool reverse = false;
     bool differential = false;
+    bool sorted = false;
 
     static constexpr unsigned min_width = 100;
 };
@@ -65,7 +67,8 @@ using FoldedProducer = std::function<Result<void>(const FoldedSink&)>;
 Result<void> write_flame_graph(const FoldedProducer& produce, const FlameOptions& options,
                                const FoldedSink& sink);
 
-// The profile's collapsed stacks, as write_folded() makes them with `folded`, drawn so.
+// The profile's collapsed stacks, as write_folded() makes them with `folded`, drawn so
+// (they come sorted).
 Result<void> write_flame_graph(const Profile& profile, const FoldedOptions& folded,
                                FlameOptions options, const FoldedSink& sink);
 

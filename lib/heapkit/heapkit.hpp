@@ -161,6 +161,9 @@ struct FlameOptions {
     // two counts, "stack before after".
     bool reverse = false;
     bool differential = false;
+    // The lines come sorted bytewise (as write_folded writes them): frames too narrow to
+    // draw are dropped while reading, which keeps a million stacks' graph small.
+    bool sorted = false;
 
     static constexpr unsigned min_width = 100;
 };

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/flame_graph.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <initializer_list>
+#include <map>
+#include <random>
+#include <vector>
 
 using namespace heapkit;
 
@@ -39,6 +43,21 @@ const FlameNode* find(const FlameGraph& graph, std::initializer_list<std::string
 uint64_t value_at(const FlameGraph& graph, std::initializer_list<std::string_view> path) {
     const FlameNode* node = find(graph, path);
     return node == nullptr ? 0 : node->value;
+}
+
+// Every frame as "path;to;frame" -> value: the tree, whatever order nodes were made in.
+std::map<std::string, uint64_t> paths_of(const FlameGraph& graph) {
+    std::map<std::string, uint64_t> paths;
+    for (const FlameNode& node : graph.nodes()) {
+        std::string path(graph.name(node));
+        for (const FlameNode* up = &node; up != &graph.root();) {
+            up = &graph.nodes()[up->parent];
+            path = std::string(graph.name(*up)) + ";" + path;
+        }
+        CHECK(paths.count(path) == 0); // one node a path
+        paths[path] = node.value;
+    }
+    return paths;
 }
 
 std::string error_of(std::string_view text, FlameInput input = {}) {
@@ -83,6 +102,24 @@ TEST_CASE("heapkit::FlameGraphBuilder keeps one frame a name whatever sorts betw
     CHECK(value_at(graph, {"a", "f(int)"}) == 3);
     CHECK(value_at(graph, {"a", "f.part.0"}) == 1);
     CHECK(graph.total() == 15);
+}
+
+// Sorted input: a frame that returns past many siblings, and one that is new after a
+// sibling its name is a prefix of.
+TEST_CASE("heapkit::FlameGraphBuilder returns to a frame past a thousand siblings") {
+    std::string lines = "m;f 1\n";
+    for (int i = 1000; i < 2000; ++i) {
+        lines += "m;f(" + std::to_string(i) + ") 1\n";
+    }
+    lines += "m;f;x 5\nm;g 1\nm;h(int) 3\nm;h;y 4\n";
+    FlameGraph graph = graph_of(lines);
+    CHECK(value_at(graph, {"m", "h"}) == 4);
+    CHECK(value_at(graph, {"m", "h", "y"}) == 4);
+    CHECK(value_at(graph, {"m", "f"}) == 6);
+    CHECK(value_at(graph, {"m", "f", "x"}) == 5);
+    CHECK(value_at(graph, {"m", "f(1999)"}) == 1);
+    CHECK(value_at(graph, {"m"}) == 1014);
+    CHECK(graph.nodes().size() == 1 + 1 + 1 + 1000 + 1 + 1 + 3);
 }
 
 TEST_CASE("heapkit::FlameGraphBuilder reads lines split anywhere across pieces") {
@@ -170,4 +207,100 @@ TEST_CASE("heapkit::FlameGraphBuilder saturates sums instead of wrapping") {
     FlameGraph graph = graph_of("a 18446744073709551615\na;b 5\n");
     CHECK(graph.total() == UINT64_MAX);
     CHECK(value_at(graph, {"a"}) == UINT64_MAX);
+}
+
+// Sorted input is built without looking children up until it meets the one case where a
+// sorted stack returns to an earlier child (a sibling "f(int)" or "f.part.0" between the
+// lines through "f"), or leaves the order. Either way the tree is the one unsorted input
+// makes.
+TEST_CASE("heapkit::FlameGraphBuilder makes one tree of sorted and shuffled lines") {
+    const std::vector<std::string> names{"f", "f(int)", "f.part.0", "f!", "g", "g h", "h", ""};
+    std::mt19937 random(7);
+    for (int round = 0; round < 200; ++round) {
+        std::vector<std::string> lines;
+        for (int l = 0; l < 30; ++l) {
+            std::string stack = "main";
+            for (size_t depth = 1 + random() % 4; depth > 0; --depth) {
+                stack += ";" + names[random() % names.size()];
+            }
+            lines.push_back(stack + " " + std::to_string(1 + random() % 100) + "\n");
+        }
+        std::sort(lines.begin(), lines.end());
+        std::string sorted;
+        for (const std::string& line : lines) {
+            sorted += line;
+        }
+        std::shuffle(lines.begin(), lines.end(), random);
+        std::string shuffled;
+        for (const std::string& line : lines) {
+            shuffled += line;
+        }
+        CAPTURE(sorted);
+        CHECK(paths_of(graph_of(sorted)) == paths_of(graph_of(shuffled)));
+    }
+}
+
+// Sorted input read with pruning keeps every frame holding prune_below of the total, with
+// its value; what it drops holds less. Random stacks over names that make sorted input
+// return to frames ("f", "f(int)", ...).
+TEST_CASE("heapkit::FlameGraphBuilder drops narrow frames of sorted input as it reads") {
+    const std::vector<std::string> names{"f", "f(int)", "f.part.0", "g", "g h", "h"};
+    std::mt19937 random(11);
+    for (int round = 0; round < 200; ++round) {
+        std::vector<std::string> lines;
+        for (int l = 0; l < 40; ++l) {
+            std::string stack = "main";
+            for (size_t depth = 1 + random() % 4; depth > 0; --depth) {
+                stack += ";" + names[random() % names.size()];
+            }
+            // Skewed counts: a few wide stacks, many narrow ones.
+            uint64_t count = random() % 8 == 0 ? 1000 + random() % 5000 : 1 + random() % 20;
+            lines.push_back(stack + " " + std::to_string(count) + "\n");
+        }
+        std::sort(lines.begin(), lines.end());
+        std::string text;
+        for (const std::string& line : lines) {
+            text += line;
+        }
+        FlameInput pruning;
+        pruning.sorted = true;
+        pruning.prune_below = 0.02;
+        FlameGraph all = graph_of(text);
+        FlameGraph pruned = graph_of(text, pruning);
+        std::map<std::string, uint64_t> every = paths_of(all);
+        std::map<std::string, uint64_t> kept = paths_of(pruned);
+        CAPTURE(text);
+        CHECK(pruned.total() == all.total());
+        CHECK(pruned.nodes().size() + pruned.dropped() == all.nodes().size());
+        for (const auto& [path, value] : every) {
+            if (static_cast<double>(value) >= 0.02 * static_cast<double>(all.total())) {
+                REQUIRE(kept.count(path) == 1);
+                CHECK(kept[path] == value);
+            }
+        }
+        for (const auto& [path, value] : kept) {
+            CHECK(every.at(path) == value);
+        }
+    }
+}
+
+// "f" holds little when "f(int)" replaces it, but sorted input comes back to it: kept.
+TEST_CASE("heapkit::FlameGraphBuilder keeps a narrow frame that sorted input returns to") {
+    FlameInput pruning;
+    pruning.sorted = true;
+    pruning.prune_below = 0.1;
+    FlameGraph graph = graph_of("m;a 100\nm;f 1\nm;f(int) 100\nm;f;x 50\nm;z 1\n", pruning);
+    CHECK(value_at(graph, {"m", "f"}) == 51);
+    CHECK(value_at(graph, {"m", "f", "x"}) == 50);
+    CHECK(find(graph, {"m", "z"}) != nullptr); // still open at the end: finish() keeps it
+    CHECK(value_at(graph, {"m"}) == 252);
+}
+
+TEST_CASE("heapkit::FlameGraphBuilder refuses unsorted input it was told is sorted") {
+    FlameInput sorted;
+    sorted.sorted = true;
+    sorted.source = "heap.folded";
+    CHECK(error_of("a;b 1\na;c 2\na 3\n", sorted) ==
+          "heap.folded:3: stacks out of order: expected them sorted bytewise");
+    CHECK(error_of("a;b 1\na;c 2\na;c 3\na;c;d 1\n", sorted).empty());
 }

@@ -34,11 +34,6 @@ int64_t difference(uint64_t before, uint64_t after) {
     return -static_cast<int64_t>(std::min(before - after, max));
 }
 
-// Open addressing needs a power-of-two slot count at most half full.
-size_t slots_for(size_t entries) {
-    return std::bit_ceil(std::max<size_t>(entries * 2, 1024));
-}
-
 // flamegraph.pl's split drops empty frames at the end, so a trailing ';' adds none.
 std::string_view without_trailing_separators(std::string_view stack) {
     while (!stack.empty() && stack.back() == ';') {
@@ -53,161 +48,11 @@ bool is_space(char c) {
 
 } // namespace
 
-std::string_view FlameGraph::name(uint32_t id) const {
-    uint64_t start = m_name_starts[id];
-    uint64_t end = m_name_starts[id + 1];
-    return {m_name_bytes.data() + start, static_cast<size_t>(end - start)};
-}
-
-// Frame names interned: a node keeps a 4-byte id, and a million leaves named alike keep
-// one copy of the name. The texts live in the graph (its m_name_bytes); this is the index.
-// A slot holds the name's hash beside its id, so that a probe reads one cache line.
-class FlameGraphBuilder::Names {
-public:
-    explicit Names(FlameGraph& graph)
-        : m_graph(graph) {
-        m_graph.m_name_starts.push_back(0);
-        m_slots.resize(slots_for(0));
-    }
-
-    uint32_t intern(std::string_view name) {
-        auto hash = static_cast<uint32_t>(std::hash<std::string_view>{}(name));
-        size_t mask = m_slots.size() - 1;
-        for (size_t s = hash & mask;; s = (s + 1) & mask) {
-            Slot slot = m_slots[s];
-            if (slot.id_plus_one == 0) {
-                return add(name, hash, s);
-            }
-            if (slot.hash == hash && m_graph.name(slot.id_plus_one - 1) == name) {
-                return slot.id_plus_one - 1;
-            }
-        }
-    }
-
-private:
-    struct Slot {
-        uint32_t hash = 0;
-        uint32_t id_plus_one = 0; // 0: empty
-    };
-
-    uint32_t add(std::string_view name, uint32_t hash, size_t s) {
-        auto id = static_cast<uint32_t>(m_count++);
-        m_graph.m_name_bytes.append(name.data(), name.size());
-        m_graph.m_name_starts.push_back(m_graph.m_name_bytes.size());
-        m_slots[s] = Slot{hash, id + 1};
-        if (m_count * 2 > m_slots.size()) {
-            rehash();
-        }
-        return id;
-    }
-
-    void rehash() {
-        PodVector<Slot> slots;
-        slots.resize(m_slots.size() * 2);
-        size_t mask = slots.size() - 1;
-        for (const Slot& slot : m_slots) {
-            if (slot.id_plus_one != 0) {
-                size_t s = slot.hash & mask;
-                while (slots[s].id_plus_one != 0) {
-                    s = (s + 1) & mask;
-                }
-                slots[s] = slot;
-            }
-        }
-        m_slots = std::move(slots);
-    }
-
-    FlameGraph& m_graph;
-    PodVector<Slot> m_slots;
-    size_t m_count = 0;
-};
-
-// (parent node, name id) -> child node.
-class FlameGraphBuilder::Children {
-public:
-    Children() { resize(slots_for(0)); }
-
-    // The child's node, or FlameNode::none with `slot` set where to add it.
-    uint32_t find(uint32_t parent, uint32_t name, size_t& slot) const {
-        uint64_t key = key_of(parent, name);
-        size_t mask = m_keys.size() - 1;
-        for (slot = hash(key);; slot = (slot + 1) & mask) {
-            if (m_keys[slot] == key) {
-                return m_nodes[slot];
-            }
-            if (m_keys[slot] == empty) {
-                return FlameNode::none;
-            }
-        }
-    }
-
-    // Adds a child not in the table. `slot` is find()'s, or none when the parent is new.
-    void add(uint32_t parent, uint32_t name, size_t slot, uint32_t node) {
-        uint64_t key = key_of(parent, name);
-        if (slot == none) {
-            size_t mask = m_keys.size() - 1;
-            for (slot = hash(key); m_keys[slot] != empty; slot = (slot + 1) & mask) {
-            }
-        }
-        m_keys[slot] = key;
-        m_nodes[slot] = node;
-        if (++m_count * 2 > m_keys.size()) {
-            rehash();
-        }
-    }
-
-    static constexpr size_t none = SIZE_MAX;
-
-private:
-    // A node's parent is never FlameNode::none, so no key is `empty`.
-    static constexpr uint64_t empty = UINT64_MAX;
-
-    static uint64_t key_of(uint32_t parent, uint32_t name) { return uint64_t{parent} << 32 | name; }
-    // Fibonacci hashing: the top bits of the product depend on all of the key's.
-    size_t hash(uint64_t key) const {
-        return static_cast<size_t>((key * 0x9e3779b97f4a7c15) >> m_shift);
-    }
-
-    void resize(size_t slots) {
-        m_keys.clear();
-        m_keys.resize(slots, empty);
-        m_nodes.resize(slots);
-        m_shift = 64 - static_cast<unsigned>(std::countr_zero(slots));
-    }
-
-    void rehash() {
-        PodVector<uint64_t> keys = std::move(m_keys);
-        PodVector<uint32_t> nodes = std::move(m_nodes);
-        m_keys = {};
-        m_nodes = {};
-        resize(keys.size() * 2);
-        size_t mask = m_keys.size() - 1;
-        for (size_t old = 0; old < keys.size(); ++old) {
-            if (keys[old] != empty) {
-                size_t slot = hash(keys[old]);
-                while (m_keys[slot] != empty) {
-                    slot = (slot + 1) & mask;
-                }
-                m_keys[slot] = keys[old];
-                m_nodes[slot] = nodes[old];
-            }
-        }
-    }
-
-    PodVector<uint64_t> m_keys;
-    PodVector<uint32_t> m_nodes;
-    size_t m_count = 0;
-    unsigned m_shift = 64;
-};
-
 FlameGraphBuilder::FlameGraphBuilder(FlameInput input)
-    : m_input(std::move(input))
-    , m_names(std::make_unique<Names>(m_graph))
-    , m_children(std::make_unique<Children>()) {
+    : m_input(std::move(input)) {
     m_graph.m_differential = m_input.differential;
-    uint32_t root_name = m_names->intern("");
-    m_graph.m_nodes.push_back(FlameNode{0, root_name});
-    m_path.push_back(0);
+    m_graph.m_nodes.push_back(FlameNode{0, m_names.intern("")});
+    m_path.push_back(Open{0});
 }
 
 FlameGraphBuilder::~FlameGraphBuilder() = default;
@@ -304,9 +149,15 @@ Result<void> FlameGraphBuilder::add_line(std::string_view line) {
     if (m_graph.m_nodes.size() + stack->size() >= FlameNode::none) {
         return fail("{}:{}: too many frames for a flame graph", m_input.source, m_line_number);
     }
-    uint32_t leaf = add_stack(m_input.reverse ? reversed(*stack) : *stack);
-    FlameNode& node = m_graph.m_nodes[leaf];
+    auto leaf = add_stack(m_input.reverse ? reversed(*stack) : *stack);
+    if (!leaf) {
+        return tl::unexpected(leaf.error());
+    }
+    FlameNode& node = m_graph.m_nodes[*leaf];
     node.value = saturating_add(node.value, after); // the stack's own count, summed up later
+    for (Open& open : m_path) {
+        open.run = saturating_add(open.run, after);
+    }
     if (m_input.differential) {
         int64_t delta = difference(before, after);
         node.delta = saturating_add(node.delta, delta);
@@ -334,41 +185,130 @@ std::string_view FlameGraphBuilder::reversed(std::string_view stack) {
 
 // The leaf node of `stack` (the root for an empty one), adding the nodes it lacks. The
 // frames it shares with the previous line are that line's nodes: found by comparing bytes.
-uint32_t FlameGraphBuilder::add_stack(std::string_view stack) {
+//
+// Where it parts from the previous line, its frame may be a child its parent already has
+// (one seen some lines before): the child index answers that. But while the stacks come
+// sorted bytewise, as write_folded writes them, the lines through a parent's child N are
+// consecutive, save one case: siblings N + c..., c a byte below ';' ("f(int)" between the
+// lines through "f"), sort in between, and the frame after them returns to N, a proper
+// prefix of the frame before it. So until the input leaves that order, nodes are made
+// without lookups and the index is not kept (most of a big profile's cost here was cache
+// misses in it), and a returning frame is looked for among its parent's children.
+Result<uint32_t> FlameGraphBuilder::add_stack(std::string_view stack) {
     size_t common = static_cast<size_t>(
         std::mismatch(stack.begin(), stack.end(), m_previous.begin(), m_previous.end()).first -
         stack.begin());
-    // Frame i of the previous line is shared when its bytes and the separator (or end)
-    // after them are.
+    bool ascending = common == m_previous.size() ||
+                     (common < stack.size() && static_cast<unsigned char>(stack[common]) >
+                                                   static_cast<unsigned char>(m_previous[common]));
+    if (!ascending && m_input.sorted) {
+        return fail("{}:{}: stacks out of order: expected them sorted bytewise", m_input.source,
+                    m_line_number);
+    }
+    if (!ascending && !m_children) {
+        index_children();
+    }
+    size_t shared = shared_frames(stack, common);
+    size_t start = shared == 0 ? 0 : m_ends[shared - 1] + 1;
+    bool returning = !m_children && returns(stack, start, shared);
+    close_frames(shared + 1, !m_children && returns_later(stack, start, shared));
+    m_ends.resize(shared);
+    m_first_new = static_cast<uint32_t>(m_graph.m_nodes.size());
+    while (!stack.empty() && start <= stack.size()) {
+        size_t end = std::min(stack.find(';', start), stack.size());
+        uint32_t node = child_of(m_path.back().node, stack.substr(start, end - start), returning);
+        m_path.push_back(Open{node, node >= m_first_new});
+        m_ends.push_back(end);
+        start = end + 1;
+        returning = false; // the frames below a returning one are new: see child_of()
+    }
+    m_previous.assign(stack);
+    return m_path.back().node;
+}
+
+// How many of the previous line's frames `stack` shares, given the bytes they share:
+// frame i is shared when its bytes and the separator (or end) after them are.
+size_t FlameGraphBuilder::shared_frames(std::string_view stack, size_t common) const {
+    if (stack.empty()) {
+        return 0; // no frames at all: the root
+    }
     size_t shared = 0;
     while (shared < m_ends.size() &&
            (m_ends[shared] < common ||
             (m_ends[shared] == common && (common == stack.size() || stack[common] == ';')))) {
         ++shared;
     }
-    if (stack.empty()) {
-        shared = 0; // no frames at all: the root
-    }
-    m_ends.resize(shared);
-    m_path.resize(shared + 1);
-    m_first_new = static_cast<uint32_t>(m_graph.m_nodes.size());
-    size_t start = shared == 0 ? 0 : m_ends.back() + 1;
-    while (!stack.empty() && start <= stack.size()) {
-        size_t end = std::min(stack.find(';', start), stack.size());
-        m_path.push_back(child_of(m_path.back(), stack.substr(start, end - start)));
-        m_ends.push_back(end);
-        start = end + 1;
-    }
-    m_previous.assign(stack);
-    return m_path.back();
+    return shared;
 }
 
-// A node made for this line has no child yet: no need to look.
-uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
-    uint32_t name_id = m_names->intern(name);
-    size_t slot = Children::none;
+// Whether the frame of `stack` at `start` (frame number `depth`) is a proper prefix of the
+// previous line's frame there: the one case where sorted input returns to a child.
+bool FlameGraphBuilder::returns(std::string_view stack, size_t start, size_t depth) const {
+    if (depth >= m_ends.size() || start > stack.size()) {
+        return false;
+    }
+    std::string_view name = stack.substr(start, stack.find(';', start) - start);
+    std::string_view before(m_previous.data() + start, m_ends[depth] - start);
+    return before.size() > name.size() && before.substr(0, name.size()) == name;
+}
+
+// Whether a later line may return to the previous line's frame number `depth`, which the
+// frame of `stack` at `start` replaces: when that frame extends its name with a byte
+// below ';' (the frames in between must all start with the name).
+bool FlameGraphBuilder::returns_later(std::string_view stack, size_t start, size_t depth) const {
+    if (depth >= m_ends.size() || start > stack.size()) {
+        return false;
+    }
+    std::string_view name = stack.substr(start, stack.find(';', start) - start);
+    std::string_view before(m_previous.data() + start, m_ends[depth] - start);
+    return name.size() > before.size() && name.substr(0, before.size()) == before &&
+           static_cast<unsigned char>(name[before.size()]) < ';';
+}
+
+// Closes the previous line's frames past the first `kept` of its path, deepest first. In
+// sorted input a closed frame is never reached again, unless `may_return` (for the
+// shallowest); one made in this run holding less than FlameInput::prune_below is dropped
+// with its subtree, which are the last nodes made, and its value goes to its parent's own.
+void FlameGraphBuilder::close_frames(size_t kept, bool may_return) {
     PodVector<FlameNode>& nodes = m_graph.m_nodes;
-    if (parent < m_first_new) {
+    double below = m_input.prune_below * static_cast<double>(m_path[0].run);
+    while (m_path.size() > kept) {
+        Open frame = m_path.back();
+        m_path.pop_back();
+        bool returnable = may_return && m_path.size() == kept;
+        if (m_input.sorted && frame.made && !returnable && static_cast<double>(frame.run) < below) {
+            FlameNode& parent = nodes[m_path.back().node];
+            parent.first_child = nodes[frame.node].next_sibling;
+            parent.value = saturating_add(parent.value, frame.run);
+            m_graph.m_dropped += nodes.size() - frame.node;
+            nodes.resize(frame.node);
+        }
+    }
+}
+
+// From here on every new frame is looked up: every node so far goes in the index.
+void FlameGraphBuilder::index_children() {
+    m_children = std::make_unique<FlameChildIndex>();
+    const PodVector<FlameNode>& nodes = m_graph.m_nodes;
+    for (uint32_t n = 1; n < nodes.size(); ++n) {
+        m_children->add(nodes[n].parent, nodes[n].name, n);
+    }
+}
+
+// The child of `parent` named `name`, made when there is none. A node made for this line
+// has no child yet; while the input is sorted only a `returning` frame can be one seen
+// before (and the frames below it are new: its children's lines all sort after the
+// sibling it returns from).
+uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name, bool returning) {
+    uint32_t name_id = m_names.intern(name);
+    if (returning) {
+        if (uint32_t child = returned_to(parent, name_id); child != FlameNode::none) {
+            return child;
+        }
+    }
+    size_t slot = FlameChildIndex::no_slot;
+    PodVector<FlameNode>& nodes = m_graph.m_nodes;
+    if (m_children && parent < m_first_new) {
         uint32_t child = m_children->find(parent, name_id, slot);
         if (child != FlameNode::none) {
             return child;
@@ -379,8 +319,29 @@ uint32_t FlameGraphBuilder::child_of(uint32_t parent, std::string_view name) {
     node.next_sibling = nodes[parent].first_child;
     nodes[parent].first_child = child;
     nodes.push_back(node);
-    m_children->add(parent, name_id, slot, child);
+    if (m_children) {
+        m_children->add(parent, name_id, child, slot);
+    }
     return child;
+}
+
+// The child of `parent` named `name_id` when it has one. The input being sorted, the
+// siblings made after it all start with its name (their lines sort between), and the
+// newest come first in the list: the walk stops at the first sibling that does not.
+// (Each sibling is walked past at most once for each prefix of its name, so the walks
+// cost no more than reading the names.)
+uint32_t FlameGraphBuilder::returned_to(uint32_t parent, uint32_t name_id) const {
+    const PodVector<FlameNode>& nodes = m_graph.m_nodes;
+    std::string_view name = m_graph.name(name_id);
+    for (uint32_t c = nodes[parent].first_child; c != FlameNode::none; c = nodes[c].next_sibling) {
+        if (nodes[c].name == name_id) {
+            return c;
+        }
+        if (m_graph.name(nodes[c]).substr(0, name.size()) != name) {
+            break;
+        }
+    }
+    return FlameNode::none;
 }
 
 Result<FlameGraph> build_flame_graph(const FoldedProducer& produce, const FlameInput& input) {

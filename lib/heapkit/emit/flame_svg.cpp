@@ -222,7 +222,8 @@ Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& option
     SvgOut out(sink);
     write_header(out, canvas, options);
     out.print("<!-- {} of {} frames drawn; the others are narrower than {}{} -->\n", frames.size(),
-              graph.nodes().size(), options.minwidth.value, options.minwidth.percent ? "%" : " px");
+              graph.nodes().size() + graph.dropped(), options.minwidth.value,
+              options.minwidth.percent ? "%" : " px");
     out.print("<g id=\"frames\">\n");
     for (const Placed& frame : frames) {
         write_frame(out, graph, frame, canvas, options, unit);
@@ -237,6 +238,15 @@ FlameInput flame_input(const FlameOptions& options) {
     FlameInput input;
     input.differential = options.differential;
     input.reverse = options.reverse;
+    input.sorted = options.sorted && !options.reverse; // reversed stacks are not
+    // A hair below min_value_of()'s share, so that rounding never drops a frame it draws.
+    double share = 0; // for a width write_flame_svg() refuses
+    if (options.minwidth.percent) {
+        share = options.minwidth.value / 100;
+    } else if (options.width >= FlameOptions::min_width) {
+        share = options.minwidth.value / (options.width - 2 * side_pad);
+    }
+    input.prune_below = share * (1 - 1e-9);
     return input;
 }
 
@@ -260,6 +270,7 @@ FlameOptions with_unit(FlameOptions options, const FoldedOptions& folded) {
 
 Result<void> write_flame_graph(const Profile& profile, const FoldedOptions& folded,
                                FlameOptions options, const Sink& sink) {
+    options.sorted = true; // write_folded sorts its lines bytewise
     auto produce = [&](const Sink& lines) { return write_folded(profile, folded, lines); };
     return catching([&] { return write_flame_graph(produce, with_unit(options, folded), sink); });
 }

@@ -4,7 +4,6 @@
 #include "heapkit/util/text.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <limits>
 

@@ -196,13 +196,15 @@ for caller in ("main", "all"):
 for other in ("shared_keep", "plugin_keep"):
     check("hidden" in zoomed[other]["classes"], f"{other} not hidden: {zoomed[other]}")
 check(not result["zoomed"]["unzoomHidden"], "no Reset Zoom after zooming")
-check(zoomed[CHILD]["label"] == CHILD, f"the callee's label when zoomed: {zoomed[CHILD]['label']!r}")
+check(zoomed[CHILD]["label"] == CHILD,
+      f"the callee's label when zoomed: {zoomed[CHILD]['label']!r}")
 
 # Search "Grid" while zoomed: two frames match; the share counts the outer one, of TARGET.
 searched = state_of("searched")
 lit = sorted(n for n, f in searched.items() if f["fill"] == "rgb(230,0,230)")
 check(lit == sorted(n for n in by_name if "Grid" in n) and len(lit) == 2, f"highlighted {lit}")
-check(result["searched"]["matched"] == share_text(by_name[CHILD]["value"], by_name[TARGET]["value"]),
+check(result["searched"]["matched"] ==
+      share_text(by_name[CHILD]["value"], by_name[TARGET]["value"]),
       f"zoomed search: {result['searched']['matched']!r}")
 check(result["searched"]["search"] == "Reset Search", "the Search button did not turn")
 
@@ -210,7 +212,8 @@ check(result["searched"]["search"] == "Reset Search", "the Search button did not
 unzoomed = state_of("unzoomed")
 check(all((f["x"], f["width"], f["classes"]) == (initial[n]["x"], initial[n]["width"], "")
           for n, f in unzoomed.items()), "Reset Zoom left frames moved or hidden")
-check(result["unzoomed"]["matched"] == share_text(by_name[CHILD]["value"], by_name["all"]["value"]),
+check(result["unzoomed"]["matched"] ==
+      share_text(by_name[CHILD]["value"], by_name["all"]["value"]),
       f"unzoomed search: {result['unzoomed']['matched']!r}")
 check(result["hovered"] == f"Function: {by_name[TARGET]['title']}", f"hover: {result['hovered']!r}")
 

@@ -5,7 +5,6 @@
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <limits>
 

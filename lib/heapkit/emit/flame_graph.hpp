@@ -79,9 +79,9 @@ private:
 // Stacks with the same frames merge into one path however the lines are ordered. The
 // frames a line shares with the previous one are found by comparing bytes, and while the
 // lines come sorted (as write_folded writes them) new frames need no lookup either: a
-// million sorted stacks cost little more than reading them. Blank lines are skipped; any other line
-// must be "frame;frame;... COUNT" (two counts when differential) with decimal counts, else feed()
-// and finish() fail naming the line.
+// million sorted stacks cost little more than reading them. Blank lines are skipped; any
+// other line must be "frame;frame;... COUNT" (two counts when differential) with decimal
+// counts, else feed() and finish() fail naming the line.
 class FlameGraphBuilder {
 public:
     explicit FlameGraphBuilder(FlameInput input = {});

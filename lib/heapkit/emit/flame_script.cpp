@@ -46,7 +46,8 @@ std::string_view flame_script() {
     if (rootY === null) rootY = y;
     g.frameIndex = frames.length;
     frames.push({
-      index: frames.length, group: g, rect: rect, label: g.getElementsByTagName("text")[0], title: title,
+      index: frames.length, group: g, rect: rect, label: g.getElementsByTagName("text")[0],
+      title: title,
       name: parts[1], value: Number(parts[2].replace(/,/g, "")), unit: parts[3],
       x: parseFloat(rect.getAttribute("x")), width: parseFloat(rect.getAttribute("width")),
       level: Math.round(Math.abs(y - rootY) / layout.step), fill: rect.getAttribute("fill")

@@ -130,22 +130,25 @@ struct Canvas {
     double height; // of the image
     double scale;  // pixels per count
     bool inverted;
+
+    // The x of a point `counts` from the root's left edge, rounded as written (so that
+    // widths taken from rounded edges keep a child within its parent).
+    double x_of(uint64_t counts) const {
+        return std::round((side_pad + static_cast<double>(counts) * scale) * 10) / 10;
+    }
+    double top_of(uint32_t depth) const {
+        return inverted ? top_pad + depth * frame_step
+                        : height - bottom_pad - (depth + 1) * frame_step + 1;
+    }
 };
 
 void write_frame(SvgOut& out, const FlameGraph& graph, const Placed& frame, const Canvas& canvas,
                  const FlameOptions& options, std::string_view unit) {
     const FlameNode& node = graph.nodes()[frame.node];
-    // Edges rounded as written, the width from them: a child's edges never pass its parent's.
-    double left =
-        std::round((side_pad + static_cast<double>(frame.offset) * canvas.scale) * 10) / 10;
+    double left = canvas.x_of(frame.offset);
     double right =
-        frame.node == 0
-            ? canvas.width - side_pad
-            : std::round(
-                  (side_pad + static_cast<double>(frame.offset + node.value) * canvas.scale) * 10) /
-                  10;
-    double top = canvas.inverted ? top_pad + frame.depth * frame_step
-                                 : canvas.height - bottom_pad - (frame.depth + 1) * frame_step + 1;
+        frame.node == 0 ? canvas.width - side_pad : canvas.x_of(frame.offset + node.value);
+    double top = canvas.top_of(frame.depth);
     std::string_view name = frame.node == 0 ? std::string_view("all") : graph.name(node);
     Rgb fill = graph.differential() ? change_color(node.delta, graph.max_line_delta())
                                     : frame_color(options.colors, name);

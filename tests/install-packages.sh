@@ -14,6 +14,8 @@ packages=(
   chromium
   # ld.so's full symbol table (its _dl_start_user label; test_size0_labels)
   libc6-dbg
+  # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
+  redis-server redis-tools
   # the benchmark harness (bench/run.py): peak memory through /usr/bin/time -v
   time
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The build's own promises: the version is written once (project(version:)) and reaches
-every tool and man page; -Dfuzzing=true configures with the test suite left on."""
+every tool and man page; -Dfuzzing=true configures with the test suite left on, and
+asks for the sanitizer it needs."""
 
 import json
 import os
@@ -32,14 +33,23 @@ for top in ("cmd", "lib", "man", "examples", "tests"):
             check(not spelled.search(text),
                   f"{os.path.relpath(path, source_root)} spells the version {version} out")
 
-# libFuzzer targets need clang; configuring is enough to catch a broken meson.build.
+# libFuzzer targets need clang; configuring is enough to catch a broken meson.build (a
+# whole sanitized fuzzing build with the tests was built by hand).
 if shutil.which("clang") and shutil.which("clang++"):
-    scratch = os.path.join(workdir(), "build-fuzz")
     env = dict(os.environ, CC="clang", CXX="clang++")
-    proc = subprocess.run(["meson", "setup", scratch, source_root, "--wrap-mode=nodownload",
-                           "-Dfuzzing=true"], capture_output=True, text=True, env=env, timeout=110)
+
+    def configure(*options):
+        return subprocess.run(["meson", "setup", os.path.join(workdir(), "build"), source_root,
+                               "--wrap-mode=nodownload", *options], capture_output=True,
+                              text=True, env=env, timeout=50)
+
+    proc = configure("-Dfuzzing=true", "-Db_sanitize=address,undefined", "-Db_lundef=false")
     check(proc.returncode == 0,
           f"meson setup -Dfuzzing=true failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
+    # Without a sanitizer nothing but the fuzz targets would link: refused up front.
+    proc = configure("-Dfuzzing=true")
+    check(proc.returncode != 0 and "-Dfuzzing=true needs a sanitizer" in proc.stdout,
+          f"meson setup -Dfuzzing=true without a sanitizer: {proc.stdout[-1500:]!r}")
 else:
     print("clang not installed: the -Dfuzzing=true configure is not checked")
 print("ok")

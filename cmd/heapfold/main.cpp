@@ -88,6 +88,10 @@ int main(int argc, char** argv) {
                                         "function, function+line or address"));
     app.add_flag("--annotate-inline", folded.annotate_inline,
                  "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
+    app.add_flag("--label-dumps", folded.dump_frames,
+                 "start every stack with a frame naming its dump (the file's base name), "
+                 "before any thread frame")
+        ->excludes("--base");
     add_flame_flags(app, draw, flame);
     auto* text_flag = app.add_flag("--text", table,
                                    "print a table of functions (flat, flat%, sum%, cum, cum%) "

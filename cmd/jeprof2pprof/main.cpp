@@ -12,6 +12,10 @@ int main(int argc, char** argv) {
                    "gzip level, 1 (fastest) to 9 (smallest), 0 stores; default 6")
         ->option_text("N")
         ->check(CLI::Range(0, 9));
+    app.add_flag("--label-dumps", pprof.dump_labels,
+                 "label every sample dump=<the file's base name> (go tool pprof -tags, "
+                 "-tagfocus=dump=NAME)")
+        ->excludes("--base");
     app.footer("Example: jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
                "heap.pb.gz");
     return heapkit::cmd::run(

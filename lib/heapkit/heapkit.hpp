@@ -93,6 +93,9 @@ struct PprofOptions {
     FrameOptions frames;               // drop_frames goes into the profile's drop_frames field
     int compress_level = 6;            // zlib level for the gzip wrapper, 0-9
     std::vector<std::string> comments; // added after the "source: ..." comments
+    // A string label "dump" on every sample naming the dump it came from: the file's base
+    // name, or the whole name where two dumps share a base name.
+    bool dump_labels = false;
 };
 
 // The profile as a gzipped perftools.profiles.Profile: what `go tool pprof` reads.
@@ -111,6 +114,9 @@ struct FoldedOptions {
     bool thread_frames = false; // prefix each stack with its thread's label
     FrameStyle style = FrameStyle::function;
     bool annotate_inline = false; // suffix inlined frames with "_[i]" (flamegraph.pl's mark)
+    // Prefix each stack with a frame naming its dump (named as PprofOptions::dump_labels
+    // names it), before the thread frame.
+    bool dump_frames = false;
 };
 
 // Collapsed stacks as flamegraph.pl reads them: one line per distinct stack, root first,

@@ -131,11 +131,11 @@ def go_pprof(*args):
 LOCATION_NAME = re.compile(r"^(.*) (\S*):(-?\d+) s=(-?\d+)(\(.*\))?$")
 
 
-def pprof_raw(path):
-    """Loads `path` with go tool pprof -raw. Returns (sample_types, samples, mappings):
+def pprof_raw(path, *flags):
+    """Loads `path` with go tool pprof -raw (and `flags`, e.g. filters). Returns (sample_types, samples, mappings):
     samples are dicts {values, by_type, labels, frames (names, leaf first and innermost
     first), locations [(address, mapping id, [(name, file, line), ...])]}."""
-    text = go_pprof("-raw", "-symbolize=none", path).stdout
+    text = go_pprof("-raw", "-symbolize=none", *flags, path).stdout
     section = None
     types, samples, locations, mappings = [], [], {}, []
     last_location = None

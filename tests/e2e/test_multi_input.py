@@ -22,6 +22,37 @@ _, samples, mappings = pprof_raw(out)
 check_near(pprof_total(samples, "inuse_space", lambda f: f[0] == "hold_pages"), 2 * 4096000,
            "merged pprof hold_pages")
 
+# --label-dumps keeps the dumps apart: a pprof label dump=<base name> on every sample,
+# a root frame in heapfold (before the thread frame).
+names = [os.path.basename(first), os.path.basename(second)]
+labelled = os.path.join(directory, "labelled.pb.gz")
+run([tool("jeprof2pprof"), "--label-dumps", first, second, "-o", labelled])
+tags = go_pprof("-tags", labelled).stdout
+check(all(re.search(r"^\s+\S+ \(50\.00%\): " + re.escape(n) + "$", tags, re.M) for n in names),
+      f"go tool pprof -tags does not split the dumps: {tags!r}")
+for name in names:
+    _, kept, _ = pprof_raw(labelled, f"-tagfocus=dump={name}")
+    check(kept and all(s["labels"] == {"dump": name} for s in kept),
+          f"-tagfocus=dump={name} kept {[s['labels'] for s in kept]}")
+    check_near(pprof_total(kept, "inuse_space", lambda f: f[0] == "hold_pages"), 4096000,
+               f"hold_pages of {name}")
+for flags in ([], ["--threads"]):
+    plain = heapfold(*flags, first)
+    stacks = heapfold("--label-dumps", *flags, first, second)
+    for name in names:
+        mine = {s.split(";", 1)[1]: v for s, v in stacks.items() if s.split(";")[0] == name}
+        check(mine == plain, f"heapfold --label-dumps {flags}: stacks of {name} {mine} are not "
+                             f"those of the dump alone {plain}")
+    check(all(s.split(";")[0] in names for s in stacks), f"unlabelled stacks: {list(stacks)}")
+# The flame graph's frames come from the same lines: a root frame per dump.
+svg = run([tool("heapfold"), "--label-dumps", "--svg", first, second]).stdout
+for name in names:
+    check(re.search(r"<title>" + re.escape(name) + r" \([\d,]+ bytes, 50\.00%\)</title>", svg),
+          f"no frame for {name} in the flame graph")
+proc = run([tool("heapfold"), "--label-dumps", "--base", first, second], check=False)
+check(proc.returncode == 1 and "excludes" in proc.stderr,
+      f"--label-dumps with --base: exit {proc.returncode}, {proc.stderr!r}")
+
 # The profile's time is the earliest dump's modification time, its duration the span to
 # the latest (go tool pprof -raw prints Time exactly, Duration to four characters).
 first_ns = 1_614_834_367_123_456_789  # 2021-03-04 05:06:07.123456789 UTC

@@ -60,6 +60,28 @@ TEST_CASE("heapkit::write_folded prefixes thread frames") {
                                             "t1;main;churn;libjemalloc.so.2+0x9010 1280\n");
 }
 
+TEST_CASE("heapkit::write_folded prefixes dump frames, before thread frames") {
+    std::vector<RawDump> dumps;
+    for (const char* source : {"/hosts/a/jeprof.1.0.f.heap", "/hosts/b/jeprof.2.0.f.heap"}) {
+        auto dump = parse_dump(test::sample_dump, source);
+        REQUIRE(dump);
+        dumps.push_back(std::move(*dump));
+    }
+    Profile profile = build_profile(dumps, BuildOptions{true});
+    test::name_locations(profile, test::app_names);
+    FoldedOptions options;
+    options.dump_frames = true;
+    CHECK(write_folded(profile, options) == "jeprof.1.0.f.heap;main;0x900000 4096\n"
+                                            "jeprof.1.0.f.heap;main;hold 8192\n"
+                                            "jeprof.2.0.f.heap;main;0x900000 4096\n"
+                                            "jeprof.2.0.f.heap;main;hold 8192\n");
+    options.thread_frames = true;
+    CHECK(write_folded(profile, options) == "jeprof.1.0.f.heap;main;main;hold 8192\n"
+                                            "jeprof.1.0.f.heap;t1;main;0x900000 4096\n"
+                                            "jeprof.2.0.f.heap;main;main;hold 8192\n"
+                                            "jeprof.2.0.f.heap;t1;main;0x900000 4096\n");
+}
+
 namespace {
 
 // write_folded as the plain rules say it, one std::string per stack: the reference for

@@ -16,9 +16,10 @@ uint32_t TokenTable::intern(std::string text) {
     return it->second;
 }
 
-SampleGroups::SampleGroups(const Profile& profile, bool threads)
+SampleGroups::SampleGroups(const Profile& profile, bool threads, bool dumps)
     : m_profile(profile)
-    , m_threads(threads) {
+    , m_threads(threads)
+    , m_dumps(dumps) {
     if (profile.samples.size() >= std::numeric_limits<uint32_t>::max() / 2) {
         throw std::length_error("more than 2^31 samples");
     }
@@ -31,7 +32,7 @@ SampleGroups::SampleGroups(const Profile& profile, bool threads)
 }
 
 size_t SampleGroups::hash(uint32_t s) const {
-    uint64_t h = static_cast<uint32_t>(thread_of(s));
+    uint64_t h = static_cast<uint32_t>(thread_of(s)) ^ static_cast<uint64_t>(dump_of(s)) << 32;
     for (uint32_t location : m_profile.locations_of(m_profile.samples[s])) {
         h = (h ^ location) * 0x9e3779b97f4a7c15u;
     }
@@ -49,7 +50,7 @@ void SampleGroups::add(uint32_t s, int64_t value) {
         }
         StackLine& line = m_lines[m_slots[i] - 1];
         std::span<const uint32_t> other = m_profile.locations_of(m_profile.samples[line.sample]);
-        if (thread_of(line.sample) == thread_of(s) &&
+        if (thread_of(line.sample) == thread_of(s) && dump_of(line.sample) == dump_of(s) &&
             std::equal(locations.begin(), locations.end(), other.begin(), other.end())) {
             int64_t sum = 0;
             line.value = __builtin_add_overflow(line.value, value, &sum)
@@ -68,6 +69,9 @@ public:
         , m_locations(speller.m_profile.locations_of(speller.m_profile.samples[line.sample]))
         , m_thread(speller.m_thread_tokens.empty() ? -1
                                                    : speller.m_profile.samples[line.sample].thread)
+        , m_dump(speller.m_dump_tokens.empty()
+                     ? -1
+                     : static_cast<int64_t>(speller.m_profile.samples[line.sample].dump))
         , m_location(m_locations.size())
         , m_left(line.kept) {}
 
@@ -84,6 +88,11 @@ public:
 
 private:
     bool raw_next(uint32_t& token) {
+        if (m_dump >= 0) {
+            token = m_speller.m_dump_tokens[static_cast<size_t>(m_dump)];
+            m_dump = -1;
+            return true;
+        }
         if (m_thread >= 0) {
             token = m_speller.m_thread_tokens[static_cast<size_t>(m_thread)];
             m_thread = -1;
@@ -107,6 +116,7 @@ private:
     const LineSpeller& m_speller;
     std::span<const uint32_t> m_locations;
     int32_t m_thread;
+    int64_t m_dump;
     size_t m_location; // index into m_locations, counting down from the root
     uint32_t m_left;
     uint32_t m_token = 0; // one past the next token of the current location
@@ -115,11 +125,13 @@ private:
 };
 
 LineSpeller::LineSpeller(const Profile& profile, const LocationTokens& layout,
-                         const TokenTable& tokens, std::vector<uint32_t> thread_tokens)
+                         const TokenTable& tokens, std::vector<uint32_t> thread_tokens,
+                         std::vector<uint32_t> dump_tokens)
     : m_profile(profile)
     , m_layout(layout)
     , m_tokens(tokens)
     , m_thread_tokens(std::move(thread_tokens))
+    , m_dump_tokens(std::move(dump_tokens))
     , m_rank_inner(tokens.size())
     , m_rank_last(tokens.size())
     , m_empty(tokens.size()) {

@@ -63,8 +63,8 @@ struct StackLine {
 // keys being the samples' ranges of Profile::sample_locations (nothing copied).
 class SampleGroups {
 public:
-    // With `threads`, samples of different threads are different lines.
-    SampleGroups(const Profile& profile, bool threads);
+    // With `threads` (`dumps`), samples of different threads (dumps) are different lines.
+    SampleGroups(const Profile& profile, bool threads, bool dumps = false);
 
     // Adds sample `s`'s `value` to its line, starting one when new.
     void add(uint32_t s, int64_t value);
@@ -72,22 +72,25 @@ public:
 
 private:
     int32_t thread_of(uint32_t s) const { return m_threads ? m_profile.samples[s].thread : -1; }
+    uint32_t dump_of(uint32_t s) const { return m_dumps ? m_profile.samples[s].dump : 0; }
     size_t hash(uint32_t s) const;
 
     const Profile& m_profile;
     bool m_threads;
+    bool m_dumps;
     PodVector<StackLine> m_lines;
     std::vector<uint32_t> m_slots; // index into m_lines + 1; 0 for an empty slot
     unsigned m_shift = 64;
 };
 
-// Compares and spells StackLines from their tokens: root first, the thread frame in
-// front (with `thread_tokens`: one per thread label), frames joined by ';'. Leading empty
-// texts add nothing, not even a separator.
+// Compares and spells StackLines from their tokens: root first, frames joined by ';',
+// preceded by the dump frame (with `dump_tokens`: one per dump) and then the thread frame
+// (with `thread_tokens`: one per thread label). Leading empty texts add nothing, not even
+// a separator.
 class LineSpeller {
 public:
     LineSpeller(const Profile& profile, const LocationTokens& layout, const TokenTable& tokens,
-                std::vector<uint32_t> thread_tokens);
+                std::vector<uint32_t> thread_tokens, std::vector<uint32_t> dump_tokens = {});
 
     bool empty(const StackLine& line) const;
     // The ranks of the line's first pieces packed into one number (as many as fit): lines
@@ -106,6 +109,7 @@ private:
     const LocationTokens& m_layout;
     const TokenTable& m_tokens;
     std::vector<uint32_t> m_thread_tokens; // per thread label
+    std::vector<uint32_t> m_dump_tokens;   // per dump
     // Per token, its rank as an inner piece and as the last piece (see the top of this file).
     std::vector<uint32_t> m_rank_inner;
     std::vector<uint32_t> m_rank_last;

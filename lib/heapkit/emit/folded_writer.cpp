@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/emit/clone_names.hpp"
+#include "heapkit/emit/dump_labels.hpp"
 #include "heapkit/emit/folded_lines.hpp"
 #include "heapkit/emit/frame_text.hpp"
 #include "heapkit/heapkit.hpp"
@@ -101,7 +102,7 @@ int64_t saturating_add(int64_t a, int64_t b) {
 // Samples with the same locations and thread print the same line: one StackLine for
 // each such group, values summed, so that each is cut and compared once.
 PodVector<StackLine> group_samples(const Profile& profile, const FoldedOptions& options) {
-    SampleGroups groups(profile, options.thread_frames);
+    SampleGroups groups(profile, options.thread_frames, options.dump_frames);
     for (uint32_t s = 0; s < profile.samples.size(); ++s) {
         if (int64_t value = value_of(profile.samples[s].values, options.sample); value != 0) {
             groups.add(s, value);
@@ -146,11 +147,17 @@ Result<void> write_lines(const Profile& profile, const FoldedOptions& options, c
             thread_tokens.push_back(tokens.intern(frame_label(label)));
         }
     }
+    std::vector<uint32_t> dump_tokens; // none: no dump frames
+    if (options.dump_frames) {
+        for (const std::string& label : dump_labels(profile.sources)) {
+            dump_tokens.push_back(tokens.intern(frame_label(label)));
+        }
+    }
     for (StackLine& line : lines) {
         line.kept = kept_frames(profile, layout, profile.locations_of(profile.samples[line.sample]),
                                 options.frames.keep_allocator_frames);
     }
-    LineSpeller speller(profile, layout, tokens, std::move(thread_tokens));
+    LineSpeller speller(profile, layout, tokens, std::move(thread_tokens), std::move(dump_tokens));
     for (StackLine& line : lines) {
         line.key = speller.key_of(line);
     }

@@ -3,6 +3,7 @@
 
 #include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/emit/clone_names.hpp"
+#include "heapkit/emit/dump_labels.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/string_map.hpp"
 #include "heapkit/util/try.hpp"
@@ -167,12 +168,30 @@ ThreadStrings intern_threads(StringTable& strings, const Profile& profile) {
     return threads;
 }
 
+// The "dump" label's key and each dump's label, as string indexes; none unless asked.
+struct DumpStrings {
+    int64_t key = 0;
+    std::vector<int64_t> by_dump; // per Profile::sources entry
+};
+
+DumpStrings intern_dumps(StringTable& strings, const Profile& profile,
+                         const PprofOptions& options) {
+    DumpStrings dumps;
+    if (options.dump_labels) {
+        dumps.key = strings.intern("dump");
+        for (const std::string& label : dump_labels(profile.sources)) {
+            dumps.by_dump.push_back(strings.intern(label));
+        }
+    }
+    return dumps;
+}
+
 // An upper bound of the bytes append_samples writes: varints take at most 10 bytes,
-// lengths 5, tags 1.
-size_t samples_size_bound(const Profile& profile, size_t types) {
+// lengths 5, tags 1; each label 6 + 22.
+size_t samples_size_bound(const Profile& profile, size_t types, size_t labels) {
     size_t bound = 0;
     for (const Sample& sample : profile.samples) {
-        bound += 6 + (6 + 10 * sample.location_count) + (6 + 10 * types) + (6 + 22);
+        bound += 6 + (6 + 10 * sample.location_count) + (6 + 10 * types) + labels * (6 + 22);
     }
     return bound;
 }
@@ -181,7 +200,8 @@ size_t samples_size_bound(const Profile& profile, size_t types) {
 // come in any order), one reused pb::Sample at a time: a pb::Sample per sample, for a
 // million samples, took four times the memory of the profile.
 void append_samples(std::string& out, const Profile& profile, const std::vector<SampleType>& types,
-                    const PprofOptions& options, const ThreadStrings& threads) {
+                    const PprofOptions& options, const ThreadStrings& threads,
+                    const DumpStrings& dumps) {
     using google::protobuf::io::CodedOutputStream;
     constexpr uint32_t sample_tag = 2 << 3 | 2; // Profile.sample, length-delimited
     pb::Sample entry;
@@ -203,6 +223,11 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
             pb::Label* label = entry.add_label();
             label->set_key(threads.key);
             label->set_str(threads.by_thread[static_cast<size_t>(sample.thread)]);
+        }
+        if (!dumps.by_dump.empty()) {
+            pb::Label* label = entry.add_label();
+            label->set_key(dumps.key);
+            label->set_str(dumps.by_dump[sample.dump]);
         }
         auto size = static_cast<uint32_t>(entry.ByteSizeLong());
         uint8_t head[10];
@@ -228,12 +253,14 @@ std::string encode_pprof(const Profile& profile, const PprofOptions& options) {
     add_mappings(out, strings, profile);
     add_locations(out, strings, profile, options);
     ThreadStrings threads = intern_threads(strings, profile);
+    DumpStrings dumps = intern_dumps(strings, profile, options);
     std::string bytes;
     // Only what is written is touched: the pages of a large allocation are mapped on
     // first write, so a generous bound costs address space, not memory, and no copy.
-    bytes.reserve(out.ByteSizeLong() + samples_size_bound(profile, types.size()));
+    bytes.reserve(out.ByteSizeLong() +
+                  samples_size_bound(profile, types.size(), dumps.by_dump.empty() ? 1 : 2));
     out.AppendToString(&bytes);
-    append_samples(bytes, profile, types, options, threads);
+    append_samples(bytes, profile, types, options, threads, dumps);
     return bytes;
 }
 

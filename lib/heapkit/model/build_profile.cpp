@@ -91,6 +91,7 @@ private:
     std::unordered_map<std::string, int32_t> m_thread_ids;
     std::unordered_map<uint64_t, int32_t> m_dump_threads; // the current dump's uids
     std::vector<uint32_t> m_locations;                    // one stack's, reused
+    uint32_t m_dump = 0;                                  // the current dump's index
 };
 
 void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
@@ -198,7 +199,7 @@ void ProfileBuilder::add_stack(const RawDump& dump, const RawStack& stack,
             m_profile.sample_locations.append(locations);
             stored = true;
         }
-        m_profile.samples.push_back(Sample{values, first, count, thread});
+        m_profile.samples.push_back(Sample{values, first, count, thread, m_dump});
     };
     if (!m_options.per_thread || stack.thread_count == 0) {
         add(unsample(stack.total, dump.sample_period), -1);
@@ -210,6 +211,7 @@ void ProfileBuilder::add_stack(const RawDump& dump, const RawStack& stack,
 }
 
 void ProfileBuilder::add_dump(const RawDump& dump, const AddressSpace& space) {
+    m_dump = static_cast<uint32_t>(m_profile.sources.size());
     m_profile.sources.push_back(dump.source);
     m_profile.has_accum = m_profile.has_accum || dump.has_accum();
     m_dump_threads.clear();

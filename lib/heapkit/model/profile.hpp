@@ -62,6 +62,7 @@ struct Sample {
     size_t first_location = 0; // index into Profile::sample_locations
     uint32_t location_count = 0;
     int32_t thread = -1; // index into Profile::thread_labels, or -1
+    uint32_t dump = 0;   // the dump it came from: index into Profile::sources
 };
 
 // The unsampled, merged content of one or more dumps.
@@ -90,9 +91,9 @@ struct Profile {
 
     // Appends a sample with its own copy of `location_ids`.
     void add_sample(std::span<const uint32_t> location_ids, const HeapValues& values,
-                    int32_t thread = -1) {
+                    int32_t thread = -1, uint32_t dump = 0) {
         samples.push_back(Sample{values, sample_locations.size(),
-                                 static_cast<uint32_t>(location_ids.size()), thread});
+                                 static_cast<uint32_t>(location_ids.size()), thread, dump});
         sample_locations.append(location_ids);
     }
 };

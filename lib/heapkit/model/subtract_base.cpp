@@ -56,6 +56,7 @@ Result<void> subtract_base(Profile& profile, const Profile& base) {
             profile.locations.push_back(std::move(copy));
         }
         std::vector<int32_t> threads = merge_thread_labels(profile, base);
+        auto dump_offset = static_cast<uint32_t>(profile.sources.size());
         std::vector<uint32_t> ids;
         for (const Sample& sample : base.samples) {
             ids.clear();
@@ -63,7 +64,7 @@ Result<void> subtract_base(Profile& profile, const Profile& base) {
                 ids.push_back(location + location_offset);
             }
             int32_t thread = sample.thread < 0 ? -1 : threads[static_cast<size_t>(sample.thread)];
-            profile.add_sample(ids, negated(sample.values), thread);
+            profile.add_sample(ids, negated(sample.values), thread, sample.dump + dump_offset);
         }
         for (const std::string& source : base.sources) {
             profile.sources.push_back("base " + source);

@@ -83,14 +83,6 @@ TEST_CASE("heapkit::write_folded prefixes dump frames, before thread frames") {
                                             "jeprof.2.0.f.heap;t1;main;0x900000 4096\n");
 }
 
-TEST_CASE("heapkit::dump_labels are base names, whole names where base names collide") {
-    CHECK(dump_labels({"/a/x.heap", "y.heap", "<stdin>"}) ==
-          std::vector<std::string>{"x.heap", "y.heap", "<stdin>"});
-    CHECK(dump_labels({"/a/x.heap", "/b/x.heap", "/a/y.heap"}) ==
-          std::vector<std::string>{"/a/x.heap", "/b/x.heap", "y.heap"});
-    CHECK(dump_labels({"/a/x.heap", "/a/x.heap"}) == std::vector<std::string>{"x.heap", "x.heap"});
-}
-
 namespace {
 
 // write_folded as the plain rules say it, one std::string per stack: the reference for

@@ -31,14 +31,9 @@ ROOT = os.path.dirname(HERE)
 
 def million_dump(path, stacks=1_000_000):
     """test_large_input.py's dump: `stacks` distinct 4-frame stacks of 4096 bytes each."""
-    with open(path, "w") as f:
-        f.write(f"heap_v2/524288\n  t*: {stacks}: {stacks * 4096} [{stacks}: {stacks * 4096}]\n")
-        f.writelines(f"@ 0x7f0000001010 0x{0x555500001000 + (i % 4093) * 16:x} "
-                     f"0x{0x555500002000 + (i // 4093) * 16:x} 0x555500003000\n"
-                     f"  t*: 1: 4096 [1: 4096]\n" for i in range(stacks))
-        f.write("\nMAPPED_LIBRARIES:\n"
-                "555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
-    return path
+    sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+    from synthetic_dump import write_synthetic_dump
+    return write_synthetic_dump(path, stacks)
 
 
 def parse_args():

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 
+from synthetic_dump import write_synthetic_dump  # noqa: F401 (for the tests)
+
 BIN_DIR = os.environ["HEAPKIT_BIN_DIR"]
 FIXTURE_DIR = os.environ["HEAPKIT_FIXTURE_DIR"]
 MAN_DIR = os.environ["HEAPKIT_MAN_DIR"]
@@ -41,19 +43,6 @@ def write_file(directory, name, data):
     path = os.path.join(directory, name)
     with open(path, "wb") as f:
         f.write(data if isinstance(data, bytes) else data.encode())
-    return path
-
-
-def write_synthetic_dump(path, stacks):
-    """A heap_v2 dump of `stacks` distinct 4-frame stacks of one 4 KiB object each, in a
-    binary that is nowhere (nothing to symbolize); returns `path`."""
-    with open(path, "w") as f:
-        f.write(f"heap_v2/524288\n  t*: {stacks}: {stacks * 4096} [{stacks}: {stacks * 4096}]\n")
-        f.writelines(f"@ 0x7f0000001010 0x{0x555500001000 + (i % 4093) * 16:x} "
-                     f"0x{0x555500002000 + (i // 4093) * 16:x} 0x555500003000\n"
-                     f"  t*: 1: 4096 [1: 4096]\n" for i in range(stacks))
-        f.write("\nMAPPED_LIBRARIES:\n"
-                "555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
     return path
 
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/flame_svg.hpp"
-
 #include "heapkit/emit/flame_text.hpp"
 
 #include <algorithm>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/model/string_pool.hpp"
-
 #include "heapkit/symbolize/frame_strings.hpp"
 
 #include <doctest/doctest.h>

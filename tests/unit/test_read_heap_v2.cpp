@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/read/heap_v2.hpp"
-
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/util/text.hpp"
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/dwarf_frames.hpp"
-
 #include "elf_files.hpp"
+#include "heapkit/symbolize/dwarf_frames.hpp"
 
 #include <doctest/doctest.h>
 #include <fstream>

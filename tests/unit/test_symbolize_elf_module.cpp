@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/elf_module.hpp"
-
 #include "elf_files.hpp"
+#include "heapkit/symbolize/elf_module.hpp"
 
 #include <doctest/doctest.h>
 #include <string>

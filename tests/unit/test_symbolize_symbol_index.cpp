@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/symbol_index.hpp"
-
 #include "elf_files.hpp"
+#include "heapkit/symbolize/symbol_index.hpp"
 
 #include <doctest/doctest.h>
 #include <string>

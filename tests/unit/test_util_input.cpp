@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/util/input.hpp"
-
 #include "heapkit/util/gzip.hpp"
+#include "heapkit/util/input.hpp"
 #include "temp_dir.hpp"
 
 #include <cstdlib>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/output.hpp"
-
 #include "temp_dir.hpp"
 
 #include <cstdlib>

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+"""The synthetic dump the large-input tests and the benchmarks share (no environment
+needed to import it)."""
+
+
+def write_synthetic_dump(path, stacks):
+    """A heap_v2 dump of `stacks` distinct 4-frame stacks of one 4 KiB object each, in a
+    binary that is nowhere (nothing to symbolize); returns `path`."""
+    with open(path, "w") as f:
+        f.write(f"heap_v2/524288\n  t*: {stacks}: {stacks * 4096} [{stacks}: {stacks * 4096}]\n")
+        f.writelines(f"@ 0x7f0000001010 0x{0x555500001000 + (i % 4093) * 16:x} "
+                     f"0x{0x555500002000 + (i // 4093) * 16:x} 0x555500003000\n"
+                     f"  t*: 1: 4096 [1: 4096]\n" for i in range(stacks))
+        f.write("\nMAPPED_LIBRARIES:\n"
+                "555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
+    return path

@@ -49,13 +49,19 @@ def long_run(args, log_path, **kwargs):
 # A clean copy: the committed tree, with uncommitted edits to tracked files (git stash
 # create makes a commit of them without touching the work tree), and nothing else.
 work = workdir()
-snapshot = run(["git", "-C", source, "stash", "create"]).stdout.strip() or "HEAD"
+git_env = dict(os.environ, GIT_AUTHOR_NAME="test_deb", GIT_AUTHOR_EMAIL="test_deb@localhost",
+               GIT_COMMITTER_NAME="test_deb", GIT_COMMITTER_EMAIL="test_deb@localhost")
+snapshot = run(["git", "-C", source, "stash", "create"], env=git_env).stdout.strip() or "HEAD"
 tree = os.path.join(work, "heapkit")
 archive = subprocess.run(["git", "-C", source, "archive", "--prefix=heapkit/", snapshot],
                          capture_output=True, check=True).stdout
 subprocess.run(["tar", "-x", "-C", work], input=archive, check=True)
 
-env = dict(os.environ, DEB_BUILD_OPTIONS=f"parallel={os.cpu_count() or 1}")
+# Not meson test's environment: its LD_LIBRARY_PATH (this build's libheapkit) would be what
+# dpkg-shlibdeps finds first, and MALLOC_PERTURB_ only slows the compilers.
+env = {k: v for k, v in os.environ.items()
+       if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "MALLOC_PERTURB_")}
+env["DEB_BUILD_OPTIONS"] = f"parallel={os.cpu_count() or 1}"
 build_log, seconds = long_run(["dpkg-buildpackage", "-b", "-us", "-uc"],
                               os.path.join(work, "build.log"), cwd=tree, env=env)
 print(f"dpkg-buildpackage -b -us -uc took {seconds:.0f} s")

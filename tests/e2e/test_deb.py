@@ -65,6 +65,8 @@ env["DEB_BUILD_OPTIONS"] = f"parallel={os.cpu_count() or 1}"
 build_log, seconds = long_run(["dpkg-buildpackage", "-b", "-us", "-uc"],
                               os.path.join(work, "build.log"), cwd=tree, env=env)
 print(f"dpkg-buildpackage -b -us -uc took {seconds:.0f} s")
+warned = [l for l in build_log.splitlines() if l.startswith("dpkg-shlibdeps: warning")]
+check(not warned, f"dpkg-shlibdeps: {warned}")
 
 version = run(["dpkg-parsechangelog", "-S", "Version"], cwd=tree).stdout.strip()
 project = run(["meson", "introspect", "--projectinfo", os.environ["HEAPKIT_BUILD_ROOT"]]).stdout

@@ -286,3 +286,49 @@ def folded_paths(text, columns=1):
             path = ("all", *frames[:depth])
             paths[path] = paths.get(path, 0) + value
     return paths
+
+
+# --- shell completion ------------------------------------------------------------------
+
+BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
+
+# Sources bash-completion's helpers and the completion file $1, sets COMP_WORDS to the
+# words after it (as bash splits a command line: "--sample=in" is "--sample" "=" "in")
+# and COMP_LINE to $COMPLETE_LINE, calls the function `complete -p` names for the
+# command, and prints COMPREPLY.
+_COMPLETE = r"""
+source "$BASH_COMPLETION_SCRIPT" || exit 1
+script=$1
+shift
+source "$script" || exit 1
+compopt() { :; } # only valid while bash itself runs a completion function
+COMP_WORDS=("$@")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+COMP_LINE=$COMPLETE_LINE
+COMP_POINT=${#COMP_LINE}
+spec=$(complete -p "$1") || exit 1
+function=$(sed -E 's/.* -F ([^ ]+) .*/\1/' <<<"$spec")
+"$function" "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+printf '%s\n' "${COMPREPLY[@]}"
+"""
+
+
+def complete(script, *words, cwd=None, env=None):
+    """What bash offers for the last of `words` ('' for a new word) on the command line
+    `words`, with the completion file `script` loaded: COMPREPLY, sorted and deduplicated."""
+    line = " ".join(words).replace(" = ", "=")
+    if line.endswith(" ="):
+        line = line[:-2] + "="
+    env = dict(os.environ if env is None else env, BASH_COMPLETION_SCRIPT=BASH_COMPLETION,
+               COMPLETE_LINE=line)
+    proc = run(["bash", "-c", _COMPLETE, "complete", script, *words], cwd=cwd, env=env)
+    return sorted({line for line in proc.stdout.splitlines() if line})
+
+
+def completion_loaded(share_dir, command):
+    """Whether bash-completion's own loader, looking under `share_dir` (as under
+    /usr/share), finds and loads a completion for `command`: its `complete -p` line."""
+    proc = run(["bash", "-c", 'source "$1" && _completion_loader "$2"; complete -p "$2"',
+                "loader", BASH_COMPLETION, command],
+               env=dict(os.environ, XDG_DATA_DIRS=share_dir), check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else ""

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""meson install puts the tools, the library, its headers, pkg-config file and man pages
-under the prefix; only the front door and the types it exposes are installed, each
+"""meson install puts the tools, the library, its headers, pkg-config file, man pages and
+bash completions (where bash-completion's loader finds them) under the prefix; only the front door and the types it exposes are installed, each
 header compiles on its own, and a program built with `pkg-config --cflags --libs heapkit`
 alone goes dump -> pprof and dump -> folded through the front door."""
 
 import os
 import subprocess
 
-from heapkit_e2e import check, fixture, go_pprof, parse_folded, run, run_fixture, workdir
+from heapkit_e2e import (BASH_COMPLETION, check, completion_loaded, fixture, go_pprof,
+                         parse_folded, run, run_fixture, workdir)
 
 build = os.environ["HEAPKIT_BUILD_ROOT"]
 destdir = workdir()
@@ -19,6 +20,11 @@ found = {os.path.relpath(os.path.join(d, f), prefix) for d, _, fs in os.walk(pre
 for tool in ("jeprof2pprof", "heapfold", "disable_aslr"):
     check(f"bin/{tool}" in found, f"bin/{tool} not installed: {sorted(found)}")
     check(f"share/man/man1/{tool}.1" in found, f"man page of {tool} not installed")
+    check(f"share/bash-completion/completions/{tool}" in found,
+          f"bash completion of {tool} not installed: {sorted(found)}")
+    if os.path.exists(BASH_COMPLETION):
+        check(completion_loaded(os.path.join(prefix, "share"), tool),
+              f"bash-completion's loader does not find {tool}'s completion under {prefix}")
 check(any(f.startswith("lib") and "/libheapkit.so" in f for f in found), "libheapkit not installed")
 check(any(f.endswith("pkgconfig/heapkit.pc") for f in found), "heapkit.pc not installed")
 headers = sorted(f for f in found if f.startswith("include/heapkit/"))

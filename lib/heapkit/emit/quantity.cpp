@@ -36,7 +36,10 @@ std::string quantity(int64_t value, bool bytes) {
 
 std::string quantity(double value, bool bytes) {
     double magnitude = std::fabs(value);
-    const char* sign = value < 0 && magnitude >= 0.05 ? "-" : "";
+    if (magnitude < 0.05) {
+        return bytes ? "0B" : "0"; // what one decimal would show as 0.0, or -0.0
+    }
+    const char* sign = value < 0 ? "-" : "";
     if (!bytes) {
         return magnitude < 1000 ? fmt::format("{}{:.1f}", sign, magnitude)
                                 : fmt::format("{}{:.0f}", sign, magnitude);

@@ -46,6 +46,7 @@ struct ToolOptions {
     bool cache = true;   // use the frame cache (default_cache_directory())
     bool quiet = false;  // no progress line, no warnings
     bool strict = false; // unnamed frames make exit status 2
+    bool growth = false; // the dumps are a series (load_series), not merged
 };
 
 // A CLI11 validator that accepts what `parse` accepts, with `expected` in its message.
@@ -87,7 +88,7 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     SymbolizeOptions& symbols = options.load.symbols;
     app.add_option("DUMP", options.inputs,
                    "jemalloc heap_v2 dumps or jeprof symbolized profiles, plain or gzipped; "
-                   "'-' reads standard input; several are merged")
+                   "'-' reads standard input; several are merged (with --growth, a series)")
         ->required();
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
@@ -103,6 +104,10 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->option_text("TYPE")
         ->check(parsed_by(parse_sample_type, "sample type",
                           "inuse_space, inuse_objects, alloc_space or alloc_objects"));
+    app.add_flag("--growth", options.growth,
+                 "the dumps are a series of one program (at least 3, oldest first by their "
+                 "times): rank stacks by growth that persists")
+        ->excludes("--base");
     app.add_flag("--threads", options.load.per_thread, "split every stack by jemalloc thread");
     app.add_flag("--keep-allocator-frames", options.frames.keep_allocator_frames,
                  "keep malloc, operator new and jemalloc-internal frames");
@@ -203,12 +208,47 @@ inline Result<Profile> load(const std::vector<std::string>& paths, const ToolOpt
     return std::move(loaded->profile);
 }
 
+// What loading said, printed; the exit status for a successful write.
+inline int finish(const CLI::App& app, const ToolOptions& options, const Said& said) {
+    for (const std::string& warning : said.warnings) {
+        if (!options.quiet) {
+            fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
+        }
+    }
+    return options.strict && said.unnamed ? 2 : 0;
+}
+
+// --growth: the dumps loaded as a series, each filtered, handed to `write`.
+template <class WriteSeries>
+int run_series(const CLI::App& app, const ToolOptions& options, WriteSeries write) {
+    std::vector<Input> inputs;
+    for (const std::string& path : options.inputs) {
+        inputs.push_back(Input{path, std::nullopt});
+    }
+    auto series = load_series(inputs, options.load);
+    if (!series) {
+        return report_error(app, series.error());
+    }
+    for (Profile& dump : series->dumps) {
+        if (auto kept = filter_stacks(dump, options.stacks); !kept) {
+            return report_error(app, kept.error());
+        }
+    }
+    if (auto written = write(series->dumps); !written) {
+        return report_error(app, written.error());
+    }
+    return finish(app, options,
+                  Said{series->report.warnings, series->report.unnamed_locations > 0});
+}
+
 // Parses argv, loads the dumps (and the --base dumps), hands them to `write` (which writes
-// the tool's output from the profile and the base, null without --base), prints warnings
-// and errors as "<name>: ...", and returns the exit status: 0 done, 1 usage, input or
-// output error, 2 under --strict when a frame stayed unnamed.
-template <class Write>
-int parse_and_run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write) {
+// the tool's output from the profile and the base, null without --base; with --growth,
+// `write_series` writes from the series' dumps instead), prints warnings and errors as
+// "<name>: ...", and returns the exit status: 0 done, 1 usage, input or output error, 2
+// under --strict when a frame stayed unnamed.
+template <class Write, class WriteSeries>
+int parse_and_run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write,
+                  WriteSeries write_series) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& done) {
@@ -221,6 +261,9 @@ int parse_and_run(CLI::App& app, int argc, char** argv, ToolOptions& options, Wr
         options.load.symbols.cache_directory = default_cache_directory();
     }
     options.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
+    if (options.growth) {
+        return run_series(app, options, write_series);
+    }
     Said said;
     auto profile = load(options.inputs, options, said);
     if (!profile) {
@@ -237,21 +280,17 @@ int parse_and_run(CLI::App& app, int argc, char** argv, ToolOptions& options, Wr
     if (auto written = write(*profile, base ? &*base : nullptr); !written) {
         return report_error(app, written.error());
     }
-    for (const std::string& warning : said.warnings) {
-        if (!options.quiet) {
-            fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
-        }
-    }
-    return options.strict && said.unnamed ? 2 : 0;
+    return finish(app, options, said);
 }
 
 // parse_and_run, with the one catch of the tools: what the library reports as Result
 // errors, a failed allocation (or an exception from a dependency) is reported the same
 // way, after unwinding has removed any temporary output file.
-template <class Write>
-int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write) {
+template <class Write, class WriteSeries>
+int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write,
+        WriteSeries write_series) {
     try {
-        return parse_and_run(app, argc, argv, options, write);
+        return parse_and_run(app, argc, argv, options, write, write_series);
     } catch (const std::bad_alloc&) {
         fmt::print(stderr,
                    "{}: error: out of memory (the input needs more memory than this "

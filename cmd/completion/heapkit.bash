@@ -7,10 +7,10 @@
 
 # Flags of jeprof2pprof (cmd/tool_main.hpp's add_common_flags and its own) or heapfold.
 _heapkit_flags() {
-    local common='-h --help -o --output --base --sample --threads --keep-allocator-frames
+    local common='-h --help -o --output --base --sample --growth --threads --keep-allocator-frames
         --drop-frames --focus --ignore --keep-clone-suffixes --no-symbolize --binary
         --sysroot --path-map --debug-dir --no-cache -q --quiet -v --verbose --strict
-        --version'
+        --label-dumps --version'
     case $1 in
     jeprof2pprof) echo "$common --compress-level" ;;
     heapfold)

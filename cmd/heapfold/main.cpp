@@ -97,20 +97,43 @@ int main(int argc, char** argv) {
                                    "print a table of functions (flat, flat%, sum%, cum, cum%) "
                                    "like jeprof --text and go tool pprof -top")
                           ->excludes("--svg");
-    app.add_option("--nodecount", text.node_count,
-                   "list only the N functions with the largest flat values (default: all)")
-        ->option_text("N")
-        ->needs(text_flag);
+    text_flag->excludes("--growth");
+    auto* node_count =
+        app.add_option("--nodecount", text.node_count,
+                       "list only the N functions with the largest flat values (default: all); "
+                       "with --growth, the N strongest suspects (default 10)")
+            ->option_text("N");
+    app.final_callback([&] {
+        if (node_count->count() > 0 && !table && !options.growth) {
+            throw CLI::ValidationError("--nodecount", "needs --text or --growth");
+        }
+    });
     app.footer("Examples:\n"
                "  heapfold --svg jeprof.1234.0.f.heap -o heap.svg\n"
                "  heapfold --base old.heap new.heap --svg -o grew.svg\n"
+               "  heapfold --growth jeprof.1234.*.i*.heap\n"
                "  heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem --countname=bytes "
                "> heap.svg");
+    auto configure = [&] {
+        folded.sample = options.load.sample;
+        folded.frames = options.frames;
+        folded.thread_frames = options.load.per_thread;
+    };
+    auto write_series = [&](std::vector<heapkit::Profile>& dumps) {
+        configure();
+        heapkit::GrowthOptions growth;
+        if (node_count->count() > 0) {
+            growth.node_count = text.node_count;
+        }
+        return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
+            return draw ? heapkit::write_growth_graph(dumps, folded, growth, flame, sink)
+                        : heapkit::write_growth_report(dumps, folded, growth, sink);
+        });
+    };
     return heapkit::cmd::run(
-        app, argc, argv, options, [&](heapkit::Profile& profile, const heapkit::Profile* base) {
-            folded.sample = options.load.sample;
-            folded.frames = options.frames;
-            folded.thread_frames = options.load.per_thread;
+        app, argc, argv, options,
+        [&](heapkit::Profile& profile, const heapkit::Profile* base) {
+            configure();
             return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
                 if (table) {
                     return base
@@ -125,5 +148,6 @@ int main(int argc, char** argv) {
                 return base ? heapkit::write_folded_diff(*base, profile, folded, sink)
                             : heapkit::write_folded(profile, folded, sink);
             });
-        });
+        },
+        write_series);
 }

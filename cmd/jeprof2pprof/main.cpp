@@ -16,10 +16,22 @@ int main(int argc, char** argv) {
                  "label every sample dump=<the file's base name> (go tool pprof -tags, "
                  "-tagfocus=dump=NAME)")
         ->excludes("--base");
-    app.footer("Example: jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
-               "heap.pb.gz");
+    app.footer("Examples:\n"
+               "  jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
+               "heap.pb.gz\n"
+               "  jeprof2pprof --growth jeprof.1234.*.i*.heap -o growth.pb.gz && "
+               "go tool pprof -top -sample_index=growth growth.pb.gz");
+    auto write_series = [&](std::vector<heapkit::Profile>& dumps) {
+        pprof.default_type = options.load.sample;
+        pprof.frames = options.frames;
+        return heapkit::write_output(options.output, true, [&](const heapkit::Sink& sink) {
+            auto bytes = heapkit::write_growth_pprof(dumps, pprof);
+            return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
+        });
+    };
     return heapkit::cmd::run(
-        app, argc, argv, options, [&](heapkit::Profile& profile, const heapkit::Profile* base) {
+        app, argc, argv, options,
+        [&](heapkit::Profile& profile, const heapkit::Profile* base) {
             if (base != nullptr) {
                 if (auto subtracted = heapkit::subtract_base(profile, *base); !subtracted) {
                     return subtracted;
@@ -31,5 +43,6 @@ int main(int argc, char** argv) {
                 auto bytes = heapkit::write_pprof(profile, pprof);
                 return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
             });
-        });
+        },
+        write_series);
 }

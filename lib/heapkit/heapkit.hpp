@@ -203,6 +203,55 @@ Result<void> write_text_report_diff(const Profile& before, const Profile& after,
                                     const FoldedOptions& folded, const TextOptions& options,
                                     const Sink& sink);
 
+// A series: dumps of one program over time (prof_interval's jeprof.<pid>.<seq>.i<n>.heap,
+// prof.dump's, dumps of several runs), each loaded on its own, oldest first.
+struct LoadedSeries {
+    std::vector<Profile> dumps;
+    LoadReport report; // what loading said of all of them, each line once
+};
+
+// load_profile for each input apart, then in the order they were written: by the files'
+// modification times, ties broken by jemalloc's sequence number in the file name (the
+// order given when some time is unknown: standard input, memory). An error for fewer than
+// 3 dumps, a file given twice, or dumps of different programs (the main executables'
+// build ids differ).
+Result<LoadedSeries> load_series(std::span<const Input> inputs, const LoadOptions& options);
+
+struct GrowthOptions {
+    size_t node_count = 10; // suspects listed, and drawn in the chart; 0: all (chart: 10)
+};
+
+// Leak suspects of a series (load_series' dumps, oldest first): every stack, spelled as
+// write_folded spells it with `folded` (so that stacks of runs with other addresses
+// meet), followed through the dumps. A run is one process: a new one begins where the pid
+// in jemalloc's file names or the main executable's load address changes, and each run
+// has its own intercept in a least-squares line with one slope. Stacks are ranked by
+// growth that persists: those whose value never fell within a run first, then by the
+// slope over the later half of each run times R^2 of the whole fit (per second when the
+// dumps' times differ, else per dump), so that a cache that filled and stayed flat, or a
+// batch that rose and fell back, ranks below steady growth.
+//
+// The table lists the top options.node_count: persistent growth, slope per second and
+// per dump, R^2, first and last value, whether monotonic, the allocating frame (the
+// leaf-most frame left after the allocator frames are cut) with its file:line, and the
+// stack.
+Result<void> write_growth_report(std::span<const Profile> dumps, const FoldedOptions& folded,
+                                 const GrowthOptions& options, const Sink& sink);
+
+// One standalone SVG: a chart of the top suspects' values over time (a line each, a
+// legend naming their allocating frames, axes in bytes or objects and in seconds or
+// dumps), above the flame graph of the last dump whose frames are coloured by the
+// persistent growth of the stacks through them (red grows, blue shrinks).
+Result<void> write_growth_graph(std::span<const Profile> dumps, const FoldedOptions& folded,
+                                const GrowthOptions& options, FlameOptions flame, const Sink& sink);
+
+// The last dump as a gzipped pprof with two more sample types: "growth" (the ranking's
+// persistent growth) and "slope" (the least-squares slope), in bytes (or objects) per
+// second, per dump when the dumps' times do not differ, of options.default_type. A
+// stack's growth is shared among the last dump's samples that spell it, in proportion to
+// their values; stacks with nothing in use in the last dump carry none.
+Result<std::string> write_growth_pprof(std::span<const Profile> dumps, const PprofOptions& options);
+
 // Runs `produce` with a sink into `path` ("" or "-": standard output) and keeps what it
 // wrote only when it succeeds: a file is written beside its target and renamed into
 // place, so a failure leaves the target untouched. `binary` output is refused on a

@@ -3,12 +3,17 @@
 jemalloc profiling, run heapkit's tools and the real consumers, parse their output."""
 
 import glob
+import html
+import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
+from collections import Counter
 
 from synthetic_dump import write_synthetic_dump  # noqa: F401 (for the tests)
 
@@ -221,14 +226,17 @@ def flamegraph_tool(name):
     return path
 
 
-FLAME_TITLE = re.compile(r"^(.*) \(([\d,]+) (.+?), ([\d.]+)%(?:; ([-+]?[\d.]+)%)?\)$", re.S)
+# "NAME (N UNIT, P%)", "; D%" added in a differential graph, "; NOTE" where a view adds one.
+FLAME_TITLE = re.compile(
+    r"^(.*) \(([\d,]+) (.+?), ([\d.]+)%(?:; ([-+]?[\d.]+)%)?(?:; ([^;()]*))?\)$", re.S)
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 def flame_frames(svg_text):
     """The frames of a flame graph SVG (heapfold's or flamegraph.pl's), parsed as XML: a list
-    of dicts {title, name, value, percent, delta (None unless differential), x, width, y,
-    depth, fill}, in document order. Depth counts from the root frame "all"."""
+    of dicts {title, name, value, percent, delta (None unless differential), note (None
+    unless the view adds one), x, width, y, depth, fill}, in document order. Depth counts
+    from the root frame "all"."""
     import xml.etree.ElementTree as ET
 
     document = ET.fromstring(svg_text)
@@ -242,10 +250,11 @@ def flame_frames(svg_text):
         frames.append({"title": title, "name": match.group(1),
                        "value": int(match.group(2).replace(",", "")),
                        "percent": match.group(4), "delta": match.group(5),
+                       "note": match.group(6),
                        "x": float(rect.get("x")), "width": float(rect.get("width")),
                        "y": float(rect.get("y")), "fill": rect.get("fill"),
                        "label": g.find(f"{SVG}text").text or ""})
-    roots = [f for f in frames if f["name"] == "all" and f["title"].endswith(", 100%)")]
+    roots = [f for f in frames if f["name"] == "all" and f["percent"] == "100"]
     check(len(roots) == 1, f"{len(roots)} root frames named all")
     for frame in frames:
         frame["depth"] = round(abs(frame["y"] - roots[0]["y"]) / 16)
@@ -332,3 +341,83 @@ def completion_loaded(share_dir, command):
                 "loader", BASH_COMPLETION, command],
                env=dict(os.environ, XDG_DATA_DIRS=share_dir), check=False)
     return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+# --- headless Chromium -----------------------------------------------------------------
+
+def chromium_browser():
+    """The path of chromium; without one the test is skipped (exit 77, meson's "skipped")."""
+    browser = shutil.which("chromium")
+    if browser is None:
+        print("skipping: chromium is not installed (tests/install-packages.sh installs it)")
+        raise SystemExit(77)
+    return browser
+
+
+def chromium(*args):
+    """Runs headless Chromium with `args` and returns its standard output."""
+    profile = workdir()  # a throwaway profile: nothing from an earlier run
+    return run([chromium_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--hide-scrollbars", f"--user-data-dir={profile}", *args]).stdout
+
+
+def png_colours(path):
+    """(width, height, Counter of (r, g, b)) of an 8-bit RGB or RGBA, non-interlaced PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, rows, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+    check(depth == 8 and colour_type in (2, 6) and interlace == 0,
+          f"PNG depth {depth}, colour type {colour_type}, interlace {interlace}")
+    channels = 3 if colour_type == 2 else 4
+    stride = width * channels
+    raw = zlib.decompress(idat)
+    colours = Counter()
+    previous = bytearray(stride)
+    for y in range(rows):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            up_left = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - up_left
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc
+                                      else up_left)) & 0xFF
+        colours.update(zip(line[0::channels], line[1::channels], line[2::channels]))
+        previous = line
+    return width, rows, colours
+
+
+def rgb(fill):
+    return tuple(int(c) for c in re.fullmatch(r"rgb\((\d+),(\d+),(\d+)\)", fill).groups())
+
+
+def run_harness(page):
+    """Loads an HTML page that writes JSON into <pre id="result"> and returns it parsed; the
+    page reports a failure as {"error": ...}."""
+    dom = chromium("--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom",
+                   f"file://{page}")
+    found = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+    check(found, f"no result in the harness page:\n{dom[:2000]}")
+    result = json.loads(html.unescape(found.group(1))) if found.group(1) != "not run" else {}
+    check(result and "error" not in result,
+          f"the harness failed: {result or 'the page never loaded what it tests'}")
+    return result
+

@@ -4,21 +4,14 @@ holds the frames' colours), and a scripted page clicks a frame, searches, hovers
 Ctrl-F and Escape, and the SVG's DOM changes as the graph promises (zoomed widths,
 highlighted matches, the matched share)."""
 
-import html
 import json
 import os
 import re
-import shutil
-import struct
-import zlib
-from collections import Counter
 
-from heapkit_e2e import check, fixture, flame_frames, run, run_fixture, tool, workdir, write_file
+from heapkit_e2e import (check, chromium, chromium_browser, fixture, flame_frames, png_colours,
+                         rgb, run, run_fixture, run_harness, tool, workdir, write_file)
 
-browser = shutil.which("chromium")
-if browser is None:
-    print("skipping: chromium is not installed (tests/install-packages.sh installs it)")
-    raise SystemExit(77)  # meson's "skipped"
+chromium_browser()  # skips the test without one
 
 directory = workdir()
 dump = run_fixture(fixture("inline_cpp"), directory, args=[fixture("libplugin_fixture.so")])
@@ -29,60 +22,6 @@ with open(graph_path) as f:
 frames = flame_frames(svg)
 by_name = {f["name"]: f for f in frames}
 height = int(re.search(r'<svg [^>]*height="(\d+)"', svg).group(1))
-
-
-def chromium(*args):
-    profile = workdir()  # a throwaway profile: nothing from an earlier run
-    return run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--hide-scrollbars", f"--user-data-dir={profile}", *args]).stdout
-
-
-def png_colours(path):
-    """(width, height, Counter of (r, g, b)) of an 8-bit RGB or RGBA, non-interlaced PNG."""
-    with open(path, "rb") as f:
-        data = f.read()
-    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
-    pos, idat = 8, b""
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind == b"IHDR":
-            width, rows, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-    check(depth == 8 and colour_type in (2, 6) and interlace == 0,
-          f"PNG depth {depth}, colour type {colour_type}, interlace {interlace}")
-    channels = 3 if colour_type == 2 else 4
-    stride = width * channels
-    raw = zlib.decompress(idat)
-    colours = Counter()
-    previous = bytearray(stride)
-    for y in range(rows):
-        start = y * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-        for i in range(stride):
-            left = line[i - channels] if i >= channels else 0
-            up = previous[i]
-            up_left = previous[i - channels] if i >= channels else 0
-            if kind == 1:
-                line[i] = (line[i] + left) & 0xFF
-            elif kind == 2:
-                line[i] = (line[i] + up) & 0xFF
-            elif kind == 3:
-                line[i] = (line[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                p = left + up - up_left
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
-                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc
-                                      else up_left)) & 0xFF
-        colours.update(zip(line[0::channels], line[1::channels], line[2::channels]))
-        previous = line
-    return width, rows, colours
-
-
-def rgb(fill):
-    return tuple(int(c) for c in re.fullmatch(r"rgb\((\d+),(\d+),(\d+)\)", fill).groups())
 
 
 # 1. The screenshot: the frames are drawn, each box in its own colour.
@@ -160,12 +99,7 @@ document.getElementById("graph").addEventListener("load", function () {
 </script></body></html>
 """ % (height, json.dumps(TARGET))
 page = write_file(directory, "harness.html", harness)
-dom = chromium("--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom",
-               f"file://{page}")
-found = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
-check(found, f"no result in the harness page:\n{dom[:2000]}")
-result = json.loads(html.unescape(found.group(1))) if found.group(1) != "not run" else {}
-check(result and "error" not in result, f"the harness failed: {result or 'the graph never loaded'}")
+result = run_harness(page)
 
 
 def state_of(step):

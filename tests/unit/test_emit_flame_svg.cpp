@@ -210,3 +210,38 @@ TEST_CASE("heapkit flame graph texts: numbers, labels, options") {
     CHECK(parse_palette("mem") == Palette::mem);
     CHECK_FALSE(parse_palette("java"));
 }
+
+TEST_CASE("heapkit::write_flame_svg takes a caller's fills and notes, and nests") {
+    FlameGraphBuilder builder;
+    REQUIRE(builder.feed("main;leak 300\nmain;cache 100\n"));
+    auto graph = builder.finish();
+    REQUIRE(graph);
+    std::vector<std::string> names(graph->nodes().size());
+    for (uint32_t n = 0; n < names.size(); ++n) {
+        names[n] = std::string(graph->name(graph->nodes()[n]));
+    }
+    FlameDrawing drawing;
+    drawing.fill = [&](uint32_t node) {
+        return names[node] == "leak" ? Rgb{255, 40, 40} : Rgb{255, 255, 255};
+    };
+    drawing.note = [&](uint32_t node) { return "note <" + names[node] + ">"; };
+    drawing.nested_at = 120;
+    std::string svg;
+    REQUIRE(write_flame_svg(
+        *graph, {},
+        [&](std::string_view piece) {
+            svg += piece;
+            return Result<void>{};
+        },
+        drawing));
+    CHECK(svg.rfind("<svg x=\"0\" y=\"120\" width=\"1200\" height=\"", 0) == 0);
+    CHECK(svg.find("<?xml") == std::string::npos);
+    CHECK(has(titles(svg), "leak (300 bytes, 75.00%; note &lt;leak&gt;)"));
+    CHECK(has(titles(svg), "all (400 bytes, 100%; note &lt;&gt;)"));
+    CHECK(rect_attribute(svg, "leak (300 bytes, 75.00%; note &lt;leak&gt;)", "fill") ==
+          "rgb(255,40,40)");
+    CHECK(rect_attribute(svg, "main (400 bytes, 100.00%; note &lt;main&gt;)", "fill") ==
+          "rgb(255,255,255)");
+    double height = flame_svg_height(*graph, {});
+    CHECK(svg.find(fmt::format("height=\"{}\"", height)) != std::string::npos);
+}

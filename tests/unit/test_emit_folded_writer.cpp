@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/emit/dump_labels.hpp"
+#include "heapkit/emit/sample_stacks.hpp"
 #include "heapkit/heapkit.hpp"
 #include "test_profiles.hpp"
 
@@ -141,6 +142,28 @@ std::string folded_reference(const Profile& profile, const FoldedOptions& option
 
 } // namespace
 
+// write_folded's lines rebuilt from spell_sample_stacks: each sample's value added to the
+// line it names.
+std::string folded_from_samples(const Profile& profile, const FoldedOptions& options) {
+    auto spelled = spell_sample_stacks(profile, options);
+    REQUIRE(spelled);
+    std::map<std::string, int64_t> lines;
+    for (size_t s = 0; s < profile.samples.size(); ++s) {
+        if (uint32_t stack = spelled->stack_of_sample[s]; stack != SampleStacks::none) {
+            int64_t& sum = lines[spelled->stacks.at(stack)];
+            int64_t value = value_of(profile.samples[s].values, options.sample);
+            sum = __builtin_add_overflow(sum, value, &sum) ? INT64_MAX : sum;
+        }
+    }
+    std::string out;
+    for (const auto& [stack, value] : lines) {
+        if (value != 0) {
+            out += stack + " " + std::to_string(value) + "\n";
+        }
+    }
+    return out;
+}
+
 TEST_CASE("heapkit::write_folded agrees with one string per stack on random profiles") {
     // Names that are prefixes of each other, hold ';' and ' ', sort around ';', are empty,
     // or are allocator functions; inline chains; shared and repeated stacks; threads.
@@ -181,5 +204,21 @@ TEST_CASE("heapkit::write_folded agrees with one string per stack on random prof
         options.annotate_inline = next(2) == 0;
         CAPTURE(round);
         CHECK(write_folded(profile, options) == folded_reference(profile, options));
+        CHECK(write_folded(profile, options) == folded_from_samples(profile, options));
     }
+}
+
+TEST_CASE("heapkit::spell_sample_stacks names each sample's line") {
+    Profile profile = test::make_profile(test::sample_dump);
+    test::name_locations(profile, test::app_names);
+    profile.samples.push_back(profile.samples[0]); // another sample of the first stack
+    auto spelled = spell_sample_stacks(profile, {});
+    REQUIRE(spelled);
+    REQUIRE(spelled->stack_of_sample.size() == 4);
+    auto stack_of = [&](size_t s) { return spelled->stacks.at(spelled->stack_of_sample[s]); };
+    CHECK(stack_of(0) == "main;hold");
+    CHECK(spelled->stack_of_sample[1] == SampleStacks::none); // nothing in use: no line
+    CHECK(stack_of(2) == "main;0x900000");
+    CHECK(spelled->stack_of_sample[3] == spelled->stack_of_sample[0]);
+    CHECK(spelled->stacks.size() == 2);
 }

@@ -195,3 +195,22 @@ TEST_CASE("heapkit::encode_pprof joins the user's drop_frames to the allocator's
     p = decode(encode_pprof(profile, options));
     CHECK(text_of(p, p.drop_frames()) == "zmalloc|zrealloc");
 }
+
+TEST_CASE("heapkit::encode_pprof adds sample types of the caller's values") {
+    Profile profile = test::make_profile(test::sample_dump);
+    ExtraSampleType extra[] = {{"growth", "bytes_per_second", {7, -3, 0}},
+                               {"slope", "bytes_per_second", {70, -30, 1}}};
+    pb::Profile p = decode(encode_pprof(profile, {}, extra));
+    check_valid(p);
+    REQUIRE(p.sample_type_size() == 6);
+    CHECK(text_of(p, p.sample_type(4).type()) == "growth");
+    CHECK(text_of(p, p.sample_type(4).unit()) == "bytes_per_second");
+    CHECK(text_of(p, p.sample_type(5).type()) == "slope");
+    CHECK(text_of(p, p.default_sample_type()) == "inuse_space");
+    REQUIRE(p.sample_size() == 3);
+    for (int s = 0; s < 3; ++s) {
+        CHECK(p.sample(s).value(4) == extra[0].values[static_cast<size_t>(s)]);
+        CHECK(p.sample(s).value(5) == extra[1].values[static_cast<size_t>(s)]);
+        CHECK(p.sample(s).value(3) == profile.samples[static_cast<size_t>(s)].values.inuse_space);
+    }
+}

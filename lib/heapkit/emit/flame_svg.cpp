@@ -110,9 +110,12 @@ double min_value_of(const FlameOptions& options, uint64_t total) {
     return options.minwidth.value * all / (options.width - 2 * side_pad);
 }
 
-std::string frame_title(const FlameGraph& graph, const FlameNode& node, std::string_view unit) {
-    if (&node == &graph.root()) {
-        return fmt::format("all ({} {}, 100%)", with_thousands(node.value), unit);
+std::string frame_title(const FlameGraph& graph, uint32_t index, std::string_view unit,
+                        const FlameDrawing& drawing) {
+    const FlameNode& node = graph.nodes()[index];
+    std::string note = drawing.note ? "; " + escape_xml(drawing.note(index)) : "";
+    if (index == 0) {
+        return fmt::format("all ({} {}, 100%{})", with_thousands(node.value), unit, note);
     }
     std::string title =
         fmt::format("{} ({} {}, {}%", escape_xml(display_name(graph.name(node))),
@@ -121,7 +124,7 @@ std::string frame_title(const FlameGraph& graph, const FlameNode& node, std::str
         title += fmt::format("; {}{}%", node.delta > 0 ? "+" : "",
                              percent_of(node.delta, graph.total()));
     }
-    title += ')';
+    title += note + ')';
     return title;
 }
 
@@ -143,32 +146,40 @@ struct Canvas {
 };
 
 void write_frame(SvgOut& out, const FlameGraph& graph, const Placed& frame, const Canvas& canvas,
-                 const FlameOptions& options, std::string_view unit) {
+                 const FlameOptions& options, std::string_view unit, const FlameDrawing& drawing) {
     const FlameNode& node = graph.nodes()[frame.node];
     double left = canvas.x_of(frame.offset);
     double right =
         frame.node == 0 ? canvas.width - side_pad : canvas.x_of(frame.offset + node.value);
     double top = canvas.top_of(frame.depth);
     std::string_view name = frame.node == 0 ? std::string_view("all") : graph.name(node);
-    Rgb fill = graph.differential() ? change_color(node.delta, graph.max_line_delta())
-                                    : frame_color(options.colors, name);
+    Rgb fill = drawing.fill           ? drawing.fill(frame.node)
+               : graph.differential() ? change_color(node.delta, graph.max_line_delta())
+                                      : frame_color(options.colors, name);
     std::string label =
         escape_xml(fitted_label(display_name(name), (right - left - 3) / char_width));
     out.print("<g><title>{}</title><rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
               "fill=\"{}\"/><text x=\"{:.2f}\" y=\"{}\">{}</text></g>\n",
-              frame_title(graph, node, unit), left, top, right - left, frame_height, rgb(fill),
-              left + 3, top + 10.5, label);
+              frame_title(graph, frame.node, unit, drawing), left, top, right - left, frame_height,
+              rgb(fill), left + 3, top + 10.5, label);
 }
 
-void write_header(SvgOut& out, const Canvas& canvas, const FlameOptions& options) {
+void write_header(SvgOut& out, const Canvas& canvas, const FlameOptions& options,
+                  const FlameDrawing& drawing) {
     std::string title = options.title.empty()
                             ? std::string(options.inverted ? "Icicle Graph" : "Flame Graph")
                             : options.title;
     Background background = background_of(options.colors);
-    out.print("<?xml version=\"1.0\" standalone=\"no\"?>\n"
-              "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-              "xmlns=\"http://www.w3.org/2000/svg\">\n"
-              "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+    if (drawing.nested_at) {
+        out.print("<svg x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\">\n", *drawing.nested_at,
+                  canvas.width, canvas.height);
+    } else {
+        out.print("<?xml version=\"1.0\" standalone=\"no\"?>\n"
+                  "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+                  "xmlns=\"http://www.w3.org/2000/svg\">\n",
+                  canvas.width, canvas.height);
+    }
+    out.print("<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
               "<stop offset=\"5%\" stop-color=\"{2}\"/><stop offset=\"95%\" stop-color=\"{3}\"/>"
               "</linearGradient></defs>\n"
               "<style type=\"text/css\"><![CDATA[{4}]]></style>\n"
@@ -202,12 +213,15 @@ std::optional<MinWidth> parse_min_width(std::string_view text) {
     return width;
 }
 
-Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& options,
-                             const Sink& sink) {
-    if (options.width < FlameOptions::min_width) {
-        return fail("a flame graph must be at least {} pixels wide, not {}",
-                    FlameOptions::min_width, options.width);
-    }
+namespace {
+
+// The frames drawn and the image they make.
+struct Layout {
+    std::vector<Placed> frames;
+    Canvas canvas;
+};
+
+Layout lay_out(const FlameGraph& graph, const FlameOptions& options) {
     uint64_t total = graph.total();
     // An empty profile draws as its root alone.
     std::vector<Placed> frames = total == 0 ? std::vector<Placed>{{0, 0, 0}}
@@ -220,16 +234,32 @@ Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& option
                   (deepest + 1) * frame_step + top_pad + bottom_pad,
                   total == 0 ? 0 : (options.width - 2 * side_pad) / static_cast<double>(total),
                   options.inverted};
+    return {std::move(frames), canvas};
+}
+
+} // namespace
+
+double flame_svg_height(const FlameGraph& graph, const FlameOptions& options) {
+    return lay_out(graph, options).canvas.height;
+}
+
+Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& options, const Sink& sink,
+                             const FlameDrawing& drawing) {
+    if (options.width < FlameOptions::min_width) {
+        return fail("a flame graph must be at least {} pixels wide, not {}",
+                    FlameOptions::min_width, options.width);
+    }
+    auto [frames, canvas] = lay_out(graph, options);
     std::string unit = escape_xml(options.countname.empty() ? "bytes" : options.countname);
 
     SvgOut out(sink);
-    write_header(out, canvas, options);
+    write_header(out, canvas, options, drawing);
     out.print("<!-- {} of {} frames drawn; the others are narrower than {}{} -->\n", frames.size(),
               graph.nodes().size() + graph.dropped(), options.minwidth.value,
               options.minwidth.percent ? "%" : " px");
     out.print("<g id=\"frames\">\n");
     for (const Placed& frame : frames) {
-        write_frame(out, graph, frame, canvas, options, unit);
+        write_frame(out, graph, frame, canvas, options, unit, drawing);
     }
     out.print("</g>\n<script type=\"text/ecmascript\"><![CDATA[{}({{pad: {}, step: {}, "
               "charWidth: {}}});\n]]></script>\n</svg>\n",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/emit/flame_colors.hpp"
 #include "heapkit/emit/flame_graph.hpp"
 #include "heapkit/heapkit.hpp"
 #include "heapkit/model/profile.hpp"
@@ -12,6 +13,21 @@
 #include <string_view>
 
 namespace heapkit {
+
+// What a caller changes in how write_flame_svg draws a graph.
+struct FlameDrawing {
+    // A frame's fill by its node index (instead of the palette's, or the change's).
+    std::function<Rgb(uint32_t node)> fill;
+    // Text added to a frame's title after its percentage, "; " first: "NAME (N UNIT, P%;
+    // NOTE)". Plain text (escaped here).
+    std::function<std::string(uint32_t node)> note;
+    // Drawn as an <svg> element at this height inside another SVG document (no XML
+    // declaration; the caller writes the document around it).
+    std::optional<double> nested_at;
+};
+
+// The height in pixels of write_flame_svg's drawing of `graph`.
+double flame_svg_height(const FlameGraph& graph, const FlameOptions& options);
 
 // Writes `graph` as a standalone SVG flame graph (script and style inside, no network
 // needed), in pieces of about a megabyte to `sink`; the first error it returns stops the
@@ -25,8 +41,8 @@ namespace heapkit {
 // out; the rest are written in the tree's preorder, children sorted by name, left-aligned
 // in their parent. Colours come from a hash of the name (deterministic), or in a
 // differential graph from the change: red grew, blue shrank.
-Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& options,
-                             const Sink& sink);
+Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& options, const Sink& sink,
+                             const FlameDrawing& drawing = {});
 
 FlameInput flame_input(const FlameOptions& options);
 

@@ -39,14 +39,14 @@ size_t SampleGroups::hash(uint32_t s) const {
     return static_cast<size_t>((h * 0x9e3779b97f4a7c15u) >> m_shift);
 }
 
-void SampleGroups::add(uint32_t s, int64_t value) {
+uint32_t SampleGroups::add(uint32_t s, int64_t value) {
     std::span<const uint32_t> locations = m_profile.locations_of(m_profile.samples[s]);
     size_t mask = m_slots.size() - 1;
     for (size_t i = hash(s);; i = (i + 1) & mask) {
         if (m_slots[i] == 0) {
             m_lines.push_back(StackLine{s, 0, value, 0});
             m_slots[i] = static_cast<uint32_t>(m_lines.size());
-            return;
+            return m_slots[i] - 1;
         }
         StackLine& line = m_lines[m_slots[i] - 1];
         std::span<const uint32_t> other = m_profile.locations_of(m_profile.samples[line.sample]);
@@ -56,7 +56,7 @@ void SampleGroups::add(uint32_t s, int64_t value) {
             line.value = __builtin_add_overflow(line.value, value, &sum)
                              ? std::numeric_limits<int64_t>::max()
                              : sum;
-            return;
+            return m_slots[i] - 1;
         }
     }
 }

@@ -66,8 +66,9 @@ public:
     // With `threads` (`dumps`), samples of different threads (dumps) are different lines.
     SampleGroups(const Profile& profile, bool threads, bool dumps = false);
 
-    // Adds sample `s`'s `value` to its line, starting one when new.
-    void add(uint32_t s, int64_t value);
+    // Adds sample `s`'s `value` to its line, starting one when new; returns the line's
+    // index in take()'s lines.
+    uint32_t add(uint32_t s, int64_t value);
     PodVector<StackLine> take() { return std::move(m_lines); }
 
 private:

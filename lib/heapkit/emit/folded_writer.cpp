@@ -4,6 +4,7 @@
 #include "heapkit/emit/dump_labels.hpp"
 #include "heapkit/emit/folded_lines.hpp"
 #include "heapkit/emit/frame_text.hpp"
+#include "heapkit/emit/sample_stacks.hpp"
 #include "heapkit/heapkit.hpp"
 #include "heapkit/util/try.hpp"
 
@@ -11,6 +12,8 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <limits>
+#include <optional>
+#include <unordered_map>
 
 namespace heapkit {
 namespace {
@@ -133,31 +136,47 @@ void sort_and_merge(PodVector<StackLine>& lines, const LineSpeller& speller) {
     lines.resize(static_cast<size_t>(nonzero - lines.begin()));
 }
 
+// The tokens lines are spelled from, and the speller over them.
+struct Spelling {
+    TokenTable tokens;
+    LocationTokens layout;
+    std::optional<LineSpeller> speller;
+};
+
+// Frame texts tokenized and each line's allocator frames cut (its `kept` set).
+void prepare(const Profile& profile, const FoldedOptions& options, PodVector<StackLine>& lines,
+             Spelling& spelling) {
+    spelling.layout = location_tokens(profile, options, spelling.tokens);
+    std::vector<uint32_t> thread_tokens; // none: no thread frames
+    if (options.thread_frames) {
+        for (const std::string& label : profile.thread_labels) {
+            thread_tokens.push_back(spelling.tokens.intern(frame_label(label)));
+        }
+    }
+    std::vector<uint32_t> dump_tokens; // none: no dump frames
+    if (options.dump_frames) {
+        for (const std::string& label : dump_labels(profile.sources)) {
+            dump_tokens.push_back(spelling.tokens.intern(frame_label(label)));
+        }
+    }
+    for (StackLine& line : lines) {
+        line.kept = kept_frames(profile, spelling.layout,
+                                profile.locations_of(profile.samples[line.sample]),
+                                options.frames.keep_allocator_frames);
+    }
+    spelling.speller.emplace(profile, spelling.layout, spelling.tokens, std::move(thread_tokens),
+                             std::move(dump_tokens));
+}
+
 // Lines are compared and spelled from token ids, never built as strings until the output
 // itself: for a million stacks, a string per stack (and a hash map of them) took more
 // memory than the profile. The output (often many times the dump's size: each line
 // spells its stack out) goes to `sink` a buffer at a time, never held whole.
 Result<void> write_lines(const Profile& profile, const FoldedOptions& options, const Sink& sink) {
     PodVector<StackLine> lines = group_samples(profile, options);
-    TokenTable tokens;
-    LocationTokens layout = location_tokens(profile, options, tokens);
-    std::vector<uint32_t> thread_tokens; // none: no thread frames
-    if (options.thread_frames) {
-        for (const std::string& label : profile.thread_labels) {
-            thread_tokens.push_back(tokens.intern(frame_label(label)));
-        }
-    }
-    std::vector<uint32_t> dump_tokens; // none: no dump frames
-    if (options.dump_frames) {
-        for (const std::string& label : dump_labels(profile.sources)) {
-            dump_tokens.push_back(tokens.intern(frame_label(label)));
-        }
-    }
-    for (StackLine& line : lines) {
-        line.kept = kept_frames(profile, layout, profile.locations_of(profile.samples[line.sample]),
-                                options.frames.keep_allocator_frames);
-    }
-    LineSpeller speller(profile, layout, tokens, std::move(thread_tokens), std::move(dump_tokens));
+    Spelling spelling;
+    prepare(profile, options, lines, spelling);
+    const LineSpeller& speller = *spelling.speller;
     for (StackLine& line : lines) {
         line.key = speller.key_of(line);
     }
@@ -185,7 +204,44 @@ Result<void> write_lines(const Profile& profile, const FoldedOptions& options, c
     return buffer.empty() ? Result<void>{} : sink(buffer);
 }
 
+Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& options) {
+    SampleStacks spelled;
+    spelled.stack_of_sample.assign(profile.samples.size(), SampleStacks::none);
+    SampleGroups groups(profile, options.thread_frames);
+    for (uint32_t s = 0; s < profile.samples.size(); ++s) {
+        if (int64_t value = value_of(profile.samples[s].values, options.sample); value != 0) {
+            spelled.stack_of_sample[s] = groups.add(s, value);
+        }
+    }
+    PodVector<StackLine> lines = groups.take();
+    Spelling spelling;
+    prepare(profile, options, lines, spelling);
+    std::vector<uint32_t> stack_of_line(lines.size(), SampleStacks::none);
+    std::unordered_map<std::string, uint32_t> ids;
+    std::string text;
+    for (size_t l = 0; l < lines.size(); ++l) {
+        if (spelling.speller->empty(lines[l])) {
+            continue; // nothing left once the allocator frames are cut: no line
+        }
+        text.resize(spelling.speller->length(lines[l]));
+        spelling.speller->write(lines[l], text.data());
+        auto [it, added] = ids.try_emplace(text, static_cast<uint32_t>(spelled.stacks.size()));
+        if (added) {
+            spelled.stacks.push_back(text);
+        }
+        stack_of_line[l] = it->second;
+    }
+    for (uint32_t& stack : spelled.stack_of_sample) {
+        stack = stack == SampleStacks::none ? stack : stack_of_line[stack];
+    }
+    return spelled;
+}
+
 } // namespace
+
+Result<SampleStacks> spell_sample_stacks(const Profile& profile, const FoldedOptions& options) {
+    return catching([&] { return spell_samples(profile, options); });
+}
 
 Result<void> write_folded(const Profile& profile, const FoldedOptions& options, const Sink& sink) {
     return catching([&] { return write_lines(profile, options, sink); });

@@ -89,11 +89,17 @@ std::vector<SampleType> sample_types_of(const Profile& profile) {
 }
 
 void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
-                const PprofOptions& options, const std::vector<SampleType>& types) {
+                const PprofOptions& options, const std::vector<SampleType>& types,
+                std::span<const ExtraSampleType> extra) {
     for (SampleType type : types) {
         pb::ValueType* value_type = out.add_sample_type();
         value_type->set_type(strings.intern(name_of(type)));
         value_type->set_unit(strings.intern(unit_of(type)));
+    }
+    for (const ExtraSampleType& type : extra) {
+        pb::ValueType* value_type = out.add_sample_type();
+        value_type->set_type(strings.intern(type.type));
+        value_type->set_unit(strings.intern(type.unit));
     }
     out.mutable_period_type()->set_type(strings.intern("space"));
     out.mutable_period_type()->set_unit(strings.intern("bytes"));
@@ -200,12 +206,13 @@ size_t samples_size_bound(const Profile& profile, size_t types, size_t labels) {
 // come in any order), one reused pb::Sample at a time: a pb::Sample per sample, for a
 // million samples, took four times the memory of the profile.
 void append_samples(std::string& out, const Profile& profile, const std::vector<SampleType>& types,
-                    const PprofOptions& options, const ThreadStrings& threads,
-                    const DumpStrings& dumps) {
+                    std::span<const ExtraSampleType> extra, const PprofOptions& options,
+                    const ThreadStrings& threads, const DumpStrings& dumps) {
     using google::protobuf::io::CodedOutputStream;
     constexpr uint32_t sample_tag = 2 << 3 | 2; // Profile.sample, length-delimited
     pb::Sample entry;
-    for (const Sample& sample : profile.samples) {
+    for (size_t s = 0; s < profile.samples.size(); ++s) {
+        const Sample& sample = profile.samples[s];
         entry.Clear();
         // drop_frames cannot name what a stripped jemalloc leaves unnamed: cut those here,
         // keeping at least one location so that the sample still has a place.
@@ -218,6 +225,9 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
         }
         for (SampleType type : types) {
             entry.add_value(value_of(sample.values, type));
+        }
+        for (const ExtraSampleType& type : extra) {
+            entry.add_value(type.values[s]);
         }
         if (sample.thread >= 0) {
             pb::Label* label = entry.add_label();
@@ -242,14 +252,15 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
 
 } // namespace
 
-std::string encode_pprof(const Profile& profile, const PprofOptions& options) {
+std::string encode_pprof(const Profile& profile, const PprofOptions& options,
+                         std::span<const ExtraSampleType> extra) {
     // Locations, lines, functions and strings come from one arena, freed at once: a
     // heap allocation each was the writer's largest cost at 100k locations.
     google::protobuf::Arena arena;
     pb::Profile& out = *google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
     StringTable strings(out);
     std::vector<SampleType> types = sample_types_of(profile);
-    add_header(out, strings, profile, options, types);
+    add_header(out, strings, profile, options, types, extra);
     add_mappings(out, strings, profile);
     add_locations(out, strings, profile, options);
     ThreadStrings threads = intern_threads(strings, profile);
@@ -257,10 +268,10 @@ std::string encode_pprof(const Profile& profile, const PprofOptions& options) {
     std::string bytes;
     // Only what is written is touched: the pages of a large allocation are mapped on
     // first write, so a generous bound costs address space, not memory, and no copy.
-    bytes.reserve(out.ByteSizeLong() +
-                  samples_size_bound(profile, types.size(), dumps.by_dump.empty() ? 1 : 2));
+    bytes.reserve(out.ByteSizeLong() + samples_size_bound(profile, types.size() + extra.size(),
+                                                          dumps.by_dump.empty() ? 1 : 2));
     out.AppendToString(&bytes);
-    append_samples(bytes, profile, types, options, threads, dumps);
+    append_samples(bytes, profile, types, extra, options, threads, dumps);
     return bytes;
 }
 

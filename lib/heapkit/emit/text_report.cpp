@@ -3,6 +3,7 @@
 // graph of the profile's collapsed stacks (so every view shows the same frames).
 #include "heapkit/emit/flame_graph.hpp"
 #include "heapkit/emit/flame_svg.hpp"
+#include "heapkit/emit/quantity.hpp"
 #include "heapkit/heapkit.hpp"
 #include "heapkit/util/try.hpp"
 
@@ -90,24 +91,6 @@ std::vector<Row> rows_of(const FlameGraph& graph) {
                std::tuple(-std::llabs(b.flat), -std::llabs(b.cum), b.name);
     });
     return sorted;
-}
-
-// pprof's units: bytes in B, kB, MB, GB (1024 apart); counts as they are.
-std::string quantity(int64_t value, bool bytes) {
-    if (!bytes) {
-        return fmt::format("{}", value);
-    }
-    constexpr const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-    double magnitude = std::fabs(static_cast<double>(value));
-    size_t unit = 0;
-    while (magnitude >= 1024 && unit + 1 < std::size(units)) {
-        magnitude /= 1024;
-        ++unit;
-    }
-    if (unit == 0) {
-        return fmt::format("{}B", value);
-    }
-    return fmt::format("{}{:.2f}{}", value < 0 ? "-" : "", magnitude, units[unit]);
 }
 
 std::string percent(int64_t part, int64_t total) {

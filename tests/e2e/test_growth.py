@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: MIT
+"""--growth on real prof_interval series of the leaky fixture (one run, and two runs with
+ASLR on): leak_steadily ranks first, above the cache that fills and stays flat and the
+buffer that grows and is freed; the table's slopes and R^2 are those Python's statistics
+module fits to each dump's own stacks; go tool pprof -sample_index=growth lists the leak
+first; the chart and the flame graph coloured by growth render in headless Chromium;
+bad series are refused with messages that name the problem."""
+
+import glob
+import os
+import re
+import statistics
+
+from heapkit_e2e import (JEMALLOC_SO, PROFILE_CONF, check, chromium, chromium_browser, fixture,
+                         flame_frames, go_pprof, heapfold, marker_line, png_colours, pprof_raw,
+                         rgb, run, run_fixture, run_harness, tool, workdir, write_file)
+
+work = workdir()
+program = fixture("leaky")
+# prof_interval: a dump each time 2^20 bytes more were allocated, about one an iteration.
+SERIES_CONF = f"{PROFILE_CONF},lg_prof_interval:20"
+LEAK_SITE = f"leak_steadily (leaky.c:{marker_line('leaky.c', 'leak')})"
+
+
+def leaky_series(iterations, name):
+    """Runs leaky with a pause of 20 ms an iteration (distinct file times) and returns its
+    dumps, prof_interval's and the final one."""
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    env = dict(os.environ, LD_PRELOAD=JEMALLOC_SO,
+               MALLOC_CONF=f"{SERIES_CONF},prof_prefix:{directory}/jeprof")
+    run([program, str(iterations), "20"], env=env)
+    dumps = glob.glob(f"{directory}/jeprof.*.heap")
+    check(len(dumps) >= 10 and any(".i" in d for d in dumps),
+          f"{iterations} iterations left {len(dumps)} dumps: {dumps}")
+    return dumps
+
+
+ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+([\d.]+)\s+(\S+) -> (\S+)\s+(yes|no)\s+(.+)$")
+UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+
+
+def amount(text):
+    """go tool pprof's spelling, "371.42kB" or "-4.5B", as a number of bytes."""
+    match = re.fullmatch(r"(-?[\d.]+)(B|kB|MB|GB)", text)
+    check(match, f"not a quantity: {text!r}")
+    return float(match.group(1)) * UNITS[match.group(2)]
+
+
+def growth_table(text):
+    """(header, rows): each row a dict of the table's columns and the stack under it."""
+    lines = text.splitlines()
+    rows = []
+    for line in lines[2:]:
+        if line.strip().startswith("stack: "):
+            rows[-1]["stack"] = line.strip()[len("stack: "):]
+            continue
+        match = ROW.match(line)
+        check(match, f"not a row of the table: {line!r}\n{text}")
+        keys = ("rank", "growth", "slope_s", "slope_dump", "r2", "first", "last", "mono", "site")
+        rows.append(dict(zip(keys, match.groups())))
+    return lines[0], rows
+
+
+def row_of(rows, leaf):
+    found = [r for r in rows if r["stack"].split(";")[-1] == leaf]
+    check(len(found) == 1, f"{len(found)} rows for {leaf}: {rows}")
+    return found[0]
+
+
+def series_order(dumps):
+    """Oldest first, as the tools must order them: by mtime, then jemalloc's sequence number."""
+    def key(path):
+        seq = int(re.search(r"\.(\d+)\.(\d+)\.[a-z]\d*\.heap$", path).group(2))
+        return (os.stat(path).st_mtime_ns, seq)
+    return sorted(dumps, key=key)
+
+
+def expected_fit(runs, leaf):
+    """Python's own least squares for the stack ending in `leaf`, each dump converted by
+    itself: per run, x (seconds) and y centred on the run's means, then a line through the
+    origin (the fit with one intercept per run). Returns (slope per second, R^2)."""
+    xs, ys = [], []
+    first = min(os.stat(d).st_mtime_ns for run_dumps in runs for d in run_dumps)
+    for run_dumps in runs:
+        x = [(os.stat(d).st_mtime_ns - first) / 1e9 for d in series_order(run_dumps)]
+        y = [sum(v for s, v in heapfold(d).items() if s.split(";")[-1] == leaf)
+             for d in series_order(run_dumps)]
+        xs += [v - statistics.fmean(x) for v in x]
+        ys += [v - statistics.fmean(y) for v in y]
+    slope = statistics.linear_regression(xs, ys, proportional=True).slope
+    return slope, statistics.correlation(xs, ys) ** 2
+
+
+def check_ranking(rows, what):
+    check(rows[0]["site"] == LEAK_SITE and rows[0]["mono"] == "yes",
+          f"{what}: the first suspect is not {LEAK_SITE}: {rows}")
+    for leaf in ("fill_cache", "grow_buffer"):
+        check(int(row_of(rows, leaf)["rank"]) > 1, f"{what}: {leaf} ranks first")
+    check(row_of(rows, "grow_buffer")["mono"] == "no", f"{what}: the batch buffer is monotonic")
+
+
+def check_fit(rows, runs, what):
+    leak = row_of(rows, "leak_steadily")
+    slope, r2 = expected_fit(runs, "leak_steadily")
+    check(abs(amount(leak["slope_s"]) - slope) <= 0.01 * slope,
+          f"{what}: slope {leak['slope_s']}/s, Python fits {slope:.0f} B/s")
+    check(abs(float(leak["r2"]) - r2) <= 0.006, f"{what}: R^2 {leak['r2']}, Python's {r2:.4f}")
+
+
+# 1. One run of 20 iterations, the dumps given in no particular order.
+single = leaky_series(20, "single")
+text = run([tool("heapfold"), "-q", "--growth", *reversed(sorted(single))]).stdout
+print(text)
+header, rows = growth_table(text)
+check(f"{len(single)} dumps in 1 run" in header, f"header: {header}")
+check_ranking(rows, "one run")
+check_fit(rows, [single], "one run")
+leak = row_of(rows, "leak_steadily")
+check(leak["last"] == "160.00kB", f"20 iterations leak 160 KiB, the table says {leak['last']}")
+check(rows[0]["stack"].endswith(";main;leak_steadily"), f"the leak's stack: {rows[0]['stack']}")
+cache = row_of(rows, "fill_cache")
+check(amount(cache["slope_s"]) > amount(leak["slope_s"]) and amount(cache["growth"]) == 0,
+      f"the cache's slope should be the larger, its persistent growth none: {cache}")
+check(text == run([tool("heapfold"), "-q", "--growth", *series_order(single)]).stdout,
+      "the table depends on the order the dumps are given in")
+shown = growth_table(run([tool("heapfold"), "-q", "--growth", "--nodecount", "2", *single]).stdout)
+check(len(shown[1]) == 2 and "2 shown" in shown[0], f"--nodecount 2: {shown}")
+
+# 2. Two runs, ASLR on: their addresses differ, their stacks meet by name, and the leak's
+# drop at the restart is no fall (each run has its own intercept).
+first_run = leaky_series(16, "run1")
+second_run = leaky_series(16, "run2")
+
+
+def main_start(dump):
+    with open(dump) as f:
+        for line in f:
+            if line.rstrip().endswith("/leaky") and " r-xp " in line:
+                return line.split("-")[0]
+    check(False, f"no executable mapping of leaky in {dump}")
+
+
+check(main_start(first_run[0]) != main_start(second_run[0]),
+      "both runs loaded leaky at one address: is ASLR off?")
+text = run([tool("heapfold"), "-q", "--growth", *second_run, *first_run]).stdout
+print(text)
+header, rows = growth_table(text)
+check(f"{len(first_run) + len(second_run)} dumps in 2 runs" in header, f"header: {header}")
+check_ranking(rows, "two runs")
+check_fit(rows, [first_run, second_run], "two runs")
+
+
+# 3. pprof: go tool pprof -top -sample_index=growth lists the leak first; the heap values
+# are the last dump's.
+def top_functions(path, *args):
+    out = go_pprof("-top", "-nodecount=20", *args, path).stdout
+    rows = [line.split() for line in out.splitlines() if re.match(r"^\s*-?[\d.]+\w*\s+-?[\d.]+%", line)]
+    return [(r[0], r[-1]) for r in rows]
+
+
+for name, dumps in (("one run", single), ("two runs", first_run + second_run)):
+    grown = os.path.join(work, "growth.pb.gz")
+    run([tool("jeprof2pprof"), "-q", "--growth", *dumps, "-o", grown])
+    top = top_functions(grown, "-sample_index=growth")
+    check(top and top[0][1] == "leak_steadily", f"{name}: go tool pprof -top, growth:\n{top}")
+    types, samples, _ = pprof_raw(grown)
+    check(types[-2:] == ["growth", "slope"], f"{name}: sample types {types}")
+last_alone = os.path.join(work, "last.pb.gz")
+run([tool("jeprof2pprof"), "-q", series_order(second_run)[-1], "-o", last_alone])
+check(top_functions(grown, "-sample_index=inuse_space") ==
+      top_functions(last_alone, "-sample_index=inuse_space"),
+      "the growth profile's inuse_space is not the last dump's")
+leak_growth = sum(s["by_type"]["growth"] for s in samples if s["frames"][0] == "leak_steadily")
+check(abs(leak_growth - amount(rows[0]["growth"])) <= 0.01 * leak_growth,
+      f"pprof's growth of the leak {leak_growth}, the table's {rows[0]['growth']}")
+
+# 4. The chart and the flame graph coloured by growth, as a browser shows them.
+graph_path = os.path.join(work, "growth.svg")
+run([tool("heapfold"), "-q", "--growth", "--svg", "--nodecount", "4", *single, "-o", graph_path])
+with open(graph_path) as f:
+    svg = f.read()
+frames = {f["name"]: f for f in flame_frames(svg)}
+check(frames["leak_steadily"]["note"].startswith("growth +")
+      and rgb(frames["leak_steadily"]["fill"])[1] < 200,
+      f"the leak's frame is not red with growth: {frames['leak_steadily']}")
+check(rgb(frames["fill_cache"]["fill"]) == (255, 255, 255),
+      f"the full cache's frame is coloured: {frames['fill_cache']}")
+chromium_browser()  # the rest needs one; skipped without it
+height = int(re.search(r'<svg [^>]*height="(\d+)"', svg).group(1))
+shot = os.path.join(work, "growth.png")
+chromium(f"--screenshot={shot}", f"--window-size=1200,{height}", f"file://{graph_path}")
+width, rows_drawn, colours = png_colours(shot)
+check((width, rows_drawn) == (1200, height), f"screenshot {width}x{rows_drawn}")
+strokes = re.findall(r'<polyline class="growth-line" stroke="([^"]+)"', svg)
+for stroke in strokes:
+    check(colours[rgb(stroke)] >= 50, f"the line in {stroke} covers {colours[rgb(stroke)]} pixels")
+check(colours[rgb(frames["leak_steadily"]["fill"])] >= 200, "the leak's frame is not drawn")
+harness = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"></head><body>
+<object id="graph" type="image/svg+xml" data="growth.svg" width="1200" height="%d"></object>
+<pre id="result">not run</pre>
+<script>
+document.getElementById("graph").addEventListener("load", function () {
+  var doc = this.contentDocument, win = this.contentWindow, out = {};
+  try {
+    out.lines = Array.prototype.map.call(doc.querySelectorAll("#growth-lines polyline"),
+      function (line) {
+        var box = line.getBBox();
+        return {points: line.points.numberOfItems, width: box.width, height: box.height,
+                title: line.querySelector("title").textContent};
+      });
+    out.legend = Array.prototype.map.call(doc.querySelectorAll("#growth-legend text"),
+      function (text) { return text.textContent; });
+    var frames = win.heapkitFlame.frames;
+    var leak = frames.findIndex(function (f) { return f.name === "leak_steadily"; });
+    win.heapkitFlame.zoom(leak);
+    out.zoomed = {width: frames[leak].rect.getAttribute("width"), full: frames[0].width};
+  } catch (error) {
+    out.error = String(error && error.stack || error);
+  }
+  document.getElementById("result").textContent = JSON.stringify(out);
+});
+</script></body></html>
+""" % height
+result = run_harness(write_file(work, "harness.html", harness))
+check(len(result["lines"]) == 4 and len(strokes) == 4, f"polylines: {result['lines']}")
+check(all(line["points"] == len(single) and line["width"] > 1000 for line in result["lines"]),
+      f"a line does not span the series: {result['lines']}")
+check(len(result["legend"]) == 4 and result["legend"][0].startswith(f"1. {LEAK_SITE} (growth +"),
+      f"legend: {result['legend']}")
+check(result["lines"][0]["height"] > 10, "the leak's line is flat in the browser")
+check(float(result["zoomed"]["width"]) == result["zoomed"]["full"],
+      f"zooming into the leak's frame in the combined document: {result['zoomed']}")
+
+# 5. Bad series, refused before anything is written.
+os.makedirs(os.path.join(work, "other"))
+alloc_dump = run_fixture(fixture("alloc_c_pie"), os.path.join(work, "other"))
+target = os.path.join(work, "never.txt")
+ordered = series_order(single)
+relative = os.path.relpath(ordered[0])
+bad = [
+    ([ordered[0]], "growth needs at least 3 dumps of one program, taken one after another; 1 given"),
+    (ordered[:2], "growth needs at least 3 dumps of one program, taken one after another; 2 given"),
+    ([*ordered[:3], ordered[1]], f"{ordered[1]} is given twice: each dump of a series must be"),
+    ([*ordered[:3], relative], f"{relative} is given twice (also as {ordered[0]})"),
+    ([*ordered[:3], alloc_dump], "are dumps of different programs"),
+]
+for tool_name in ("heapfold", "jeprof2pprof"):
+    for dumps, message in bad:
+        proc = run([tool(tool_name), "-q", "--growth", *dumps, "-o", target], check=False)
+        check(proc.returncode == 1 and message in proc.stderr and not os.path.exists(target),
+              f"{tool_name} on {dumps}: exit {proc.returncode}, {proc.stderr!r}")
+proc = run([tool("heapfold"), "-q", "--growth", *ordered[:3], alloc_dump], check=False)
+check("build id" in proc.stderr and "alloc_c_pie" in proc.stderr and "leaky" in proc.stderr,
+      f"the two programs are not named: {proc.stderr!r}")
+for args in (["--nodecount", "3", *ordered[:3]], ["--growth", "--base", ordered[0], *ordered[1:4]]):
+    proc = run([tool("heapfold"), *args], check=False)
+    check(proc.returncode == 1 and ("--nodecount" in proc.stderr or "--base" in proc.stderr),
+          f"heapfold {args}: {proc.returncode} {proc.stderr!r}")
+print("ok")

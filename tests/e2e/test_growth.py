@@ -249,6 +249,8 @@ bad = [
     ([*ordered[:3], ordered[1]], f"{ordered[1]} is given twice: each dump of a series must be"),
     ([*ordered[:3], relative], f"{relative} is given twice (also as {ordered[0]})"),
     ([*ordered[:3], alloc_dump], "are dumps of different programs"),
+    ([d for d in single + first_run + second_run if d.endswith(".f.heap")],
+     "each of these 3 dumps is of another run"),
 ]
 for tool_name in ("heapfold", "jeprof2pprof"):
     for dumps, message in bad:

@@ -207,7 +207,8 @@ Result<void> write_text_report_diff(const Profile& before, const Profile& after,
 // prof.dump's, dumps of several runs), each loaded on its own, oldest first.
 struct LoadedSeries {
     std::vector<Profile> dumps;
-    LoadReport report; // what loading said of all of them, each line once
+    LoadReport report; // what loading said of all of them, each line once; the unnamed
+                       // locations of the dump that left the most
 };
 
 // load_profile for each input apart, then in the order they were written: by the files'
@@ -226,10 +227,11 @@ struct GrowthOptions {
 // meet), followed through the dumps. A run is one process: a new one begins where the pid
 // in jemalloc's file names or the main executable's load address changes, and each run
 // has its own intercept in a least-squares line with one slope. Stacks are ranked by
-// growth that persists: those whose value never fell within a run first, then by the
-// slope over the later half of each run times R^2 of the whole fit (per second when the
-// dumps' times differ, else per dump), so that a cache that filled and stayed flat, or a
-// batch that rose and fell back, ranks below steady growth.
+// growth that persists: those that grew and whose value never fell within a run first,
+// then the rest; within each, by the slope over the later half of each run times R^2 of
+// the whole fit (per second when the dumps' times differ, else per dump), so that a
+// cache that filled and stayed flat, or a batch that rose and fell back, ranks below
+// steady growth.
 //
 // The table lists the top options.node_count: persistent growth, slope per second and
 // per dump, R^2, first and last value, whether monotonic, the allocating frame (the

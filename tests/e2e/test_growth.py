@@ -120,8 +120,11 @@ leak = row_of(rows, "leak_steadily")
 check(leak["last"] == "160.00kB", f"20 iterations leak 160 KiB, the table says {leak['last']}")
 check(rows[0]["stack"].endswith(";main;leak_steadily"), f"the leak's stack: {rows[0]['stack']}")
 cache = row_of(rows, "fill_cache")
-check(amount(cache["slope_s"]) > amount(leak["slope_s"]) and amount(cache["growth"]) == 0,
-      f"the cache's slope should be the larger, its persistent growth none: {cache}")
+# (An interval dump taken inside fill_cache's malloc, after it freed the entry it
+# replaces, may catch the cache one entry short: hence "almost none".)
+check(amount(cache["slope_s"]) > amount(leak["slope_s"])
+      and abs(amount(cache["growth"])) < 0.25 * amount(leak["growth"]),
+      f"the cache's slope should be the larger, its persistent growth almost none: {cache}")
 check(text == run([tool("heapfold"), "-q", "--growth", *series_order(single)]).stdout,
       "the table depends on the order the dumps are given in")
 shown = growth_table(run([tool("heapfold"), "-q", "--growth", "--nodecount", "2", *single]).stdout)
@@ -181,11 +184,12 @@ run([tool("heapfold"), "-q", "--growth", "--svg", "--nodecount", "4", *single, "
 with open(graph_path) as f:
     svg = f.read()
 frames = {f["name"]: f for f in flame_frames(svg)}
+leak_fill, cache_fill = rgb(frames["leak_steadily"]["fill"]), rgb(frames["fill_cache"]["fill"])
 check(frames["leak_steadily"]["note"].startswith("growth +")
-      and rgb(frames["leak_steadily"]["fill"])[1] < 200,
+      and leak_fill[0] == 255 and leak_fill[1] < 100,
       f"the leak's frame is not red with growth: {frames['leak_steadily']}")
-check(rgb(frames["fill_cache"]["fill"]) == (255, 255, 255),
-      f"the full cache's frame is coloured: {frames['fill_cache']}")
+check(cache_fill[1] > 190 and cache_fill[2] > 190,
+      f"the full cache's frame is coloured as growth: {frames['fill_cache']}")
 chromium_browser()  # the rest needs one; skipped without it
 height = int(re.search(r'<svg [^>]*height="(\d+)"', svg).group(1))
 shot = os.path.join(work, "growth.png")
@@ -245,6 +249,8 @@ bad = [
     ([*ordered[:3], ordered[1]], f"{ordered[1]} is given twice: each dump of a series must be"),
     ([*ordered[:3], relative], f"{relative} is given twice (also as {ordered[0]})"),
     ([*ordered[:3], alloc_dump], "are dumps of different programs"),
+    ([d for d in single + first_run + second_run if d.endswith(".f.heap")],
+     "each of these 3 dumps is of another run"),
 ]
 for tool_name in ("heapfold", "jeprof2pprof"):
     for dumps, message in bad:

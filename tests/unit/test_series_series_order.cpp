@@ -32,6 +32,22 @@ TEST_CASE("heapkit::series_order sorts by time, then by sequence number") {
     CHECK(series_order(stamps) == std::vector<size_t>{0, 1, 2, 3});
 }
 
+TEST_CASE("heapkit::series_order keeps a process's dumps together in a tick they share") {
+    // One run ends as the next begins: its last dump and the next run's first share a time.
+    std::vector<DumpStamp> stamps{
+        {30, DumpName{200, 0}, 0x7000}, {40, DumpName{200, 1}, 0x7000},
+        {10, DumpName{100, 0}, 0x5000}, {20, DumpName{100, 1}, 0x5000},
+        {30, DumpName{100, 2}, 0x5000},
+    };
+    std::vector<size_t> order = series_order(stamps);
+    CHECK(order == std::vector<size_t>{2, 3, 4, 0, 1});
+    std::vector<DumpStamp> ordered;
+    for (size_t i : order) {
+        ordered.push_back(stamps[i]);
+    }
+    CHECK(run_bounds(ordered) == std::vector<size_t>{0, 3, 5});
+}
+
 TEST_CASE("heapkit::run_bounds starts a run where the pid or the load address changes") {
     std::vector<DumpStamp> stamps{
         {1, DumpName{100, 0}, 0x5000}, {2, DumpName{100, 1}, 0x5000},

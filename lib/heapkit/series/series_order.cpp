@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 namespace heapkit {
 namespace {
@@ -87,12 +89,26 @@ std::vector<size_t> series_order(std::span<const DumpStamp> stamps) {
     if (!timed) {
         return order;
     }
-    // Dumps written within one clock tick share a time; within a process, jemalloc's
-    // sequence number says which came first.
-    auto seq = [&](size_t i) { return stamps[i].name ? stamps[i].name->seq : 0; };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return std::pair(stamps[a].time_nanos, seq(a)) < std::pair(stamps[b].time_nanos, seq(b));
-    });
+    // Dumps written within one clock tick share a time. Within a process, jemalloc's
+    // sequence number says which came first; between processes (one run ending as the
+    // next begins), the one that began first did.
+    auto process = [&](size_t i) {
+        const DumpStamp& stamp = stamps[i];
+        return stamp.name         ? std::pair(0, stamp.name->pid)
+               : stamp.main_start ? std::pair(1, *stamp.main_start)
+                                  : std::pair(2, uint64_t{i});
+    };
+    std::map<std::pair<int, uint64_t>, int64_t> began;
+    for (size_t i = 0; i < stamps.size(); ++i) {
+        auto [it, added] = began.try_emplace(process(i), stamps[i].time_nanos);
+        it->second = std::min(it->second, stamps[i].time_nanos);
+    }
+    auto key = [&](size_t i) {
+        return std::tuple(stamps[i].time_nanos, began[process(i)], process(i),
+                          stamps[i].name ? stamps[i].name->seq : 0);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return key(a) < key(b); });
     return order;
 }
 

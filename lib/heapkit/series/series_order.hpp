@@ -36,9 +36,9 @@ struct DumpStamp {
 // The stamp of a profile loaded from one dump.
 DumpStamp stamp_of(const Profile& dump);
 
-// Indexes of `stamps` oldest first: by modification time, ties broken by jemalloc's
-// sequence number, then by the order given. When some dump's time is unknown (standard
-// input, memory), the order given.
+// Indexes of `stamps` oldest first: by modification time; ties between processes broken
+// by which process began first, within one by jemalloc's sequence number, then by the
+// order given. When some dump's time is unknown (standard input, memory), the order given.
 std::vector<size_t> series_order(std::span<const DumpStamp> stamps);
 
 // Where runs begin in `ordered` (stamps oldest first), and its size last: a new run begins

@@ -129,6 +129,12 @@ Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedO
             stamps.push_back(stamp_of(dump));
         }
         series.bounds = run_bounds(stamps);
+        if (series.bounds.size() - 1 == dumps.size()) {
+            return fail("growth is measured within a run, and each of these {} dumps is of "
+                        "another run (their pids or the program's load addresses differ): "
+                        "give several dumps of one run",
+                        dumps.size());
+        }
         place_in_time(dumps, series);
         std::unordered_map<std::string, size_t> index;
         for (size_t d = 0; d < dumps.size(); ++d) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/series/trend.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace heapkit {

@@ -78,7 +78,11 @@ source = os.path.join(work, "user.cpp")
 with open(source, "w") as f:
     f.write(FRONT_DOOR_USER)
 program = os.path.join(work, "user")
-run(["c++", "-std=c++20", source, "-o", program, *flags.split()])
+# A sanitizer build installs instrumented libraries: their runtime must come with the
+# program, as the tools link it.
+sanitized = "libasan" in run(["ldd", os.path.join(build, "cmd", "heapfold")]).stdout
+sanitize = ["-fsanitize=address,undefined"] if sanitized else []
+run(["c++", "-std=c++20", *sanitize, source, "-o", program, *flags.split()])
 libdirs = [a[2:] for a in flags.split() if a.startswith("-L")]
 dump = run_fixture(fixture("alloc_c_pie"), work)
 pb = os.path.join(work, "out.pb.gz")

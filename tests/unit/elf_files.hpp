@@ -164,3 +164,15 @@ private:
     int m_fd;
     Elf* m_elf = nullptr;
 };
+
+// A file the suite built, opened both ways: its ELF facts, and a libdwfl module of it.
+struct BuiltElf {
+    explicit BuiltElf(std::string_view name)
+        : path(built_file(name))
+        , facts(path)
+        , file(path) {}
+
+    std::string path;
+    ElfFacts facts;
+    DwflFile file;
+};

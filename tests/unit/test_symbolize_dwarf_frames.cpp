@@ -52,10 +52,8 @@ std::vector<std::string> names_of(const std::vector<Frame>& chain) {
 } // namespace
 
 TEST_CASE("heapkit::DwarfFrames gives inline chains with the call site's line at each level") {
-    std::string path = built_file("inline_cpp");
-    ElfFacts facts(path);
-    DwflFile file(path);
-    DwarfFrames frames(file.module());
+    BuiltElf elf("inline_cpp");
+    DwarfFrames frames(elf.file.module());
     StringPool pool;
     FrameStrings strings(pool);
 
@@ -63,7 +61,7 @@ TEST_CASE("heapkit::DwarfFrames gives inline chains with the call site's line at
                                                "geometry::Grid<double>::allocate(unsigned long)",
                                                "geometry::build_grids()"};
     size_t found = 0;
-    for (const auto& chain : chains_in(frames, facts, "_ZN8geometry11build_gridsEv", strings)) {
+    for (const auto& chain : chains_in(frames, elf.facts, "_ZN8geometry11build_gridsEv", strings)) {
         REQUIRE_FALSE(chain.empty()); // every byte of the function has DWARF
         CHECK(chain.back().name == "geometry::build_grids()");
         CHECK(chain.back().system_name == "_ZN8geometry11build_gridsEv");
@@ -81,15 +79,13 @@ TEST_CASE("heapkit::DwarfFrames gives inline chains with the call site's line at
 }
 
 TEST_CASE("heapkit::DwarfFrames qualifies functions without a linkage name by their scopes") {
-    std::string path = built_file("scopes_cpp");
-    ElfFacts facts(path);
-    DwflFile file(path);
-    DwarfFrames frames(file.module());
+    BuiltElf elf("scopes_cpp");
+    DwarfFrames frames(elf.file.module());
     StringPool pool;
     FrameStrings strings(pool);
 
     std::set<std::string> inlined;
-    for (const auto& chain : chains_in(frames, facts, "_ZN5store4fillEv", strings)) {
+    for (const auto& chain : chains_in(frames, elf.facts, "_ZN5store4fillEv", strings)) {
         for (size_t i = 0; i + 1 < chain.size(); ++i) {
             inlined.emplace(chain[i].name);
         }
@@ -108,19 +104,17 @@ TEST_CASE("heapkit::DwarfFrames qualifies functions without a linkage name by th
 }
 
 TEST_CASE("heapkit::DwarfFrames gives nothing where no function's DWARF holds the address") {
-    std::string path = built_file("liblabels_fixture.so");
-    ElfFacts facts(path);
-    DwflFile file(path);
-    DwarfFrames frames(file.module());
+    BuiltElf elf("liblabels_fixture.so");
+    DwarfFrames frames(elf.file.module());
     StringPool pool;
     FrameStrings strings(pool);
 
-    std::vector<Frame> keep = frames.at(facts.address_of("labels_keep") + 1, strings);
+    std::vector<Frame> keep = frames.at(elf.facts.address_of("labels_keep") + 1, strings);
     REQUIRE(keep.size() == 1);
     CHECK(keep[0].name == "labels_keep");
     CHECK(keep[0].file.ends_with("labels.c"));
 #if defined(__x86_64__)
     // Top-level assembly: code without a DW_TAG_subprogram.
-    CHECK(frames.at(facts.address_of("label_alloc") + 1, strings).empty());
+    CHECK(frames.at(elf.facts.address_of("label_alloc") + 1, strings).empty());
 #endif
 }

@@ -18,20 +18,18 @@ std::string name_at(const SymbolIndex& index, uint64_t vaddr) {
 } // namespace
 
 TEST_CASE("heapkit::SymbolIndex honours symbol sizes and prefers the strongest binding") {
-    std::string path = built_file("liblabels_fixture.so");
-    ElfFacts facts(path);
-    DwflFile file(path);
-    SymbolIndex index(file.module());
+    BuiltElf elf("liblabels_fixture.so");
+    SymbolIndex index(elf.file.module());
 
-    auto keep = facts.symbol("labels_keep");
+    auto keep = elf.facts.symbol("labels_keep");
     REQUIRE(keep);
     REQUIRE(keep->st_size > 1);
     // labels_keep_weak is a weak alias at the same address: the global name wins.
-    REQUIRE(facts.address_of("labels_keep_weak") == keep->st_value);
+    REQUIRE(elf.facts.address_of("labels_keep_weak") == keep->st_value);
     CHECK(name_at(index, keep->st_value) == "labels_keep");
     CHECK(name_at(index, keep->st_value + keep->st_size - 1) == "labels_keep");
     // A static function (a local symbol) is named from .symtab.
-    CHECK(name_at(index, facts.address_of("labels_at_load")) == "labels_at_load");
+    CHECK(name_at(index, elf.facts.address_of("labels_at_load")) == "labels_at_load");
     CHECK(name_at(index, 0) == "");
 }
 
@@ -39,14 +37,12 @@ TEST_CASE("heapkit::SymbolIndex honours symbol sizes and prefers the strongest b
 TEST_CASE("heapkit::SymbolIndex names code under a sizeless label up to the next symbol") {
     for (const char* name : {"liblabels_fixture.so", "liblabels_fixture.stripped.so"}) {
         CAPTURE(name);
-        std::string path = built_file(name);
-        ElfFacts facts(path);
-        DwflFile file(path);
-        SymbolIndex index(file.module());
+        BuiltElf elf(name);
+        SymbolIndex index(elf.file.module());
 
-        uint64_t label = facts.address_of("label_alloc");
-        uint64_t after = facts.address_of("after_label");
-        REQUIRE(facts.symbol("label_alloc")->st_size == 0);
+        uint64_t label = elf.facts.address_of("label_alloc");
+        uint64_t after = elf.facts.address_of("after_label");
+        REQUIRE(elf.facts.symbol("label_alloc")->st_size == 0);
         REQUIRE(after > label + 1);
         CHECK(name_at(index, label) == "label_alloc");
         CHECK(name_at(index, label + 1) == "label_alloc");
@@ -57,21 +53,19 @@ TEST_CASE("heapkit::SymbolIndex names code under a sizeless label up to the next
         CHECK(name_at(index, after + 3) == "");
 
         // A sized symbol holding the address wins over a label inside it.
-        uint64_t inner = facts.address_of("inner_label");
-        REQUIRE(inner == facts.address_of("outer_sized") + 1);
+        uint64_t inner = elf.facts.address_of("inner_label");
+        REQUIRE(inner == elf.facts.address_of("outer_sized") + 1);
         CHECK(name_at(index, inner) == "outer_sized");
         CHECK(name_at(index, inner + 1) == "outer_sized");
     }
 }
 
 TEST_CASE("heapkit::SymbolIndex stops a label at the end of its section") {
-    std::string path = built_file("liblabels_fixture.so");
-    ElfFacts facts(path);
-    DwflFile file(path);
-    SymbolIndex index(file.module());
+    BuiltElf elf("liblabels_fixture.so");
+    SymbolIndex index(elf.file.module());
 
-    GElf_Shdr tail = facts.section("label_tail");
-    REQUIRE(facts.address_of("tail_label") == tail.sh_addr);
+    GElf_Shdr tail = elf.facts.section("label_tail");
+    REQUIRE(elf.facts.address_of("tail_label") == tail.sh_addr);
     REQUIRE(tail.sh_size == 2);
     CHECK(name_at(index, tail.sh_addr + 1) == "tail_label");
     CHECK(name_at(index, tail.sh_addr + 2) != "tail_label");

@@ -53,9 +53,8 @@ NodeValues node_values(const FlameGraph& graph) {
 
 // One row per function name: a depth-first walk keeps how often each name is on the
 // path, so that a recursive function's cum counts each stack once.
-std::vector<Row> rows_of(const FlameGraph& graph) {
+std::vector<Row> rows_of(const FlameGraph& graph, const NodeValues& values) {
     const auto& nodes = graph.nodes();
-    NodeValues values = node_values(graph);
     std::unordered_map<uint32_t, Row> rows;
     std::unordered_map<uint32_t, uint32_t> on_path;
     std::vector<std::pair<uint32_t, bool>> stack; // node, leaving
@@ -101,9 +100,10 @@ std::string percent(int64_t part, int64_t total) {
 
 Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
                         const TextOptions& options, const Sink& sink) {
-    std::vector<Row> rows = rows_of(graph);
+    NodeValues values = node_values(graph);
+    std::vector<Row> rows = rows_of(graph, values);
     bool bytes = unit_of(folded.sample) == "bytes";
-    int64_t total = node_values(graph).cum[0];
+    int64_t total = values.cum[0];
     size_t shown =
         options.node_count == 0 ? rows.size() : std::min(options.node_count, rows.size());
     std::string out = fmt::format("{}{}: {} total, {} of {} functions shown\n",

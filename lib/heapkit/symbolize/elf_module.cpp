@@ -20,11 +20,33 @@ std::string hex(const unsigned char* bytes, int length) {
     return text;
 }
 
-bool defines_symbol(Dwfl_Module* module, std::string_view wanted) {
-    bool found = false;
-    for_each_defined_symbol(
-        module, [&](const DefinedSymbol& symbol) { found = found || wanted == symbol.name; });
-    return found;
+// True when `elf`'s own symbol tables (.symtab, .dynsym) define `wanted`. The file's
+// tables only: libdwfl's symbol table would first look for a separate debug file,
+// opening files (and, in elfutils 0.188, loading libdebuginfod) for a yes/no that the
+// exported symbols answer.
+bool defines_symbol(Elf* elf, std::string_view wanted) {
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf, section)) != nullptr;) {
+        GElf_Shdr header;
+        if (gelf_getshdr(section, &header) == nullptr ||
+            (header.sh_type != SHT_SYMTAB && header.sh_type != SHT_DYNSYM) ||
+            header.sh_entsize == 0) {
+            continue;
+        }
+        Elf_Data* data = elf_getdata(section, nullptr);
+        size_t count = data == nullptr ? 0 : header.sh_size / header.sh_entsize;
+        for (size_t i = 0; i < count; ++i) {
+            GElf_Sym symbol;
+            if (gelf_getsym(data, static_cast<int>(i), &symbol) == nullptr ||
+                symbol.st_shndx == SHN_UNDEF) {
+                continue;
+            }
+            const char* name = elf_strptr(elf, header.sh_link, symbol.st_name);
+            if (name != nullptr && wanted == name) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 // libdwfl's last error. dwfl_errmsg can return null (a libelf error whose own message
@@ -84,6 +106,7 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
         return fail("{}: cannot open: {}", path, last_dwfl_error());
     }
     dwfl_report_end(dwfl, nullptr, nullptr);
+    search.attach(module->m_module);
 
     Dwarf_Addr bias = 0;
     Elf* elf = dwfl_module_getelf(module->m_module, &bias); // borrowed from the Dwfl
@@ -112,8 +135,16 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     if (id_length > 0) {
         module->m_build_id = hex(id, id_length);
     }
-    module->m_is_jemalloc = defines_symbol(module->m_module, "mallctl");
     return module;
+}
+
+bool ElfModule::is_jemalloc() const {
+    if (!m_is_jemalloc) {
+        Dwarf_Addr bias = 0;
+        Elf* elf = dwfl_module_getelf(m_module, &bias); // opened by open(): not null
+        m_is_jemalloc = elf != nullptr && defines_symbol(elf, "mallctl");
+    }
+    return *m_is_jemalloc;
 }
 
 // The kernel maps whole pages, so a mapping of a segment whose p_offset is not

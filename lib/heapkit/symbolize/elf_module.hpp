@@ -35,7 +35,8 @@ public:
 
     // True when the file defines `mallctl`: it is jemalloc itself (linked or preloaded),
     // so code in it at the leaf end of a stack is allocator-internal even when unnamed.
-    bool is_jemalloc() const { return m_is_jemalloc; }
+    // Asked of the file's own symbol tables, once.
+    bool is_jemalloc() const;
 
     // True when DWARF was found (in the file or a separate debug file).
     bool has_dwarf() const;
@@ -87,7 +88,7 @@ private:
     std::string m_build_id;
     bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
     unsigned m_machine = 0;
-    bool m_is_jemalloc = false;
+    mutable std::optional<bool> m_is_jemalloc;    // asked on first use
     mutable std::optional<SymbolIndex> m_symbols; // built on the first lookup
     mutable std::unique_ptr<DwarfFrames> m_dwarf; // made on the first DWARF lookup
 };

@@ -284,7 +284,8 @@ public:
                 continue;
             }
             module.build_id = m_files[i]->build_id();
-            module.is_allocator = !module.is_main && m_files[i]->is_jemalloc();
+            // Asked only where a location can be the allocator's.
+            module.is_allocator = m_used[i] && !module.is_main && m_files[i]->is_jemalloc();
             module.has_functions = m_options.names;
             // A cached build had DWARF when it was cached: no need to look for it now.
             // && order: no DWARF search unless names are wanted for this module.
@@ -306,10 +307,14 @@ public:
         }
     }
 
-    // What stayed unnamed, per module, and the frame cache written back.
+    // What stayed unnamed, per module, and the frame cache written back. Without names
+    // nothing is unnamed by mishap: no summary, and no search for symbol tables and
+    // DWARF (inflating compressed debug sections) to explain it.
     SymbolizeReport finish() {
         tell_remarks(m_notes, m_used, m_cache);
-        report_modules(m_profile, m_files, m_notes, m_report);
+        if (m_options.names) {
+            report_modules(m_profile, m_files, m_notes, m_report);
+        }
         for (std::string& warning : m_remembered.save()) {
             m_report.warnings.push_back(std::move(warning));
         }

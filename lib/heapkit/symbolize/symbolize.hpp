@@ -14,7 +14,7 @@ namespace heapkit {
 struct SymbolizeReport {
     std::vector<std::string> warnings; // one line each, without a "warning:" prefix
     size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
-    std::vector<ModuleReport> modules; // per file the dump maps (describe_unnamed())
+    std::vector<ModuleReport> modules; // per file the dump maps (describe_unnamed()); names only
     std::vector<uint64_t> unmapped;    // runtime addresses in no mapping, left unnamed
 };
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Stripped binaries: DWARF found through a build-id tree (--debug-dir) and through
-.gnu_debuglink (CRC checked); a binary with only .dynsym still names its exports."""
+.gnu_debuglink (CRC checked); a binary with only .dynsym still names its exports; a
+search that finds nothing locally loads libdebuginfod only when DEBUGINFOD_URLS is set."""
 
 import os
 import re
@@ -91,4 +92,29 @@ for flags in (["--debug-dir", "tree"], ["--sysroot", "root"]):
     # Under --sysroot jemalloc is not found: its frames stay, unnamed, leafward.
     check(any(hold_line in s.split(";") for s in stacks),
           f"relative {' '.join(flags)}: no lines from the debug file: {list(stacks)}")
+
+# Nothing local for a stripped binary: elfutils 0.188 would dlopen libdebuginfod (and
+# libcurl, gnutls, krb5...) anyway; heapkit asks it only when servers are configured.
+directory = workdir()
+app, debug = stripped_copy(directory, "no_debuginfod")
+os.remove(debug)
+dump = run_fixture(app, directory)
+
+
+def loads_debuginfod(**env):
+    traced = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    traced.update(LD_DEBUG="files", DEBUGINFOD_CACHE_PATH=workdir(), DEBUGINFOD_TIMEOUT="2",
+                  **env)
+    proc = run([tool("heapfold"), "--no-cache", dump], env=traced)
+    return "libdebuginfod" in proc.stderr
+
+
+check(not loads_debuginfod(), "libdebuginfod loaded with DEBUGINFOD_URLS unset")
+check(not loads_debuginfod(DEBUGINFOD_URLS=""), "libdebuginfod loaded with DEBUGINFOD_URLS empty")
+if "libdebuginfod.so.1" in run(["/sbin/ldconfig", "-p"]).stdout:
+    # A closed port: the lookup fails at once, but the library is asked.
+    check(loads_debuginfod(DEBUGINFOD_URLS="http://127.0.0.1:9"),
+          "libdebuginfod not loaded although DEBUGINFOD_URLS is set")
+else:
+    print("skipped the DEBUGINFOD_URLS=... half: libdebuginfod1 is not installed")
 print("ok")

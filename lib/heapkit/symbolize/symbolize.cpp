@@ -251,32 +251,34 @@ public:
         , m_strings(*profile.strings)
         , m_remembered(options.names ? options.cache_directory : std::string(), *profile.strings) {}
 
-    // Each mapped file opened once; a file that cannot be what the process mapped is not
-    // used. One process runs one architecture: a file for another is dropped.
-    void open_files() {
-        for (size_t i = 0; i < m_profile.modules.size(); ++i) {
-            if (is_pseudo_path(m_profile.modules[i].path)) {
-                m_notes[i].problem = FileProblem::not_a_file;
-            } else {
-                m_files[i] =
-                    open_module(m_profile.modules[i], m_extents[i], m_options, m_cache, m_notes[i]);
-            }
-        }
-        drop_foreign_architectures(m_profile, m_files, m_notes);
-    }
-
-    // The modules some stack runs through: only they are searched for DWARF (which can
-    // mean inflating whole compressed debug sections) and warned about.
+    // The modules some stack runs through: only their files are opened, searched for
+    // DWARF (which can mean inflating whole compressed debug sections) and warned about.
+    // A process maps many libraries its sampled stacks never reach.
     void find_used_modules() {
         for (const Location& location : m_profile.locations) {
             if (location.module != no_module) {
                 m_used[location.module] = true;
             }
         }
+    }
+
+    // Each used file opened once; a file that cannot be what the process mapped is not
+    // used. One process runs one architecture: a file for another is dropped.
+    void open_files() {
+        for (size_t i = 0; i < m_profile.modules.size(); ++i) {
+            if (is_pseudo_path(m_profile.modules[i].path)) {
+                m_notes[i].problem = FileProblem::not_a_file;
+            } else if (m_used[i]) {
+                m_files[i] =
+                    open_module(m_profile.modules[i], m_extents[i], m_options, m_cache, m_notes[i]);
+            }
+        }
+        drop_foreign_architectures(m_profile, m_files, m_notes);
         warn_other_builds(m_profile, m_files, m_extents, m_used, m_options, m_cache);
     }
 
-    // Build ids, jemalloc's own module, and what each module can tell (pprof's has_*).
+    // Build ids, jemalloc's own module, and what each module can tell (pprof's has_*),
+    // for the modules whose files were opened: the used ones.
     void describe_modules() {
         for (size_t i = 0; i < m_profile.modules.size(); ++i) {
             Module& module = m_profile.modules[i];
@@ -284,13 +286,12 @@ public:
                 continue;
             }
             module.build_id = m_files[i]->build_id();
-            // Asked only where a location can be the allocator's.
-            module.is_allocator = m_used[i] && !module.is_main && m_files[i]->is_jemalloc();
+            module.is_allocator = !module.is_main && m_files[i]->is_jemalloc();
             module.has_functions = m_options.names;
             // A cached build had DWARF when it was cached: no need to look for it now.
             // && order: no DWARF search unless names are wanted for this module.
-            bool dwarf = m_options.names && m_used[i] &&
-                         (m_remembered.has(module.build_id) || m_files[i]->has_dwarf());
+            bool dwarf =
+                m_options.names && (m_remembered.has(module.build_id) || m_files[i]->has_dwarf());
             module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
             m_cached[i] = dwarf && !module.build_id.empty();
         }
@@ -369,8 +370,8 @@ private:
 
 SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     Session session(profile, options);
-    session.open_files();
     session.find_used_modules();
+    session.open_files();
     session.describe_modules();
     session.name_locations();
     return session.finish();

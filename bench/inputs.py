@@ -98,6 +98,20 @@ def cpython(directory):
     return describe("cpython", dump)
 
 
+CURL = "/usr/bin/curl"
+
+
+def distro(directory):
+    """A stripped Debian program with many shared libraries: curl (33 of them: libcurl,
+    gnutls, krb5, ldap, ssh...) fetching two local files. Most of its stacks run through
+    libraries with only exported symbols, which is what a packaged service looks like."""
+    note("running curl under jemalloc profiling")
+    urls = ["file:///etc/services", "file:///usr/share/common-licenses/GPL-3"]
+    dump = profile([CURL, "-s", *(a for url in urls for a in (url, "-o", os.devnull))],
+                   directory, "curl")
+    return describe("curl", dump)
+
+
 def synthetic(directory, like, program, stacks, addresses):
     """A synthetic dump of `stacks` stacks over `addresses` unique addresses of `program`,
     with `like`'s maps."""

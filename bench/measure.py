@@ -3,8 +3,8 @@
 run in rounds, each job once a round, so that a pair is measured under the same load and
 ratios can be taken round by round; an optional warm-up round first, then up to `runs`
 timed rounds within a time budget a job. Wall seconds come from the harness's clock, CPU
-seconds and peak RSS from `/usr/bin/time -v` (the machine is shared: CPU time is the
-steadier figure)."""
+seconds and peak RSS from the kernel's account of the finished process (wait4; the machine
+is shared: CPU time is the steadier figure)."""
 
 import os
 import re
@@ -14,7 +14,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-TIME = "/usr/bin/time"
 
 
 @dataclass
@@ -69,33 +68,27 @@ def paired(a, b, combine, seconds="wall"):
     return statistics.median(combine(a_by_round[r], b_by_round[r]) for r in common)
 
 
-def run_once(command, report):
-    """Runs `command` under /usr/bin/time, its report written to `report`; returns wall
-    seconds. Fails with the command's error output when it exits non-zero and
-    `command.check`."""
+def run_once(command):
+    """Runs `command`; returns (wall seconds, user + system seconds, peak RSS KiB). The CPU
+    seconds and peak come from wait4's resource usage, in microseconds: /usr/bin/time
+    prints hundredths, too coarse for runs of a few milliseconds. Like time, they include
+    the processes the command waited for (jeprof's nm and addr2line). Fails with the
+    command's error output when it exits non-zero and `command.check`."""
     env = dict(os.environ, **command.env)
     with open(command.stdin or os.devnull, "rb") as stdin, \
-            open(command.stdout or os.devnull, "wb") as stdout:
+            open(command.stdout or os.devnull, "wb") as stdout, \
+            tempfile.TemporaryFile(prefix="bench-stderr-") as stderr:
         start = time.perf_counter()
-        proc = subprocess.run([TIME, "-v", "-o", report, *command.argv], stdin=stdin,
-                              stdout=stdout, stderr=subprocess.PIPE, env=env)
+        proc = subprocess.Popen(command.argv, stdin=stdin, stdout=stdout, stderr=stderr,
+                                env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
-    if command.check and proc.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(command.argv)} exited {proc.returncode}:\n"
-                         f"{proc.stderr.decode(errors='replace')[-2000:]}")
-    return seconds
-
-
-def time_report(path):
-    """(user + system seconds, peak RSS KiB) from a /usr/bin/time -v report."""
-    with open(path) as f:
-        text = f.read()
-
-    def number(label):
-        return float(re.search(rf"{label}: ([\d.]+)", text).group(1))
-
-    return (number(r"User time \(seconds\)") + number(r"System time \(seconds\)"),
-            int(number(r"Maximum resident set size \(kbytes\)")))
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if command.check and proc.returncode != 0:
+            stderr.seek(0)
+            raise SystemExit(f"bench: {' '.join(command.argv)} exited {proc.returncode}:\n"
+                             f"{stderr.read().decode(errors='replace')[-2000:]}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def run_all(commands, prepare):
@@ -103,12 +96,11 @@ def run_all(commands, prepare):
     peak KiB) summed over the commands (peak: the largest)."""
     prepare()
     wall, cpu, peak = 0.0, 0.0, 0
-    with tempfile.NamedTemporaryFile(prefix="bench-time-") as report:
-        for command in commands:
-            wall += run_once(command, report.name)
-            seconds, kib = time_report(report.name)
-            cpu += seconds
-            peak = max(peak, kib)
+    for command in commands:
+        seconds, cpu_seconds, kib = run_once(command)
+        wall += seconds
+        cpu += cpu_seconds
+        peak = max(peak, kib)
     return wall, cpu, peak
 
 

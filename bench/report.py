@@ -30,10 +30,10 @@ class Measured:
         return self.row("heapfold, cold cache", "heapfold")
 
     def ratio(self, row, reference, seconds="wall"):
-        """How many times longer `row` took than `reference`, round by round. /usr/bin/time
-        reports CPU seconds in hundredths: a run it shows as 0 took under 10 ms, and is
-        counted as 10 ms (the ratio is then a lower bound, never a division by zero)."""
-        tick = 0.01
+        """How many times longer `row` took than `reference`, round by round. CPU seconds
+        come in microseconds (wait4): a run counted as 0 took under one, and is counted as
+        one (the ratio is then a lower bound, never a division by zero)."""
+        tick = 1e-6
         return paired(row.result, reference.result, lambda a, b: max(a, tick) / max(b, tick),
                       seconds)
 

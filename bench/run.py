@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 """heapkit's benchmarks: heapkit against jeprof and the symbolizers, side by side.
 
-Makes its inputs on the spot (a generated C++ program and CPython run under jemalloc
+Makes its inputs on the spot (a generated C++ program, CPython and curl run under jemalloc
 profiling, synthetic dumps against the C++ program's code at growing sizes), times every
-tool on each (a warm-up, then the median of --runs runs; min–max; peak RSS from
-/usr/bin/time -v), prints the tables and the verdicts on issue 5's targets, and exits 1
+tool on each, and the floor under them (a warm-up, then the median of --runs runs;
+min–max; CPU seconds and peak RSS from wait4), prints the tables and the verdicts on
+issues 5's and 19's targets, and exits 1
 when the tools' outputs disagree (different totals). --quick is the CI variant: small
 inputs, one run each."""
 
@@ -65,7 +66,7 @@ def parse_args():
 def check_prerequisites():
     missing = [p for p in ("g++", "jeprof", "llvm-symbolizer", "eu-addr2line", "addr2line",
                            "readelf", "nm", "go") if not shutil.which(p)]
-    missing += [p for p in (inputs.JEMALLOC_SO, "/usr/bin/time", inputs.PYTHON)
+    missing += [p for p in (inputs.JEMALLOC_SO, inputs.PYTHON, inputs.CURL)
                 if not os.path.exists(p)]
     if missing:
         raise SystemExit(f"bench: missing {', '.join(missing)} (tests/install-packages.sh "
@@ -75,7 +76,8 @@ def check_prerequisites():
 def make_inputs(args, work):
     """All inputs, and the synthetic ones of each scaling series, in order."""
     program_dump, program = inputs.cpp_program(work, args.quick)
-    made = [program_dump] if args.quick else [program_dump, inputs.cpython(work)]
+    made = [program_dump] if args.quick else [program_dump, inputs.cpython(work),
+                                               inputs.distro(work)]
     synthetic = {}
     specs = QUICK_SYNTHETIC if args.quick else STACK_SERIES + ADDRESS_SERIES
     for spec in dict.fromkeys(s for s in specs if s[0] <= args.max_stacks):
@@ -91,6 +93,7 @@ def measure_input(found, item, plan):
     rows = tools.heapkit_rows(found, item, plan)
     rows.append(tools.jeprof_row(item, plan))
     rows += tools.anchor_rows(item, plan)
+    rows += tools.floor_rows(found, item, plan)
     timed = [r for r in rows if r.job]
     for row, result in zip(timed, measure([r.job for r in timed])):
         row.result = result

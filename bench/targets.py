@@ -76,7 +76,48 @@ def peak_memory(measured):
             f"{verdict(all(peak < bound for _, peak, bound in memory))} ({detail})"]
 
 
+# Issue 19's targets on real dumps, as CPU-time ratios to jeprof --collapsed paired
+# round by round: (input, heapfold row, at least this many times faster).
+JEPROF_TARGETS = (
+    ("cpython", "heapfold, cold cache", 100),
+    ("cpython", "heapfold, warm cache", 300),
+    ("curl", "heapfold, warm cache", 100),
+)
+REAL_DUMPS = ("cpp-program", "cpython", "curl")
+FLOOR_FACTOR = 3
+
+
+def fixed_costs(measured):
+    """Issue 19: heapfold against jeprof on the real dumps, and heapfold --no-symbolize
+    against the floor program (heapkit-floor) on every real dump."""
+    by_name = {m.input.name: m for m in measured}
+    lines = []
+    for name, label, wanted in JEPROF_TARGETS:
+        m = by_name.get(name)
+        jeprof, heapfold = (m.row("jeprof --collapsed"), m.row(label)) if m else (None, None)
+        if not jeprof or not heapfold:
+            lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): not measured")
+            continue
+        ratio = m.ratio(jeprof, heapfold, "cpu")
+        lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): {verdict(ratio >= wanted)} "
+                     f"({ratio:.0f}×: {jeprof.result.cpu_median:.3f} s vs "
+                     f"{heapfold.result.cpu_median * 1000:.1f} ms)")
+    for name in REAL_DUMPS:
+        m = by_name.get(name)
+        floor, bare = (m.row("floor: heapkit-floor"), m.row("heapfold --no-symbolize")) \
+            if m else (None, None)
+        if not floor or not bare:
+            continue
+        ratio = m.ratio(bare, floor, "cpu")
+        lines.append(f"- {name}, heapfold --no-symbolize within {FLOOR_FACTOR}× of "
+                     f"heapkit-floor (CPU): {verdict(ratio <= FLOOR_FACTOR)} ({ratio:.1f}×: "
+                     f"{bare.result.cpu_median * 1000:.1f} ms vs "
+                     f"{floor.result.cpu_median * 1000:.1f} ms)")
+    return lines
+
+
 def summary(measured):
     return "\n".join(["Targets (issue 5):", *against_jeprof(measured),
                       *against_llvm(measured), *parse_rate(measured),
-                      *peak_memory(measured)])
+                      *peak_memory(measured), "", "Targets (issue 19):",
+                      *fixed_costs(measured)])

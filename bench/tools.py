@@ -19,6 +19,7 @@ class Tools:
     heapfold: str
     jeprof2pprof: str
     parse_bench: str  # None when this build has no heapkit-parse-bench
+    floor: str  # heapkit-floor; None when this build has none
     has_cache: bool  # heapkit keeps an on-disk frame cache (--no-cache exists)
 
 
@@ -55,7 +56,7 @@ def find_tools(build_dir):
                          f"first (meson setup {build_dir} && ninja -C {build_dir})")
     help_text = subprocess.run([heapfold, "--help"], capture_output=True, text=True).stdout
     return Tools(heapfold, jeprof2pprof, program(f"{build_dir}/bench/heapkit-parse-bench"),
-                 "--no-cache" in help_text)
+                 program(f"{build_dir}/bench/heapkit-floor"), "--no-cache" in help_text)
 
 
 def fresh_directory(path):
@@ -129,6 +130,16 @@ def anchor_rows(item, plan):
     return [Row(item, label, Job([Command(argv(module), stdin=path, check=False)
                                   for module, path in requests], plan.timing), note=note)
             for label, argv in ANCHORS]
+
+
+def floor_rows(tools, item, plan):
+    """The least any converter pays: reading the dump (cat), finding its lines (wc -l),
+    and heapkit-floor, which starts like the tools (same libraries), maps the dump as they
+    do and counts its lines."""
+    commands = [("floor: cat", ["cat", item.dump]), ("floor: wc -l", ["wc", "-l", item.dump])]
+    if tools.floor:
+        commands.append(("floor: heapkit-floor", [tools.floor, item.dump]))
+    return [Row(item, label, Job([Command(argv)], plan.timing)) for label, argv in commands]
 
 
 def parse_rate(tools, item, plan, bare):

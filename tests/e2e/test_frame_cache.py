@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """The frame cache: a warm run gives byte-identical output to a cold one and to
---no-cache, one file per build id with DWARF; concurrent runs share it safely; a damaged
-file is ignored and replaced; an unusable cache directory is a warning, never a failure."""
+--no-cache, one file per build id with DWARF; symbol-table answers are kept apart, and a
+debug file found later is used rather than them; concurrent runs share it safely; a
+damaged file is ignored and replaced; an unusable cache directory is a warning, never a
+failure."""
 
 import os
+import shutil
 import subprocess
 
 from heapkit_e2e import check, fixture, go_pprof, run, run_fixture, tool, workdir
@@ -69,4 +72,38 @@ with open(blocked, "w") as f:
 proc = heapfold(*styles[0], environment=dict(os.environ, HEAPKIT_CACHE_DIR=blocked))
 check(proc.returncode == 0 and proc.stdout == uncached[0], "blocked cache failed the run")
 check("warning: cannot create the frame cache" in proc.stderr, f"no warning: {proc.stderr}")
+
+# A stripped build: its names come from .dynsym and are kept under a key of their own.
+# When its debug file turns up, the DWARF answers (with lines) replace them.
+stripped_dir = workdir()
+stripped = os.path.join(stripped_dir, "stripped_app")
+shutil.copy(fixture("alloc_c_pie"), stripped)
+run(["objcopy", "--only-keep-debug", stripped, stripped + ".debug"])
+run(["strip", "--strip-all", stripped])
+identity = build_id(stripped)
+tree = os.path.join(stripped_dir, "debug-tree")
+os.makedirs(os.path.join(tree, ".build-id", identity[:2]))
+shutil.move(stripped + ".debug", os.path.join(tree, ".build-id", identity[:2],
+                                              identity[2:] + ".debug"))
+stripped_dump = run_fixture(stripped, stripped_dir)
+
+
+def fold_stripped(*args):
+    return run([tool("heapfold"), "--frame", "function+line", *args, stripped_dump],
+               env=env).stdout
+
+
+symbols_only = fold_stripped("--no-cache")
+check(fold_stripped() == symbols_only, "cold run of the stripped build differs")
+check(os.path.exists(os.path.join(frames, identity + "-symbols")),
+      f"no symbol-table cache file for the stripped build: {os.listdir(frames)}")
+check(not os.path.exists(os.path.join(frames, identity)),
+      "symbol-table answers were kept as if they came from DWARF")
+check(fold_stripped() == symbols_only, "warm run of the stripped build differs")
+with_dwarf = fold_stripped("--no-cache", "--debug-dir", tree)
+check(with_dwarf != symbols_only and "alloc_c.c:" in with_dwarf,
+      f"the debug file gave no lines: {with_dwarf}")
+check(fold_stripped("--debug-dir", tree) == with_dwarf,
+      "cached symbol-table answers were served although DWARF is now found")
+check(fold_stripped("--debug-dir", tree) == with_dwarf, "warm run with DWARF differs")
 print("ok")

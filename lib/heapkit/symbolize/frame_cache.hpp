@@ -43,9 +43,10 @@ private:
 };
 
 // Frames resolved by earlier runs, kept on disk so that the next dump of the same build
-// costs lookups instead of a DWARF walk. One file per build id: a build id names the
-// bytes of a build, so its answers hold wherever and whenever the file is found. Only
-// modules with DWARF are cached; symbol-table names are cheap to find again.
+// costs lookups instead of a DWARF walk. One file per key: a build id names the bytes
+// of a build, so its answers hold wherever and whenever the file is found. The
+// symbolizer keeps DWARF answers under the build id itself and symbol-table answers
+// under a key of their own (symbolize.cpp: cache_key), so has() tells "had DWARF".
 //
 // Safe under concurrent runs: files are replaced by rename, never written in place, and
 // a save merges what other runs wrote since. The directory is kept under `max_bytes` by
@@ -58,7 +59,7 @@ public:
     // and added keep their texts in `strings`, which must outlive the cache.
     FrameCache(std::string directory, StringPool& strings, uint64_t max_bytes = default_max_bytes);
 
-    // True when a file for `build_id` exists (it is loaded on first use).
+    // True when a file for `build_id` (any key) exists (it is loaded on first use).
     bool has(const std::string& build_id);
 
     // The frames cached for ELF vaddr `vaddr` of build `build_id`, if any.

@@ -166,19 +166,27 @@ std::vector<uint32_t> lookup_order(const Profile& profile) {
     return order;
 }
 
-// The frames at `vaddr`, from `remembered` when an earlier run resolved them; new answers
-// are added to it. `remembered` null: straight from the file.
+// The frames at `vaddr`, from `remembered` (under `key`) when an earlier run resolved
+// them; new answers are added to it. `remembered` null: straight from the file.
 std::vector<Frame> frames_at(const ElfModule& file, uint64_t vaddr, FrameCache* remembered,
-                             FrameStrings& strings) {
+                             const std::string& key, FrameStrings& strings) {
     if (remembered == nullptr) {
         return file.frames_at(vaddr, strings);
     }
-    if (auto hit = remembered->find(file.build_id(), vaddr)) {
+    if (auto hit = remembered->find(key, vaddr)) {
         return {hit->begin(), hit->end()};
     }
     std::vector<Frame> frames = file.frames_at(vaddr, strings);
-    remembered->add(file.build_id(), vaddr, frames);
+    remembered->add(key, vaddr, frames);
     return frames;
+}
+
+// The frame cache's key for a build's answers: its build id when they come from DWARF,
+// a key of their own when from symbol tables alone. Installing the debug package later
+// makes the build's DWARF found, and its answers are looked up afresh under the build id
+// rather than served from the symbol tables' key.
+std::string cache_key(const std::string& build_id, bool dwarf) {
+    return dwarf ? build_id : build_id + "-symbols";
 }
 
 class Progress {
@@ -247,7 +255,7 @@ public:
         , m_extents(mapped_extents(profile.modules))
         , m_notes(profile.modules.size())
         , m_used(profile.modules.size(), false)
-        , m_cached(profile.modules.size(), false)
+        , m_cache_keys(profile.modules.size())
         , m_strings(*profile.strings)
         , m_remembered(options.names ? options.cache_directory : std::string(), *profile.strings) {}
 
@@ -293,7 +301,11 @@ public:
             bool dwarf =
                 m_options.names && (m_remembered.has(module.build_id) || m_files[i]->has_dwarf());
             module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
-            m_cached[i] = dwarf && !module.build_id.empty();
+            // Symbol-table answers are cached too: building a stripped module's symbol
+            // index (sorting thousands of exports) cost more than the rest of a warm run.
+            if (m_options.names && !module.build_id.empty()) {
+                m_cache_keys[i] = cache_key(module.build_id, dwarf);
+            }
         }
     }
 
@@ -338,9 +350,10 @@ private:
         } else if (file != nullptr) {
             const Module& module = m_profile.modules[location.module];
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
-            FrameCache* through = m_cached[location.module] ? &m_remembered : nullptr;
+            const std::string& key = m_cache_keys[location.module];
+            FrameCache* through = key.empty() ? nullptr : &m_remembered;
             location.frames =
-                vaddr ? frames_at(*file, *vaddr, through, m_strings) : std::vector<Frame>{};
+                vaddr ? frames_at(*file, *vaddr, through, key, m_strings) : std::vector<Frame>{};
         } else if (!location.frames.empty() && location.module != no_module) {
             m_profile.modules[location.module].has_functions = true; // named by jeprof
         }
@@ -360,8 +373,9 @@ private:
     std::vector<const ElfModule*> m_files; // per module; null: no usable file
     std::vector<Module> m_extents;         // per module: its mapping, continued
     std::vector<ModuleNotes> m_notes;
-    std::vector<bool> m_used;   // some stack runs through the module
-    std::vector<bool> m_cached; // its answers go through m_remembered
+    std::vector<bool> m_used;              // some stack runs through the module
+    std::vector<std::string> m_cache_keys; // where its answers are kept in m_remembered;
+                                           // empty: not kept
     FrameStrings m_strings;
     FrameCache m_remembered;
 };

@@ -12,7 +12,7 @@ Inputs:
   frames of the generated C++ program, 290 MiB; building the program takes minutes),
   symbolized with a warm frame cache.
 Each row: the median of --runs timed runs after a warm-up, the two commands taking turns;
-CPU = user + system and peak RSS from /usr/bin/time -v; then the output's size and, for
+CPU = user + system and peak RSS from wait4 (bench/measured_run.c); then the output's size and, for
 the SVG, the frames drawn of the frames in the graph (the others narrower than 0.1 px)."""
 
 import argparse
@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 import inputs
-from measure import Command, Job, Timing, measure
+from measure import Command, Job, Timing, measure, use_build
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -52,8 +52,9 @@ def parse_args():
 def main():
     args = parse_args()
     heapfold = os.path.join(args.build_dir, "cmd", "heapfold")
-    if not os.access(heapfold, os.X_OK) or not os.path.exists("/usr/bin/time"):
-        raise SystemExit(f"bench: needs {heapfold} and /usr/bin/time (apt-get install time)")
+    if not os.access(heapfold, os.X_OK):
+        raise SystemExit(f"bench: needs {heapfold}: build it first")
+    use_build(args.build_dir)
     work = args.keep or tempfile.mkdtemp(prefix="heapkit-flame-bench-")
     os.makedirs(work, exist_ok=True)
     cache = os.path.join(work, "cache")

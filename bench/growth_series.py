@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure import Command, Job, Timing, measure  # noqa: E402
+from measure import Command, Job, Timing, measure, use_build  # noqa: E402
 
 
 def write_series(directory, dumps, stacks):
@@ -49,6 +49,7 @@ def main():
     parser.add_argument("--stacks", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    use_build(args.build_dir)
     tools = os.path.join(args.build_dir, "cmd")
     with tempfile.TemporaryDirectory(prefix="growth-bench-") as directory:
         dumps = write_series(directory, args.dumps, args.stacks)

@@ -3,8 +3,8 @@
 run in rounds, each job once a round, so that a pair is measured under the same load and
 ratios can be taken round by round; an optional warm-up round first, then up to `runs`
 timed rounds within a time budget a job. Wall seconds come from the harness's clock, CPU
-seconds and peak RSS from the kernel's account of the finished process (wait4; the machine
-is shared: CPU time is the steadier figure)."""
+seconds (in microseconds) and peak RSS from the kernel's account of the finished process,
+taken by heapkit-measured-run (the machine is shared: CPU time is the steadier figure)."""
 
 import os
 import re
@@ -68,27 +68,39 @@ def paired(a, b, combine, seconds="wall"):
     return statistics.median(combine(a_by_round[r], b_by_round[r]) for r in common)
 
 
+# heapkit-measured-run (bench/measured_run.c), set by use_build(): it runs each command
+# and reports its CPU microseconds and peak RSS (see that file for why not wait4 here).
+LAUNCHER = None
+
+
+def use_build(build_dir):
+    """Finds heapkit-measured-run in `build_dir`; every later run goes through it."""
+    global LAUNCHER
+    LAUNCHER = os.path.join(build_dir, "bench", "heapkit-measured-run")
+    if not os.access(LAUNCHER, os.X_OK):
+        raise SystemExit(f"bench: no {LAUNCHER}: build it first (ninja -C {build_dir})")
+
+
 def run_once(command):
-    """Runs `command`; returns (wall seconds, user + system seconds, peak RSS KiB). The CPU
-    seconds and peak come from wait4's resource usage, in microseconds: /usr/bin/time
-    prints hundredths, too coarse for runs of a few milliseconds. Like time, they include
-    the processes the command waited for (jeprof's nm and addr2line). Fails with the
-    command's error output when it exits non-zero and `command.check`."""
+    """Runs `command`; returns (wall seconds, user + system seconds, peak RSS KiB). Like
+    /usr/bin/time, the CPU seconds include the processes the command waited for (jeprof's
+    nm and addr2line). Fails with the command's error output when it exits non-zero and
+    `command.check`."""
+    if LAUNCHER is None:
+        raise SystemExit("bench: measure.use_build() was not called")
     env = dict(os.environ, **command.env)
     with open(command.stdin or os.devnull, "rb") as stdin, \
             open(command.stdout or os.devnull, "wb") as stdout, \
-            tempfile.TemporaryFile(prefix="bench-stderr-") as stderr:
+            tempfile.NamedTemporaryFile(prefix="bench-usage-", mode="r") as usage:
         start = time.perf_counter()
-        proc = subprocess.Popen(command.argv, stdin=stdin, stdout=stdout, stderr=stderr,
-                                env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.run([LAUNCHER, usage.name, *command.argv], stdin=stdin,
+                              stdout=stdout, stderr=subprocess.PIPE, env=env)
         seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        if command.check and proc.returncode != 0:
-            stderr.seek(0)
-            raise SystemExit(f"bench: {' '.join(command.argv)} exited {proc.returncode}:\n"
-                             f"{stderr.read().decode(errors='replace')[-2000:]}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+        micros, kib, _ = (int(field) for field in usage.read().split())
+    if command.check and proc.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(command.argv)} exited {proc.returncode}:\n"
+                         f"{proc.stderr.decode(errors='replace')[-2000:]}")
+    return seconds, micros / 1e6, kib
 
 
 def run_all(commands, prepare):

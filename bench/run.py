@@ -5,7 +5,7 @@
 Makes its inputs on the spot (a generated C++ program, CPython and curl run under jemalloc
 profiling, synthetic dumps against the C++ program's code at growing sizes), times every
 tool on each, and the floor under them (a warm-up, then the median of --runs runs;
-min–max; CPU seconds and peak RSS from wait4), prints the tables and the verdicts on
+min–max; CPU seconds and peak RSS from wait4 in heapkit-measured-run), prints the tables and the verdicts on
 issues 5's and 19's targets, and exits 1
 when the tools' outputs disagree (different totals). --quick is the CI variant: small
 inputs, one run each."""
@@ -24,7 +24,7 @@ import report
 import targets
 import tools
 from inputs import note
-from measure import Timing, measure
+from measure import Timing, measure, use_build
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (stacks, unique addresses) of the synthetic dumps: a stack-count series at 20k
@@ -133,6 +133,7 @@ def main():
     args = parse_args()
     check_prerequisites()
     found = tools.find_tools(args.build_dir)
+    use_build(args.build_dir)
     work = args.keep or tempfile.mkdtemp(prefix="heapkit-bench-")
     os.makedirs(os.path.join(work, "out"), exist_ok=True)
     try:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """meson install puts the tools, the library, its headers, pkg-config file, man pages and
-bash completions (where bash-completion's loader finds them) under the prefix; only the front door and the types it exposes are installed, each
+bash completions (where bash-completion's loader finds them) under the prefix; only the
+front door and the types it exposes are installed (and no libiberty function exported), each
 header compiles on its own, and a program built with `pkg-config --cflags --libs heapkit`
 alone goes dump -> pprof and dump -> folded through the front door."""
 
@@ -26,6 +27,13 @@ for tool in ("jeprof2pprof", "heapfold", "disable_aslr"):
         check(completion_loaded(os.path.join(prefix, "share"), tool),
               f"bash-completion's loader does not find {tool}'s completion under {prefix}")
 check(any(f.startswith("lib") and "/libheapkit.so" in f for f in found), "libheapkit not installed")
+# libiberty is linked in for its demangler; its functions are not libheapkit's to export.
+library = next(os.path.join(prefix, f) for f in found
+               if f.startswith("lib") and os.path.basename(f).startswith("libheapkit.so.")
+               and not os.path.islink(os.path.join(prefix, f)))
+exported = run(["nm", "-D", "--defined-only", library]).stdout.split()
+leaked = [name for name in ("cplus_demangle", "rust_demangle", "xmalloc", "xexit") if name in exported]
+check(not leaked, f"libheapkit exports libiberty's functions: {leaked}")
 check(any(f.endswith("pkgconfig/heapkit.pc") for f in found), "heapkit.pc not installed")
 headers = sorted(f for f in found if f.startswith("include/heapkit/"))
 check("include/heapkit/heapkit.hpp" in headers, f"headers: {headers}")

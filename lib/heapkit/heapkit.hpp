@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -37,6 +38,8 @@ struct PathRewrite {
     std::string to;
 };
 
+class KeptSymbols; // symbolize/kept_symbols.hpp
+
 // Where binaries and debug information are, and whether to look at all.
 struct SymbolizeOptions {
     bool names = true;                   // false: read build ids only, name nothing
@@ -46,7 +49,29 @@ struct SymbolizeOptions {
     std::string main_binary;             // the program's executable, wherever the dump says
     bool progress = false;               // report progress on stderr
     std::string cache_directory;         // where named frames are remembered; empty: nowhere
+    std::shared_ptr<KeptSymbols> kept;   // files and answers kept between calls; null: none
 };
+
+// For a long-running process that symbolizes again and again (the runtime serves many
+// profiles of one process): each file opened once and kept (opened again when it changes
+// on disk), and up to `max_frames` answers remembered in memory, for calls whose options
+// name the same debug directories and sysroot as `options`. Over `max_files` files or
+// `max_frames` answers, what is kept is dropped and found afresh. Calls sharing one take
+// turns.
+std::shared_ptr<KeptSymbols> make_kept_symbols(const SymbolizeOptions& options,
+                                               size_t max_frames = size_t{1} << 20,
+                                               size_t max_files = 1024);
+
+// What a KeptSymbols holds and has saved, for telemetry.
+struct KeptSymbolsStats {
+    size_t files = 0;   // files held open now
+    size_t frames = 0;  // addresses whose answers are kept now
+    size_t opened = 0;  // files opened, over its life
+    size_t hits = 0;    // lookups answered from memory
+    size_t misses = 0;  // lookups that went to the file (or the frame cache)
+    size_t dropped = 0; // times the bounds were reached and all was dropped
+};
+KeptSymbolsStats kept_symbols_stats(KeptSymbols& kept);
 
 struct LoadOptions {
     SampleType sample = SampleType::inuse_space; // checked: alloc_* need prof_accum:true

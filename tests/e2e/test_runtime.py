@@ -4,6 +4,7 @@ port: real jeprof reads it through its remote protocol, go tool pprof reads its
 /debug/pprof/heap, profiling is switched off and on over HTTP, every error status."""
 
 import os
+import re
 import subprocess
 import sys
 import urllib.error
@@ -116,6 +117,23 @@ try:
     status, body = request("/debug/pprof/heap.folded?threads=1")
     check(any(line.startswith(b"main service thread;") and b"open_sessions" in line
               for line in body.splitlines()), "thread.prof.name not in ?threads=1 stacks")
+
+    # The service's files are opened once and kept, their frames remembered: more
+    # profiles open nothing new, and their lookups are answered from memory.
+    def symbolizer_metric(name):
+        text = request("/metrics")[1].decode()
+        return int(re.search(rf"^{re.escape(name)} (\d+)$", text, re.M).group(1))
+
+    opened = symbolizer_metric("heapkit_symbolizer_files_opened_total")
+    held = symbolizer_metric("heapkit_symbolizer_files")
+    hits = symbolizer_metric('heapkit_symbolizer_lookups_total{result="hit"}')
+    check(opened > 0 and held == opened, f"symbolizer files: {opened} opened, {held} held")
+    for _ in range(3):
+        check(request("/debug/pprof/heap")[0] == 200, "repeated /debug/pprof/heap")
+    check(symbolizer_metric("heapkit_symbolizer_files_opened_total") == opened,
+          "files opened again for later profiles")
+    check(symbolizer_metric('heapkit_symbolizer_lookups_total{result="hit"}') > hits,
+          "later profiles' frames were not answered from memory")
 
     # Control: off, on, reset with a new sampling rate.
     check(request("/pprof/conf", "POST")[0] == 400, "POST /pprof/conf without a setting")

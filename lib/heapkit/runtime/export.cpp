@@ -15,9 +15,19 @@
 namespace heapkit::runtime {
 namespace {
 
+// This process's files and their answers, kept across requests: a service maps the same
+// libraries for its whole life, so each is opened once (holding its descriptor) rather
+// than once per request, and a frame found once is not looked up again.
+const std::shared_ptr<KeptSymbols>& kept_symbols() {
+    static const std::shared_ptr<KeptSymbols> kept = make_kept_symbols(SymbolizeOptions{});
+    return kept;
+}
+
 Result<Profile> profile_of(std::string_view dump, const LoadOptions& options) {
     Input input{"prof.dump", dump};
-    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, options));
+    LoadOptions kept = options;
+    kept.symbols.kept = kept_symbols();
+    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
     return std::move(loaded.profile);
 }
 
@@ -67,7 +77,9 @@ std::string symbol_lines(const std::vector<uint64_t>& addresses) {
     std::vector<RawDump> dumps;
     dumps.push_back(std::move(dump));
     Profile profile = build_profile(dumps, {});
-    symbolize(profile, SymbolizeOptions{});
+    SymbolizeOptions options;
+    options.kept = kept_symbols();
+    symbolize(profile, options);
     std::string out;
     for (const Sample& sample : profile.samples) {
         const Location& location = profile.locations[profile.locations_of(sample).front()];
@@ -82,6 +94,33 @@ std::string symbol_lines(const std::vector<uint64_t>& addresses) {
         // jeprof matches answers with leading zeros stripped: no padding.
         fmt::format_to(std::back_inserter(out), "0x{:x}\t{}\n", location.address, names);
     }
+    return out;
+}
+
+std::string symbolizer_metrics() {
+    KeptSymbolsStats stats = kept_symbols_stats(*kept_symbols());
+    std::string out;
+    auto metric = [&](std::string_view name, std::string_view type, std::string_view help,
+                      std::string_view labels, size_t value) {
+        if (labels.empty() || labels.find("hit") != std::string_view::npos) {
+            fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help,
+                           name, type);
+        }
+        fmt::format_to(std::back_inserter(out), "{}{} {}\n", name, labels, value);
+    };
+    metric("heapkit_symbolizer_files", "gauge", "Files held open for naming frames.", "",
+           stats.files);
+    metric("heapkit_symbolizer_files_opened_total", "counter",
+           "Files opened for naming frames (again only when changed on disk).", "", stats.opened);
+    metric("heapkit_symbolizer_kept_addresses", "gauge",
+           "Addresses whose frames are kept in memory between requests.", "", stats.frames);
+    metric("heapkit_symbolizer_lookups_total", "counter",
+           "Frame lookups, answered from what was kept (hit) or not (miss).", "{result=\"hit\"}",
+           stats.hits);
+    metric("heapkit_symbolizer_lookups_total", "counter", "", "{result=\"miss\"}", stats.misses);
+    metric("heapkit_symbolizer_dropped_total", "counter",
+           "Times the kept files and frames reached their bound and were dropped.", "",
+           stats.dropped);
     return out;
 }
 

@@ -23,4 +23,7 @@ Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& o
 // outermost first, module+0xOFFSET when nothing names the address.
 std::string symbol_lines(const std::vector<uint64_t>& addresses);
 
+// Prometheus text on the files and answers kept between requests (see export.cpp).
+std::string symbolizer_metrics();
+
 } // namespace heapkit::runtime

@@ -212,7 +212,8 @@ Response go_heap(const Request& request, bool folded) {
 
 Response metrics() {
     auto mallctl = Mallctl::find();
-    Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)));
+    Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
+                                      symbolizer_metrics());
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
 }

@@ -46,6 +46,15 @@ int find_debuginfo(Dwfl_Module* module, void** userdata, const char* name, Dwarf
 
 } // namespace
 
+std::vector<std::string> debug_dirs_for(const std::vector<std::string>& extra,
+                                        const std::string& sysroot) {
+    std::vector<std::string> dirs = extra;
+    if (!sysroot.empty()) {
+        dirs.push_back(sysroot + "/usr/lib/debug");
+    }
+    return dirs;
+}
+
 DebugSearch::DebugSearch(const std::vector<std::string>& extra_dirs)
     // Leading '+': check the CRC of files found through .gnu_debuglink. The empty first
     // element is the file's own directory; absolute elements also serve build-id lookups.

@@ -8,6 +8,10 @@
 
 namespace heapkit {
 
+// The extra directories a search looks in: `extra`, and the sysroot's /usr/lib/debug.
+std::vector<std::string> debug_dirs_for(const std::vector<std::string>& extra,
+                                        const std::string& sysroot);
+
 // Where libdwfl looks for separate debug information: the file itself, its
 // .gnu_debuglink next to it, in .debug/ and under /usr/lib/debug/<dir>/ (CRC checked),
 // /usr/lib/debug/.build-id/xx/rest.debug, and the same layouts under every extra

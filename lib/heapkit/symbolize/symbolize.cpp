@@ -4,6 +4,7 @@
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
 #include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/kept_symbols.hpp"
 #include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>
@@ -21,30 +22,23 @@ bool is_pseudo_path(const std::string& path) {
 }
 
 // Each file is opened once however many dumps and mappings name it, and each warning
-// is given once.
+// is given once. With `kept`, files come from (and stay in) what a long-running process
+// keeps; each is asked for once per call, so a file replaced on disk meanwhile does not
+// pull an opened one from under this call.
 class ModuleCache {
 public:
-    ModuleCache(const DebugSearch& search, SymbolizeReport& report)
+    ModuleCache(const DebugSearch& search, SymbolizeReport& report, KeptSymbols* kept)
         : m_search(search)
-        , m_report(report) {}
-
-    struct Opened {
-        std::unique_ptr<ElfModule> file;
-        std::string error; // why `file` is null
-    };
+        , m_report(report)
+        , m_kept(kept) {}
 
     // The file at `path`, or why it cannot be opened.
-    const Opened& open(const std::string& path) {
-        auto [it, inserted] = m_modules.try_emplace(path);
+    const OpenedFile& open(const std::string& path) {
+        auto [it, inserted] = m_modules.try_emplace(path, nullptr);
         if (inserted) {
-            auto opened = ElfModule::open(path, m_search);
-            if (opened) {
-                it->second.file = std::move(*opened);
-            } else {
-                it->second.error = opened.error().message;
-            }
+            it->second = m_kept != nullptr ? &m_kept->open(path) : &open_here(path);
         }
-        return it->second;
+        return *it->second;
     }
 
     // The file at `path` if it can be opened.
@@ -57,9 +51,22 @@ public:
     }
 
 private:
+    const OpenedFile& open_here(const std::string& path) {
+        OpenedFile& opened = m_owned[path];
+        auto file = ElfModule::open(path, m_search);
+        if (file) {
+            opened.file = std::move(*file);
+        } else {
+            opened.error = file.error().message;
+        }
+        return opened;
+    }
+
     const DebugSearch& m_search;
     SymbolizeReport& m_report;
-    std::map<std::string, Opened> m_modules;
+    KeptSymbols* m_kept;
+    std::map<std::string, const OpenedFile*> m_modules; // this call's files
+    std::map<std::string, OpenedFile> m_owned;          // without `kept`: opened here
     std::set<std::string> m_warned;
 };
 
@@ -69,7 +76,7 @@ const ElfModule* open_module(const Module& module, const Module& extent,
                              const SymbolizeOptions& options, ModuleCache& cache,
                              ModuleNotes& notes) {
     std::string path = locate_file(module, options);
-    const ModuleCache::Opened& opened = cache.open(path);
+    const OpenedFile& opened = cache.open(path);
     if (!opened.file) {
         notes.problem = FileProblem::missing;
         notes.problem_text = opened.error;
@@ -246,11 +253,13 @@ namespace {
 // symbolize() runs its passes in order.
 class Session {
 public:
-    Session(Profile& profile, const SymbolizeOptions& options)
+    // `kept`: locked by the caller for the session's life, or null.
+    Session(Profile& profile, const SymbolizeOptions& options, KeptSymbols* kept)
         : m_profile(profile)
         , m_options(options)
-        , m_search(debug_dirs(options))
-        , m_cache(m_search, m_report)
+        , m_kept(kept)
+        , m_search(debug_dirs_for(options.debug_dirs, options.sysroot))
+        , m_cache(m_search, m_report, kept)
         , m_files(profile.modules.size(), nullptr)
         , m_extents(mapped_extents(profile.modules))
         , m_notes(profile.modules.size())
@@ -335,12 +344,26 @@ public:
     }
 
 private:
-    static std::vector<std::string> debug_dirs(const SymbolizeOptions& options) {
-        std::vector<std::string> dirs = options.debug_dirs;
-        if (!options.sysroot.empty()) {
-            dirs.push_back(options.sysroot + "/usr/lib/debug");
+    // The frames at `vaddr` of `file`: kept from an earlier call, else from the frame
+    // cache or the file (and then kept).
+    std::vector<Frame> lookup(const ElfModule& file, uint64_t vaddr, const std::string& key) {
+        if (m_kept != nullptr && !key.empty()) {
+            if (auto hit = m_kept->find(key, vaddr)) {
+                std::vector<Frame> frames(hit->begin(), hit->end());
+                for (Frame& frame : frames) { // the profile's texts outlive what is kept
+                    frame.name = m_strings.intern(frame.name);
+                    frame.system_name = m_strings.intern(frame.system_name);
+                    frame.file = m_strings.intern(frame.file);
+                }
+                return frames;
+            }
         }
-        return dirs;
+        FrameCache* through = key.empty() ? nullptr : &m_remembered;
+        std::vector<Frame> frames = frames_at(file, vaddr, through, key, m_strings);
+        if (m_kept != nullptr && !key.empty()) {
+            m_kept->add(key, vaddr, frames);
+        }
+        return frames;
     }
 
     void name_location(Location& location) {
@@ -350,10 +373,8 @@ private:
         } else if (file != nullptr) {
             const Module& module = m_profile.modules[location.module];
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
-            const std::string& key = m_cache_keys[location.module];
-            FrameCache* through = key.empty() ? nullptr : &m_remembered;
             location.frames =
-                vaddr ? frames_at(*file, *vaddr, through, key, m_strings) : std::vector<Frame>{};
+                vaddr ? lookup(*file, *vaddr, m_cache_keys[location.module]) : std::vector<Frame>{};
         } else if (!location.frames.empty() && location.module != no_module) {
             m_profile.modules[location.module].has_functions = true; // named by jeprof
         }
@@ -367,6 +388,7 @@ private:
 
     Profile& m_profile;
     const SymbolizeOptions& m_options;
+    KeptSymbols* m_kept;
     SymbolizeReport m_report;
     DebugSearch m_search; // outlives every ElfModule in m_cache
     ModuleCache m_cache;
@@ -383,7 +405,13 @@ private:
 } // namespace
 
 SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
-    Session session(profile, options);
+    KeptSymbols* kept = options.kept && options.kept->fits(options) ? options.kept.get() : nullptr;
+    std::unique_lock<std::mutex> turn;
+    if (kept != nullptr) {
+        turn = kept->lock();
+        kept->trim();
+    }
+    Session session(profile, options, kept);
     session.find_used_modules();
     session.open_files();
     session.describe_modules();

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#include "elf_files.hpp"
+#include "heapkit/symbolize/kept_symbols.hpp"
+
+#include <cstdlib>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <string>
+
+using namespace heapkit;
+
+namespace {
+
+// A directory of its own under $TMPDIR, removed afterwards.
+struct TempDir {
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "kept-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    std::filesystem::path path;
+};
+
+} // namespace
+
+TEST_CASE("heapkit::KeptSymbols opens a file once, and again when another file takes its path") {
+    TempDir dir;
+    std::string path = (dir.path / "app").string();
+    std::filesystem::copy_file(built_file("twin_o1"), path);
+    KeptSymbols kept({}, 1000, 10);
+
+    const OpenedFile& first = kept.open(path);
+    REQUIRE(first.file);
+    std::string first_build = first.file->build_id();
+    CHECK(&kept.open(path) == &first);
+    CHECK(kept.stats().opened == 1);
+    CHECK(kept.stats().files == 1);
+
+    // Replaced, as a deploy replaces a binary: a new inode (and size) at the same path.
+    std::filesystem::remove(path);
+    std::filesystem::copy_file(built_file("twin_extra"), path);
+    const OpenedFile& second = kept.open(path);
+    REQUIRE(second.file);
+    CHECK(second.file->build_id() != first_build);
+    CHECK(kept.stats().opened == 2);
+
+    // A missing file is an error, kept until a file appears there.
+    std::string missing = (dir.path / "missing").string();
+    CHECK_FALSE(kept.open(missing).file);
+    CHECK_FALSE(kept.open(missing).error.empty());
+    std::filesystem::copy_file(built_file("twin_o1"), missing);
+    CHECK(kept.open(missing).file);
+}
+
+TEST_CASE("heapkit::KeptSymbols keeps answers with their own texts, up to its bound") {
+    KeptSymbols kept({}, 2, 10);
+    {
+        std::string name = "handle_request";
+        std::string file = "server.cc";
+        Frame frame;
+        frame.name = name;
+        frame.system_name = name;
+        frame.file = file;
+        frame.line = 42;
+        kept.add("build-a", 0x1000, {&frame, 1});
+        name.assign(name.size(), 'x'); // the caller's texts change or go: kept ones stay
+        file.clear();
+    }
+    auto hit = kept.find("build-a", 0x1000);
+    REQUIRE(hit);
+    REQUIRE(hit->size() == 1);
+    CHECK((*hit)[0].name == "handle_request");
+    CHECK((*hit)[0].file == "server.cc");
+    CHECK((*hit)[0].line == 42);
+    CHECK_FALSE(kept.find("build-a", 0x2000));
+    CHECK_FALSE(kept.find("build-b", 0x1000));
+    CHECK(kept.stats().hits == 1);
+    CHECK(kept.stats().misses == 2);
+
+    kept.add("build-a", 0x2000, {});
+    kept.trim(); // two answers: at the bound, kept
+    CHECK(kept.find("build-a", 0x2000));
+    kept.add("build-b", 0x3000, {});
+    kept.trim(); // three: over it, all dropped
+    CHECK(kept.stats().frames == 0);
+    CHECK(kept.stats().dropped == 1);
+    CHECK_FALSE(kept.find("build-a", 0x1000));
+}
+
+TEST_CASE("heapkit::KeptSymbols fits the searches it was made for") {
+    SymbolizeOptions options;
+    options.debug_dirs = {"/opt/debug"};
+    KeptSymbols kept(options, 10, 10);
+    CHECK(kept.fits(options));
+    SymbolizeOptions other = options;
+    other.sysroot = "/mnt/root";
+    CHECK_FALSE(kept.fits(other));
+    other = options;
+    other.debug_dirs.clear();
+    CHECK_FALSE(kept.fits(other));
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// load_series (heapkit.hpp): dumps of one program, each loaded on its own, oldest first.
+// load_series (heapkit.hpp): dumps of one program, each loaded on its own (sharing the
+// files opened), oldest first.
 #include "heapkit/heapkit.hpp"
 #include "heapkit/series/series_order.hpp"
 #include "heapkit/util/try.hpp"
@@ -90,11 +91,17 @@ Result<void> check_one_program(const std::vector<Profile>& dumps) {
 Result<LoadedSeries> load_series(std::span<const Input> inputs, const LoadOptions& options) {
     return catching([&]() -> Result<LoadedSeries> {
         HEAPKIT_TRY(check_inputs(inputs));
+        // The dumps of one program map the same files: each is opened once for the whole
+        // series, and an address named in one dump is not looked up again in the next.
+        LoadOptions each = options;
+        if (!each.symbols.kept) {
+            each.symbols.kept = make_kept_symbols(options.symbols);
+        }
         std::vector<Profile> loaded;
         LoadedSeries series;
         std::set<std::string> said;
         for (const Input& input : inputs) {
-            HEAPKIT_TRY_ASSIGN(Loaded dump, load_profile(std::span(&input, 1), options));
+            HEAPKIT_TRY_ASSIGN(Loaded dump, load_profile(std::span(&input, 1), each));
             for (std::string& warning : dump.report.warnings) {
                 if (said.insert(warning).second) { // the same binaries: the same warnings
                     series.report.warnings.push_back(std::move(warning));

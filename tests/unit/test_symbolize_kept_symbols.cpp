@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <string>
+#include <sys/resource.h>
 
 using namespace heapkit;
 
@@ -45,12 +46,25 @@ TEST_CASE("heapkit::KeptSymbols opens a file once, and again when another file t
     CHECK(second.file->build_id() != first_build);
     CHECK(kept.stats().opened == 2);
 
-    // A missing file is an error, kept until a file appears there.
+    // A failure is not kept: the next call tries again (here, a file appeared).
     std::string missing = (dir.path / "missing").string();
     CHECK_FALSE(kept.open(missing).file);
     CHECK_FALSE(kept.open(missing).error.empty());
     std::filesystem::copy_file(built_file("twin_o1"), missing);
     CHECK(kept.open(missing).file);
+    // Nor is one that the file's identity would not show: out of descriptors (EMFILE),
+    // then not.
+    std::string later = (dir.path / "later").string();
+    std::filesystem::copy_file(built_file("twin_o1"), later);
+    rlimit limit{};
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+    rlimit none = limit;
+    none.rlim_cur = 3; // standard input, output and error: no descriptor left
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &none) == 0);
+    bool opened_without_descriptors = static_cast<bool>(kept.open(later).file);
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+    CHECK_FALSE(opened_without_descriptors);
+    CHECK(kept.open(later).file);
 }
 
 TEST_CASE("heapkit::KeptSymbols keeps answers with their own texts, up to its bound") {

@@ -43,11 +43,12 @@ const OpenedFile& KeptSymbols::open(const std::string& path) {
     std::optional<FileIdentity> now = identity_of(path);
     auto [it, inserted] = m_files.try_emplace(path);
     Kept& kept = it->second;
-    if (!inserted && kept.identity == now) {
+    if (!inserted && kept.identity == now && kept.opened.file) {
         return kept.opened;
     }
-    // New, or another file now: its answers under its build id stay right (a build id
-    // names the bytes), so only the file is replaced.
+    // New, another file now, or one that failed to open: a failure is not kept, since
+    // it may pass (a process out of descriptors, a file being replaced). Answers kept
+    // under a build id stay right (a build id names the bytes): only the file changes.
     kept.identity = now;
     kept.opened = OpenedFile{};
     auto opened = ElfModule::open(path, m_search);

@@ -53,7 +53,8 @@ public:
     void trim();
 
     // The file at `path`, opened on first use and again when its identity on disk
-    // (device, inode, size, modification time) changed.
+    // (device, inode, size, modification time) changed; a file that failed to open is
+    // tried again next time.
     const OpenedFile& open(const std::string& path);
 
     // Answers found by earlier calls, under the frame cache's keys.

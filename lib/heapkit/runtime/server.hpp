@@ -22,7 +22,7 @@ struct ServerOptions {
     // set, and then a bearer_token is required too.
     bool allow_non_loopback = false;
     unsigned threads = 4;               // event loops; a slow client holds none of them
-    unsigned max_connections = 64;      // open connections; the next ones get 503 at once
+    unsigned max_connections = 128;     // open connections; the next ones get 503 at once
     unsigned idle_timeout_seconds = 10; // a connection silent this long is closed
     // The request line and headers together; more get 431. MHD's per-connection memory
     // pool holds them, so this also bounds the memory a connection can make the server hold.

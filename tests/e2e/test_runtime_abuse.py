@@ -242,6 +242,30 @@ def descriptor_limit(limit):
     stop(process, f"under ulimit -n {limit}")
 
 
+def starved_of_descriptors():
+    """ulimit -n 40: too few descriptors to name a profile. Every answer is a named 200, a
+    503, or a 500 that says why; never a 200 with frames left unnamed, never a 400."""
+    process, port = start(fd_limit=40)
+    answers = []
+
+    def fetch():
+        for _ in range(3):
+            answers.append(get(port, "/debug/pprof/heap", timeout=60))
+
+    threads = [threading.Thread(target=fetch) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    bad = []
+    for status, headers, body, _ in answers:
+        named = status == 200 and body[:2] == b"\x1f\x8b" and b"open_sessions" in gzip.decompress(body)
+        if not (named or status == 503 or (status == 500 and len(body) > 10)):
+            bad.append((status, body[:60]))
+    expect(not bad, f"ulimit -n 40: no unnamed 200 nor 400 among {len(answers)}: {bad[:3]}")
+    stop(process, "under ulimit -n 40")
+
+
 def toggles_under_load():
     """prof.active switched off and on while profiles and metrics are served."""
     process, port = start()
@@ -281,6 +305,7 @@ for case in (slow_clients, header_flood, post_without_body, token_before_body,
 # The issue's limit, and a tighter one that only the limit on conversions at once holds.
 for limit in (256, 96):
     descriptor_limit(limit)
+starved_of_descriptors()
 if failures:
     sys.exit(f"FAIL: {len(failures)} case(s): " + "; ".join(failures))
 print("ok")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The example service under load and attack, on loopback only, each case bounded in time:
-slow clients, header floods, a POST without a body, a token checked before the body, small
+slow clients, connections past the limit, header floods, a POST without a body, a token checked before the body, small
 answers on a kept-alive connection, 8 profile requests at once under `ulimit -n 256`, and
 control toggled while profiles are served. Every case runs and says ok or FAIL; the test
 fails if any did. HEAPKIT_BUILD_ROOT names the build whose example service is attacked."""
@@ -127,6 +127,22 @@ def slow_clients():
     stop(process, "with 64 slow clients")
     for sock in sockets:
         sock.close()
+
+
+def connection_limit():
+    """130 connections that send nothing fill max_connections (128): the next request is
+    told 503 with Retry-After at once instead of waiting in a queue."""
+    process, port = start()
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(130)]
+    time.sleep(0.2)
+    status, headers, _, took = get(port, "/pprof/conf", timeout=3)
+    expect(status == 503 and "retry-after" in headers and took < 1,
+           f"past max_connections: {status} in {took:.2f} s, headers {sorted(headers)}")
+    for sock in idle:
+        sock.close()
+    time.sleep(0.2)
+    expect(get(port, "/pprof/conf")[0] == 200, "after the idle connections left: 200")
+    stop(process, "after the connection limit")
 
 
 def header_flood():
@@ -299,7 +315,7 @@ def toggles_under_load():
     stop(process, "after toggles under load")
 
 
-for case in (slow_clients, header_flood, post_without_body, token_before_body,
+for case in (slow_clients, connection_limit, header_flood, post_without_body, token_before_body,
              kept_alive_latency, toggles_under_load):
     case()
 # The issue's limit, and a tighter one that only the limit on conversions at once holds.

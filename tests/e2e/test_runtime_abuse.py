@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The example service under load and attack, on loopback only, each case bounded in time:
-slow clients, connections past the limit, header floods, a POST without a body, a token checked before the body, small
-answers on a kept-alive connection, 8 profile requests at once under `ulimit -n 256`, and
-control toggled while profiles are served. Every case runs and says ok or FAIL; the test
+slow clients, connections past the limit, header floods, a POST without a body, a token
+checked before the body, small answers on a kept-alive connection, 8 profile requests at
+once under `ulimit -n` 256, 96 and 40, and control toggled while profiles are served. Every case runs and says ok or FAIL; the test
 fails if any did. HEAPKIT_BUILD_ROOT names the build whose example service is attacked."""
 
 import gzip
@@ -282,6 +282,34 @@ def starved_of_descriptors():
     stop(process, "under ulimit -n 40")
 
 
+def symbol_memory():
+    """Eight 1 MB POST /pprof/symbol at once: memory is bounded by the conversions let run
+    at once (2), not by the requests (cpp-httplib: 8 at once, +227 to +276 MiB peak here)."""
+    process, port = start()
+    raw = get(port, "/pprof/heap", timeout=60)[2].decode("latin-1")
+    addresses = list(dict.fromkeys(word for line in raw.splitlines() if line.startswith("@")
+                                   for word in line.split()[1:]))
+    body = "+".join(addresses * (1 + 1_000_000 // (16 * len(addresses))))
+    body = body[:1_000_000].rsplit("+", 1)[0].encode()
+    baseline = peak_rss_kb(process.pid)
+    statuses = []
+
+    def post():
+        head = (f"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        statuses.append(exchange(port, head + body, timeout=60)[0])
+
+    threads = [threading.Thread(target=post) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    grew = (peak_rss_kb(process.pid) - baseline) // 1024
+    expect(set(statuses) <= {200, 503} and 200 in statuses and grew < 160,
+           f"8 x 1 MB /pprof/symbol: {sorted(statuses)}, peak RSS +{grew} MiB (< 160)")
+    stop(process, "after 8 symbol requests")
+
+
 def toggles_under_load():
     """prof.active switched off and on while profiles and metrics are served."""
     process, port = start()
@@ -316,7 +344,7 @@ def toggles_under_load():
 
 
 for case in (slow_clients, connection_limit, header_flood, post_without_body, token_before_body,
-             kept_alive_latency, toggles_under_load):
+             kept_alive_latency, symbol_memory, toggles_under_load):
     case()
 # The issue's limit, and a tighter one that only the limit on conversions at once holds.
 for limit in (256, 96):

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A C++ service that links jemalloc and libheapkit-runtime and serves its own heap
-// profiles. Arguments: [PORT (0: any)] [ADDRESS (127.0.0.1)] [BEARER TOKEN]. Run it, then:
+// profiles. Arguments: [PORT (0: any)] [ADDRESS (127.0.0.1)]. A bearer token, if any, comes
+// from the file named by $HEAPKIT_TOKEN_FILE or from $HEAPKIT_TOKEN, never from the command
+// line (which /proc/PID/cmdline, ps and /pprof/cmdline show). Run it, then:
 //   jeprof --raw http://127.0.0.1:PORT/pprof/heap > heap.prof && heapfold heap.prof
 //   curl -s http://127.0.0.1:PORT/debug/pprof/heap | go tool pprof -top /dev/stdin
 #include "heapkit/runtime/profiler.hpp"
@@ -9,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +43,23 @@ __attribute__((noinline)) void open_sessions() {
     }
 }
 
+// The bearer token: the first line of $HEAPKIT_TOKEN_FILE, else $HEAPKIT_TOKEN, else none;
+// false when the file cannot be read.
+bool read_token(std::string& token) {
+    if (const char* file = std::getenv("HEAPKIT_TOKEN_FILE"); file != nullptr && *file != 0) {
+        std::ifstream in(file);
+        if (!in || !std::getline(in, token)) {
+            std::fprintf(stderr, "example_service: cannot read the token from %s\n", file);
+            return false;
+        }
+        return true;
+    }
+    if (const char* value = std::getenv("HEAPKIT_TOKEN"); value != nullptr) {
+        token = value;
+    }
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -49,7 +69,12 @@ int main(int argc, char** argv) {
         options.address = argv[2];
     }
     if (argc > 3) {
-        options.bearer_token = argv[3];
+        std::fprintf(stderr, "example_service: the token is taken from $HEAPKIT_TOKEN_FILE or "
+                             "$HEAPKIT_TOKEN, not from the command line\n");
+        return 1;
+    }
+    if (!read_token(options.bearer_token)) {
+        return 1;
     }
     // Block the signals before the server's threads start, so that sigwait gets them.
     sigset_t stop_signals;

@@ -7,7 +7,7 @@ packages=(
   g++ meson ninja-build pkg-config python3
   protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
   libdw-dev libelf-dev zlib1g-dev libiberty-dev
-  libjemalloc-dev libjemalloc2 libcpp-httplib-dev
+  libjemalloc-dev libjemalloc2 libmicrohttpd-dev wrk
   # the Debian packages built and checked (tests/e2e/test_deb.py), bash completion's helpers
   debhelper dpkg-dev lintian git bash-completion
   # real consumers and ground truth used by the tests

@@ -5,6 +5,7 @@ port: real jeprof reads it through its remote protocol, go tool pprof reads its
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -61,9 +62,24 @@ check(status == 403 and b"not enabled" in body, f"prof:false: {status} {body!r}"
 check(request("/metrics")[0] == 200, "/metrics without profiling")
 stop(process)
 
-# A bearer token, when configured, is required.
-process, base = start("0", "127.0.0.1", "s3cret")
+# A bearer token, when configured, is required; it is never taken from the command line.
+on_argv = run([service, "0", "127.0.0.1", "s3cret"], check=False)
+check(on_argv.returncode == 1 and "HEAPKIT_TOKEN" in on_argv.stderr, f"argv: {on_argv.stderr!r}")
+process, base = start("0", "127.0.0.1", env=dict(os.environ, HEAPKIT_TOKEN="s3cret"))
 check(request("/pprof/conf")[0] == 401, "no token: not 401")
+check(b"s3cret" not in request("/pprof/cmdline")[1], "token readable through /pprof/cmdline")
+# jeprof fetches with curl, which reads its options from $CURL_HOME/.curlrc: the header
+# goes there, and the token stays out of URLs and command lines.
+curl_home = os.path.join(directory, "curl_home")
+os.makedirs(curl_home, exist_ok=True)
+jeprof_env = dict(os.environ, HOME=directory, JEPROF_TMPDIR=directory)
+refused = run(["jeprof", "--raw", f"{base}/pprof/heap"], env=jeprof_env, check=False)
+check("open_sessions" not in refused.stdout, "jeprof without the token got a profile")
+with open(os.path.join(curl_home, ".curlrc"), "w") as f:
+    f.write('header = "Authorization: Bearer s3cret"\n')
+fetched = run(["jeprof", "--raw", f"{base}/pprof/heap"], env=dict(jeprof_env, CURL_HOME=curl_home))
+check("(anonymous namespace)::open_sessions()" in fetched.stdout,
+      "jeprof with the token in $CURL_HOME/.curlrc did not get a named profile")
 req = urllib.request.Request(base + "/pprof/conf", headers={"Authorization": "Bearer s3cret"})
 with urllib.request.urlopen(req, timeout=60) as answer:
     check(answer.status == 200, "right token refused")
@@ -145,14 +161,30 @@ try:
     check(status == 403 and b"not active" in body, f"dump while inactive: {status} {body!r}")
     check(request("/pprof/conf?prof.active:true", "POST")[0] == 200, "reactivate")
     status, body = request("/pprof/conf?prof.reset:3", "POST")
-    check(status == 200 and body.strip().endswith(b"prof.lg_sample:3"), f"reset: {body!r}")
+    check(status == 403 and b"min_lg_sample" in body, f"reset under the floor: {status} {body!r}")
+    status, body = request("/pprof/conf?prof.reset:12", "POST")
+    check(status == 200 and body.strip().endswith(b"prof.lg_sample:12"), f"reset: {body!r}")
     status, body = request("/pprof/heap")
-    check(status == 200 and body.startswith(b"heap_v2/8\n"), f"after reset: {body[:20]!r}")
+    check(status == 200 and body.startswith(b"heap_v2/4096\n"), f"after reset: {body[:20]!r}")
+    # An empty profile right after the reset is still a profile, of every sample type.
+    for sample in ("alloc_space", "inuse_space"):
+        status, body = request(f"/debug/pprof/heap?sample={sample}")
+        check(status == 200 and body[:2] == b"\x1f\x8b", f"{sample} after reset: {status} {body!r}")
 
     # Errors.
     check(request("/no/such/page")[0] == 404, "404")
     check(request("/pprof/heap", "DELETE")[0] == 405, "405")
-    check(request("/pprof/symbol", "POST", b"0x1+" * 400_000)[0] == 413, "413")
+    # A declared body over the limit is refused from the headers alone, unread.
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nContent-Length: 1600000\r\n\r\n")
+        check(sock.recv(4096).startswith(b"HTTP/1.1 413 "), "413")
+    # A malformed chunk size is a malformed request, not an empty body.
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                     b"\r\nzz\r\n0x1\r\n0\r\n\r\n")
+        answer = sock.recv(4096)
+        check(answer.startswith(b"HTTP/1.1 400 "), f"bad chunk size: {answer[:40]!r}")
     check(request("/debug/pprof/heap?threads=2")[0] == 400, "400")
     status, body = request("/metrics")
     check(status == 200 and b"heapkit_jemalloc_allocated_bytes" in body, "/metrics")

@@ -10,7 +10,10 @@
 #include "heapkit/util/text.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fmt/format.h>
+#include <optional>
 
 namespace heapkit::runtime {
 namespace {
@@ -23,11 +26,29 @@ const std::shared_ptr<KeptSymbols>& kept_symbols() {
     return kept;
 }
 
+// A file that could not be opened because the process is out of descriptors: the names
+// it would have given are missing for a reason that says nothing about the file.
+std::optional<std::string> out_of_descriptors(const std::vector<std::string>& warnings) {
+    for (const std::string& warning : warnings) {
+        for (int error : {EMFILE, ENFILE}) {
+            if (warning.find(std::strerror(error)) != std::string::npos) {
+                return warning;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 Result<Profile> profile_of(std::string_view dump, const LoadOptions& options) {
     Input input{"prof.dump", dump};
     LoadOptions kept = options;
     kept.symbols.kept = kept_symbols();
     HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
+    // Failed rather than served half-named: a client cannot tell a missing name from a
+    // stripped file, and trying again later would give the full answer.
+    if (auto problem = out_of_descriptors(loaded.report.warnings)) {
+        return fail("symbolization ran out of file descriptors: {}", *problem);
+    }
     return std::move(loaded.profile);
 }
 
@@ -64,7 +85,7 @@ Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& o
     return write_folded(profile, folded);
 }
 
-std::string symbol_lines(const std::vector<uint64_t>& addresses) {
+Result<std::string> symbol_lines(const std::vector<uint64_t>& addresses) {
     // One single-frame stack per address: a leaf frame is looked up as it is.
     RawDump dump;
     dump.source = "/proc/self/maps";
@@ -79,7 +100,13 @@ std::string symbol_lines(const std::vector<uint64_t>& addresses) {
     Profile profile = build_profile(dumps, {});
     SymbolizeOptions options;
     options.kept = kept_symbols();
-    symbolize(profile, options);
+    SymbolizeReport report = symbolize(profile, options);
+    for (const ModuleReport& module : report.modules) {
+        report.warnings.push_back(module.problem_text);
+    }
+    if (auto problem = out_of_descriptors(report.warnings)) {
+        return fail("symbolization ran out of file descriptors: {}", *problem);
+    }
     std::string out;
     for (const Sample& sample : profile.samples) {
         const Location& location = profile.locations[profile.locations_of(sample).front()];

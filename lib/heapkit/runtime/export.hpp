@@ -20,8 +20,9 @@ Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& o
 
 // jeprof's symbol lookup for addresses of this process (already moved back by one for
 // return addresses): one "0x<hex>\t<name>" line each, an inline chain joined by "--"
-// outermost first, module+0xOFFSET when nothing names the address.
-std::string symbol_lines(const std::vector<uint64_t>& addresses);
+// outermost first, module+0xOFFSET when nothing names the address. An error when the
+// process ran out of file descriptors on the way.
+Result<std::string> symbol_lines(const std::vector<uint64_t>& addresses);
 
 // Prometheus text on the files and answers kept between requests (see export.cpp).
 std::string symbolizer_metrics();

@@ -8,6 +8,7 @@
 #include "heapkit/util/text.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <functional>
 #include <vector>
@@ -88,6 +89,22 @@ Result<Profiler> active_profiler() {
         [](Profiler profiler) { return profiler.require_active().map([&] { return profiler; }); });
 }
 
+// alloc_* values exist only when jemalloc counts freed memory too (opt.prof_accum): the
+// request is refused for that reason alone, not for a dump that happens to be empty.
+Result<void> records_accumulated(SampleType sample) {
+    if (!needs_accum(sample)) {
+        return {};
+    }
+    auto mallctl = Mallctl::find();
+    auto accum = mallctl ? mallctl->read<bool>("opt.prof_accum") : Result<bool>(false);
+    if (!accum || !*accum) {
+        return fail("{} needs accumulated counts: start the process with "
+                    "MALLOC_CONF=prof_accum:true",
+                    name_of(sample));
+    }
+    return {};
+}
+
 Response raw_heap() {
     auto profiler = active_profiler();
     if (!profiler) {
@@ -116,7 +133,8 @@ Response symbol(const Request& request) {
         }
         addresses.push_back(*address);
     }
-    return text(200, symbol_lines(addresses));
+    auto lines = symbol_lines(addresses);
+    return lines ? text(200, std::move(*lines)) : failure(500, lines.error());
 }
 
 Response cmdline() {
@@ -188,6 +206,9 @@ Response go_heap(const Request& request, bool folded) {
     if (!profiler) {
         return failure(403, profiler.error());
     }
+    if (auto accum = records_accumulated(*sample); !accum) {
+        return failure(400, accum.error());
+    }
     auto dump = profiler->dump();
     if (!dump) {
         return failure(500, dump.error());
@@ -198,7 +219,7 @@ Response go_heap(const Request& request, bool folded) {
     options.symbols.names = *symbolized;
     auto body = folded ? folded_from_dump(*dump, options) : pprof_from_dump(*dump, options);
     if (!body) {
-        return failure(400, body.error()); // e.g. alloc_* without prof_accum
+        return failure(500, body.error());
     }
     if (folded) {
         return text(200, std::move(*body));
@@ -239,7 +260,43 @@ const std::vector<Route>& routes() {
     return table;
 }
 
+// The routes that dump and convert: each holds a dump, a profile and open files.
+bool is_conversion(const Request& request) {
+    return request.path == "/pprof/heap" || request.path == "/debug/pprof/heap" ||
+           request.path == "/debug/pprof/heap.folded" ||
+           (request.path == "/pprof/symbol" && request.method == "POST");
+}
+
+// Why a control request is not allowed by the options, if it is not.
+std::optional<Response> refuse_control(const Request& request, const HandlerOptions& options) {
+    if (request.path != "/pprof/conf" || request.method != "POST") {
+        return std::nullopt;
+    }
+    if (!options.allow_control) {
+        return text(403, "control is disabled in this process (allow_control)");
+    }
+    auto setting = percent_decode(request.query);
+    std::string_view value = setting ? std::string_view(*setting) : std::string_view();
+    if (take_literal(value, "prof.reset:")) {
+        auto lg = take_decimal(value);
+        if (lg && value.empty() && *lg < options.min_lg_sample) {
+            return text(403, fmt::format("prof.reset:{} refused: sampling more often than every "
+                                         "2^{} bytes slows every allocation (min_lg_sample)",
+                                         *lg, options.min_lg_sample));
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
+
+struct Handler::Shared {
+    std::atomic<unsigned> conversions{0};
+};
+
+Handler::Handler(HandlerOptions options)
+    : m_options(options)
+    , m_shared(std::make_shared<Shared>()) {}
 
 Response Handler::handle(const Request& request) const {
     auto route = std::find_if(routes().begin(), routes().end(),
@@ -257,6 +314,26 @@ Response Handler::handle(const Request& request) const {
     if (request.body.size() > m_options.max_body) {
         return text(413, fmt::format("request body over {} bytes", m_options.max_body));
     }
+    if (auto refusal = refuse_control(request, m_options)) {
+        return *refusal;
+    }
+    if (!is_conversion(request)) {
+        return route->serve(request);
+    }
+    // Refused at once rather than queued: a waiting request would hold a server thread.
+    std::atomic<unsigned>& busy = m_shared->conversions;
+    if (busy.fetch_add(1) >= m_options.max_conversions) {
+        --busy;
+        Response response = text(503, fmt::format("{} profile requests are being served; "
+                                                  "try again",
+                                                  m_options.max_conversions));
+        response.headers["Retry-After"] = "1";
+        return response;
+    }
+    struct Release {
+        std::atomic<unsigned>& busy;
+        ~Release() { --busy; }
+    } release{busy};
     return route->serve(request);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace heapkit::runtime {
@@ -25,6 +26,14 @@ struct Response {
 
 struct HandlerOptions {
     size_t max_body = 1 << 20; // larger bodies get 413
+    // Dumps and conversions (/pprof/heap, /pprof/symbol, /debug/pprof/heap*) served at
+    // once; one more gets 503 with Retry-After at once. Each holds the dump, the profile
+    // and the files it names open (README "Runtime library": memory and descriptors).
+    unsigned max_conversions = 2;
+    bool allow_control = true; // false: POST /pprof/conf answers 403
+    // prof.reset:<lg_sample> below this is refused (403): sampling every 2^lg bytes slows
+    // every allocation of the process. 0 allows any rate.
+    size_t min_lg_sample = 10;
 };
 
 // Serves heap profiles of this process (see README "Runtime library"):
@@ -34,17 +43,20 @@ struct HandlerOptions {
 //   Go style            GET /debug/pprof/heap[?symbolize=0][&threads=1][&sample=TYPE],
 //                       GET /debug/pprof/heap.folded[?sample=TYPE][&threads=1]
 //   telemetry           GET /metrics (Prometheus text)
-// Errors: 403 profiling not enabled or not active, 404 unknown path, 405 wrong method,
-// 400 malformed query or body, 413 body over max_body, 500 a dump that failed.
-// Thread-safe; dumps are serialized.
+// Errors: 403 profiling not enabled or not active, control disabled or a sampling rate
+// under the floor; 404 unknown path, 405 wrong method, 400 malformed query or body or a
+// sample type the process does not record, 413 body over max_body, 500 a dump or
+// conversion that failed (with the reason), 503 (Retry-After) max_conversions busy.
+// Thread-safe; dumps are serialized. Copies share their conversion count.
 class Handler {
 public:
-    explicit Handler(HandlerOptions options = {})
-        : m_options(options) {}
+    explicit Handler(HandlerOptions options = {});
     Response handle(const Request& request) const;
 
 private:
+    struct Shared;
     HandlerOptions m_options;
+    std::shared_ptr<Shared> m_shared;
 };
 
 } // namespace heapkit::runtime

@@ -1,36 +1,25 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/server.hpp"
 
+#include "heapkit/runtime/access.hpp"
 #include "heapkit/runtime/profiler.hpp"
+#include "heapkit/util/try.hpp"
 
-#include <chrono>
-#include <cstdlib>
-#include <httplib.h>
-#include <thread>
+#include <arpa/inet.h>
+#include <atomic>
+#include <charconv>
+#include <cstring>
+#include <fmt/format.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <optional>
 
 namespace heapkit::runtime {
 namespace {
 
-// Turns sampling off in a thread (once) before it does any server work.
-void stop_sampling_this_thread();
-
-// httplib's thread pool, with every task run unsampled: request parsing and response
-// bodies stay out of the profiles being served. (prof.thread_active_init does not do
-// it: jemalloc reads it at a thread's first sample, after the pool is made.)
-class UnsampledPool : public httplib::TaskQueue {
-public:
-    void enqueue(std::function<void()> task) override {
-        m_pool.enqueue([task = std::move(task)] {
-            stop_sampling_this_thread();
-            task();
-        });
-    }
-    void shutdown() override { m_pool.shutdown(); }
-
-private:
-    httplib::ThreadPool m_pool{CPPHTTPLIB_THREAD_POOL_COUNT};
-};
-
+// Sampling off in a thread (once) before it does any server work: request parsing and
+// response bodies stay out of the profiles being served. (prof.thread_active_init does
+// not do it: jemalloc reads it at a thread's first sample, after the threads are made.)
 void stop_sampling_this_thread() {
     thread_local bool done = false;
     if (!done) {
@@ -41,34 +30,220 @@ void stop_sampling_this_thread() {
     }
 }
 
-Request to_request(const httplib::Request& in) {
+// One request, from its request line to its answer (MHD's per-request "con_cls").
+struct Exchange {
+    std::string target; // as the request line has it: path and query, still encoded
+    bool headers_checked = false;
+    bool too_large = false; // a chunked body went over max_body: the rest is dropped
+    std::string body;
+};
+
+struct DaemonStop {
+    void operator()(MHD_Daemon* daemon) const { MHD_stop_daemon(daemon); }
+};
+
+// What MHD's callbacks (on its threads) share.
+struct State {
+    ServerOptions options;
+    Handler handler;
+    std::atomic<unsigned> connections{0};
+};
+
+Response text(int status, std::string body) {
+    Response response;
+    response.status = status;
+    response.body = std::move(body);
+    return response;
+}
+
+MHD_Result send(MHD_Connection* connection, Response response) {
+    auto* body = new std::string(std::move(response.body));
+    MHD_Response* out = MHD_create_response_from_buffer_with_free_callback_cls(
+        body->size(), body->data(), [](void* owned) { delete static_cast<std::string*>(owned); },
+        body);
+    if (out == nullptr) {
+        delete body;
+        return MHD_NO;
+    }
+    MHD_add_response_header(out, MHD_HTTP_HEADER_CONTENT_TYPE, response.content_type.c_str());
+    for (const auto& [key, value] : response.headers) {
+        MHD_add_response_header(out, key.c_str(), value.c_str());
+    }
+    MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(response.status), out);
+    MHD_destroy_response(out);
+    return queued;
+}
+
+std::optional<size_t> content_length(MHD_Connection* connection) {
+    const char* value =
+        MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    size_t length = 0;
+    if (value == nullptr ||
+        std::from_chars(value, value + std::strlen(value), length).ec != std::errc()) {
+        return std::nullopt;
+    }
+    return length;
+}
+
+// The answer a request gets as soon as its headers are in, before any body is read:
+// too many connections, too many headers, no token, a declared body over the limit.
+std::optional<Response> refuse_early(const State& state, MHD_Connection* connection) {
+    const ServerOptions& options = state.options;
+    if (state.connections.load() > options.max_connections) {
+        Response busy = text(503, "too many connections; try again\n");
+        busy.headers["Retry-After"] = "1";
+        return busy;
+    }
+    int headers = MHD_get_connection_values(connection, MHD_HEADER_KIND, nullptr, nullptr);
+    if (headers < 0 || static_cast<size_t>(headers) > options.max_headers) {
+        return text(431, fmt::format("more than {} header fields\n", options.max_headers));
+    }
+    if (!options.bearer_token.empty()) {
+        const char* authorization =
+            MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+        if (authorization == nullptr ||
+            !bearer_token_matches(authorization, options.bearer_token)) {
+            Response denied = text(401, "missing or wrong bearer token\n");
+            denied.headers["WWW-Authenticate"] = "Bearer realm=\"heapkit\"";
+            return denied;
+        }
+    }
+    if (auto length = content_length(connection); length && *length > options.handler.max_body) {
+        return text(413, fmt::format("request body over {} bytes\n", options.handler.max_body));
+    }
+    return std::nullopt;
+}
+
+Request to_request(MHD_Connection* connection, const char* path, const char* method,
+                   Exchange& exchange) {
     Request request;
-    request.method = in.method;
-    request.path = in.path;
-    size_t question = in.target.find('?');
+    request.method = method;
+    request.path = path;
+    size_t question = exchange.target.find('?');
     if (question != std::string::npos) {
-        request.query = in.target.substr(question + 1);
+        request.query = exchange.target.substr(question + 1);
     }
-    for (const auto& [key, value] : in.headers) {
-        request.headers[key] = value;
-    }
-    request.body = in.body;
+    MHD_get_connection_values(
+        connection, MHD_HEADER_KIND,
+        [](void* headers, MHD_ValueKind, const char* key, const char* value) {
+            (*static_cast<std::map<std::string, std::string>*>(headers))[key] = value ? value : "";
+            return MHD_YES;
+        },
+        &request.headers);
+    request.body = std::move(exchange.body);
     return request;
+}
+
+MHD_Result answer(void* cls, MHD_Connection* connection, const char* path, const char* method,
+                  const char*, const char* upload, size_t* upload_size, void** context) {
+    stop_sampling_this_thread();
+    auto& state = *static_cast<State*>(cls);
+    auto& exchange = *static_cast<Exchange*>(*context);
+    if (!exchange.headers_checked) {
+        exchange.headers_checked = true;
+        if (auto refusal = refuse_early(state, connection)) {
+            return send(connection, std::move(*refusal));
+        }
+        return MHD_YES; // the body, if any, comes next
+    }
+    if (*upload_size != 0) {
+        // Only a chunked body can get here over the limit: a declared length was checked.
+        exchange.too_large = exchange.too_large ||
+                             exchange.body.size() + *upload_size > state.options.handler.max_body;
+        if (!exchange.too_large) {
+            exchange.body.append(upload, *upload_size);
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (exchange.too_large) {
+        return send(connection, text(413, fmt::format("request body over {} bytes\n",
+                                                      state.options.handler.max_body)));
+    }
+    return send(connection, state.handler.handle(to_request(connection, path, method, exchange)));
+}
+
+void* begin_exchange(void*, const char* target, MHD_Connection*) {
+    stop_sampling_this_thread();
+    auto* exchange = new Exchange;
+    exchange->target = target;
+    return exchange;
+}
+
+void end_exchange(void*, MHD_Connection*, void** context, MHD_RequestTerminationCode) {
+    delete static_cast<Exchange*>(*context);
+    *context = nullptr;
+}
+
+void count_connection(void* cls, MHD_Connection*, void**, MHD_ConnectionNotificationCode code) {
+    auto& state = *static_cast<State*>(cls);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        ++state.connections;
+    } else {
+        --state.connections;
+    }
+}
+
+MHD_Result accept_any(void*, const sockaddr*, socklen_t) {
+    stop_sampling_this_thread(); // the connection's memory is allocated in this thread next
+    return MHD_YES;
+}
+
+// The socket address to bind; nullopt when `address` is not a numeric IPv4 or IPv6 one.
+std::optional<sockaddr_storage> socket_address(const std::string& address, int port) {
+    sockaddr_storage storage{};
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+    std::string bare = address;
+    if (inet_pton(AF_INET, bare.c_str(), &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(static_cast<uint16_t>(port));
+        return storage;
+    }
+    if (bare.size() >= 2 && bare.front() == '[' && bare.back() == ']') {
+        bare = bare.substr(1, bare.size() - 2);
+    }
+    if (inet_pton(AF_INET6, bare.c_str(), &v6->sin6_addr) != 1) {
+        return std::nullopt;
+    }
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    return storage;
+}
+
+Result<void> check_options(const ServerOptions& options) {
+    if (!is_loopback(options.address)) {
+        if (!options.allow_non_loopback) {
+            return fail("refusing to serve heap profiles on {}: heap dumps reveal memory "
+                        "contents; bind a loopback address (127.0.0.1 or ::1) or set "
+                        "allow_non_loopback",
+                        options.address);
+        }
+        if (options.bearer_token.empty()) {
+            return fail("refusing to serve heap profiles on {} without a bearer token",
+                        options.address);
+        }
+    }
+    if (options.port < 0 || options.port > 65535) {
+        return fail("port {} is out of range", options.port);
+    }
+    if (options.threads == 0 || options.max_connections == 0) {
+        return fail("the server needs at least one thread and one connection");
+    }
+    return {};
 }
 
 } // namespace
 
-bool is_loopback(const std::string& address) {
-    return address == "localhost" || address == "::1" || address.starts_with("127.");
-}
-
 struct Server::State {
-    httplib::Server http;
-    Handler handler;
-    std::string token;
-    std::thread thread;
+    runtime::State shared;
+    std::unique_ptr<MHD_Daemon, DaemonStop> daemon; // last: stopped before the rest goes
     int port = 0;
 };
+
+bool is_loopback(const std::string& address) {
+    return is_loopback_address(address);
+}
 
 Server::Server(std::unique_ptr<State> state)
     : m_state(std::move(state)) {}
@@ -82,90 +257,44 @@ int Server::port() const {
 }
 
 void Server::stop() {
-    if (m_state && m_state->thread.joinable()) {
-        m_state->http.stop();
-        m_state->thread.join();
+    if (m_state) {
+        m_state->daemon.reset(); // closes every connection and joins the threads
     }
 }
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
-    if (!options.allow_non_loopback && !is_loopback(options.address)) {
-        return fail("refusing to serve heap profiles on {}: heap dumps reveal memory contents; "
-                    "bind a loopback address or set allow_non_loopback",
-                    options.address);
+    HEAPKIT_TRY(check_options(options));
+    auto bind_to = socket_address(options.address, options.port);
+    if (!bind_to) {
+        return fail("cannot listen on {}: not a numeric IPv4 or IPv6 address", options.address);
     }
     auto state = std::make_unique<State>();
-    state->handler = Handler(options.handler);
-    state->token = options.bearer_token;
-    State* shared = state.get();
-    size_t max_body = options.handler.max_body;
-    auto answer = [shared](const httplib::Request& in, std::string body, bool too_large,
-                           httplib::Response& out) {
-        Response response;
-        auto authorization = in.get_header_value("Authorization");
-        if (!shared->token.empty() && authorization != "Bearer " + shared->token) {
-            response.status = 401;
-            response.body = "missing or wrong bearer token\n";
-        } else if (too_large) {
-            response.status = 413;
-            response.body = "request body too large\n";
-        } else {
-            Request request = to_request(in);
-            request.body = std::move(body);
-            response = shared->handler.handle(request);
-        }
-        out.status = response.status;
-        for (const auto& [key, value] : response.headers) {
-            out.set_header(key, value);
-        }
-        out.set_content(response.body, response.content_type.c_str());
-    };
-    auto serve = [answer](const httplib::Request& in, httplib::Response& out) {
-        answer(in, in.body, false, out);
-    };
-    // Bodies are read here, not by httplib: it would refuse form-encoded bodies over
-    // 8 KiB (its compiled-in limit), and jeprof posts thousands of addresses that way.
-    auto serve_body = [answer, max_body](const httplib::Request& in, httplib::Response& out,
-                                         const httplib::ContentReader& reader) {
-        std::string body;
-        // A declared length over the limit is refused unread; chunked bodies are cut off
-        // while they stream in.
-        bool too_large =
-            std::strtoull(in.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body;
-        reader([&](const char* data, size_t length) {
-            too_large = too_large || body.size() + length > max_body;
-            if (!too_large) {
-                body.append(data, length);
-            }
-            return !too_large;
-        });
-        answer(in, std::move(body), too_large, out);
-    };
-    state->http.new_task_queue = [] { return new UnsampledPool; };
-    // Every method goes to the handler, which answers 405 where one does not fit.
-    state->http.Get(".*", serve);
-    state->http.Delete(".*", serve);
-    state->http.Options(".*", serve);
-    state->http.Post(".*", serve_body);
-    state->http.Put(".*", serve_body);
-    state->http.Patch(".*", serve_body);
-    state->http.set_payload_max_length(options.handler.max_body + 1);
-    int port = options.port == 0
-                   ? state->http.bind_to_any_port(options.address)
-                   : (state->http.bind_to_port(options.address, options.port) ? options.port : -1);
-    if (port < 0) {
+    state->shared.options = options;
+    state->shared.handler = Handler(options.handler);
+    // Connections past max_connections are still taken (a few) so that they hear 503
+    // rather than nothing; past that, MHD closes them at once.
+    unsigned hard_limit = options.max_connections + std::max(16u, options.threads);
+    // MHD keeps the request line and headers in the connection's memory pool, with room
+    // for reading and for the answer's own headers besides.
+    size_t pool_bytes = options.max_header_bytes + 8 * 1024;
+    // MHD_USE_ITC: stopping wakes every worker at once; without it a worker waiting in
+    // epoll with open connections only noticed at its next timeout (seconds of SIGTERM).
+    unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     (bind_to->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    MHD_Daemon* daemon = MHD_start_daemon(
+        flags, static_cast<uint16_t>(options.port), accept_any, nullptr, answer, &state->shared,
+        MHD_OPTION_SOCK_ADDR, reinterpret_cast<const sockaddr*>(&*bind_to),
+        MHD_OPTION_THREAD_POOL_SIZE, options.threads, MHD_OPTION_CONNECTION_LIMIT, hard_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, options.idle_timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, pool_bytes, MHD_OPTION_URI_LOG_CALLBACK, begin_exchange,
+        nullptr, MHD_OPTION_NOTIFY_COMPLETED, end_exchange, nullptr, MHD_OPTION_NOTIFY_CONNECTION,
+        count_connection, &state->shared, MHD_OPTION_END);
+    if (daemon == nullptr) {
         return fail("cannot listen on {}:{}", options.address, options.port);
     }
-    state->port = port;
-    state->thread = std::thread([shared] {
-        stop_sampling_this_thread();
-        shared->http.listen_after_bind();
-    });
-    // The socket is bound, so no connection is lost meanwhile; wait only so that stop()
-    // right after start() finds the loop running.
-    while (!shared->http.is_running()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    state->daemon.reset(daemon);
+    const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    state->port = info != nullptr ? info->port : options.port;
     return std::unique_ptr<Server>(new Server(std::move(state)));
 }
 

@@ -1,0 +1,355 @@
+# SPDX-License-Identifier: MIT
+"""The example service under load and attack, on loopback only, each case bounded in time:
+slow clients, connections past the limit, header floods, a POST without a body, a token
+checked before the body, small answers on a kept-alive connection, 8 profile requests at
+once under `ulimit -n` 256, 96 and 40, and control toggled while profiles are served. Every case runs and says ok or FAIL; the test
+fails if any did. HEAPKIT_BUILD_ROOT names the build whose example service is attacked."""
+
+import gzip
+import os
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+service = os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "examples", "example_service")
+# ASan's allocator and jemalloc cannot share a process, and its timing would make the
+# time bounds below meaningless.
+if "libasan" in subprocess.run(["ldd", service], capture_output=True, text=True).stdout:
+    print("sanitizer build: the jemalloc service cannot run under ASan; skipping")
+    sys.exit(77)
+
+failures = []
+
+
+def expect(condition, message):
+    print(("ok   " if condition else "FAIL ") + message, flush=True)
+    if not condition:
+        failures.append(message)
+
+
+def start(env=None, fd_limit=None):
+    def limit():
+        if fd_limit:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
+
+    process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True,
+                               env=dict(os.environ, **(env or {})), preexec_fn=limit)
+    line = process.stdout.readline().strip()
+    port = int(line.rsplit(":", 1)[1])
+    return process, port
+
+
+def stop(process, what):
+    began = time.monotonic()
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    took = time.monotonic() - began
+    expect(process.returncode == 0 and took < 5,
+           f"{what}: SIGTERM ends the service in {took:.1f} s, status {process.returncode}")
+
+
+def exchange(port, raw, timeout=5.0):
+    """Sends `raw`, returns (status, headers, body, seconds) of one answer; status 0 when
+    none came in `timeout` (or the connection broke first)."""
+    began = time.monotonic()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            sock.sendall(raw)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            headers = {k.strip().lower(): v.strip()
+                       for k, _, v in (line.partition(":") for line in lines[1:])}
+            length = int(headers.get("content-length", "0"))
+            while len(body) < length:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                body += chunk
+            status = int(lines[0].split()[1]) if lines[0].startswith("HTTP/") else 0
+            return status, headers, body, time.monotonic() - began
+    except OSError:
+        return 0, {}, b"", time.monotonic() - began
+
+
+def get(port, path, timeout=5.0, headers=""):
+    return exchange(port, f"GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n"
+                    .encode(), timeout)
+
+
+def peak_rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+def slow_clients():
+    """64 sockets that send a request one byte every half second hold no server thread."""
+    process, port = start()
+    stop_sending = threading.Event()
+    sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
+
+    def dribble():
+        request = b"GET /pprof/conf HTTP/1.1\r\nHost: x\r\n"
+        for i in range(len(request)):
+            for sock in sockets:
+                try:
+                    sock.send(request[i:i + 1])
+                except OSError:
+                    pass
+            if stop_sending.wait(0.5):
+                return
+
+    sender = threading.Thread(target=dribble)
+    sender.start()
+    time.sleep(1)
+    times = []
+    for path in ("/pprof/conf", "/metrics", "/pprof/conf", "/metrics", "/pprof/cmdline"):
+        status, _, _, took = get(port, path, timeout=3)
+        times.append(took if status == 200 else float("inf"))
+    stop_sending.set()
+    sender.join()
+    expect(max(times) < 1, "64 slow clients: others answered within 1 s, slowest "
+           f"{max(times):.3f} s")
+    stop(process, "with 64 slow clients")
+    for sock in sockets:
+        sock.close()
+
+
+def connection_limit():
+    """130 connections that send nothing fill max_connections (128): the next request is
+    told 503 with Retry-After at once instead of waiting in a queue."""
+    process, port = start()
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(130)]
+    time.sleep(0.2)
+    status, headers, _, took = get(port, "/pprof/conf", timeout=3)
+    expect(status == 503 and "retry-after" in headers and took < 1,
+           f"past max_connections: {status} in {took:.2f} s, headers {sorted(headers)}")
+    for sock in idle:
+        sock.close()
+    time.sleep(0.2)
+    expect(get(port, "/pprof/conf")[0] == 200, "after the idle connections left: 200")
+    stop(process, "after the connection limit")
+
+
+def header_flood():
+    """8 requests at once with 2,000 x 8 KB headers each: 431, memory bounded."""
+    process, port = start()
+    baseline = peak_rss_kb(process.pid)
+    header = b"X-Flood-%d: " + b"f" * 8000 + b"\r\n"
+    statuses = []
+
+    def flood():
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+            try:
+                sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+                for i in range(2000):
+                    sock.sendall(header % i)
+                sock.sendall(b"\r\n")
+            except OSError:
+                pass  # the server stopped reading: its answer may be waiting
+            try:
+                statuses.append(sock.recv(64))
+            except OSError:
+                statuses.append(b"")
+
+    threads = [threading.Thread(target=flood) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    grew = peak_rss_kb(process.pid) - baseline
+    # A refused flood may end in a reset before its answer is read; none may get a 200.
+    expect(not any(s.startswith(b"HTTP/1.1 200") for s in statuses) and
+           any(s.startswith(b"HTTP/1.1 431") for s in statuses),
+           f"header flood: 431, never 200 ({sorted(set(s[:12] for s in statuses))})")
+    expect(grew < 32 * 1024, f"header flood: peak RSS grew {grew} KiB (< 32 MiB)")
+    status, _, _, _ = get(port, "/metrics")
+    expect(status == 200, "header flood: the service still answers")
+    stop(process, "after the header flood")
+
+
+def post_without_body():
+    """The README's own control command: a POST with no body and no Content-Length."""
+    process, port = start()
+    status, _, body, took = exchange(
+        port, b"POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: x\r\n\r\n")
+    expect(status == 200 and took < 0.1,
+           f"POST without a body: {status} in {took * 1000:.0f} ms (< 100 ms)")
+    stop(process, "after a POST without a body")
+
+
+def token_before_body():
+    """A wrong token is answered from the headers: the declared 1 MB body is never sent."""
+    process, port = start(env={"HEAPKIT_TOKEN": "s3cret"})
+    status, headers, _, took = exchange(
+        port, b"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n"
+        b"Content-Length: 1000000\r\n\r\n", timeout=3)
+    expect(status == 401 and took < 1, f"wrong token, body unsent: {status} in {took:.2f} s")
+    expect(headers.get("www-authenticate", "").lower().startswith("bearer"),
+           f"401 says WWW-Authenticate: Bearer ({headers.get('www-authenticate')!r})")
+    status, _, _, _ = get(port, "/pprof/conf", headers="Authorization: bearer s3cret\r\n")
+    expect(status == 200, f"scheme in lower case (RFC 7235): {status}")
+    stop(process, "with a token")
+
+
+def kept_alive_latency():
+    """Small answers on one kept-alive connection do not wait for delayed ACKs (Nagle):
+    ~40 ms each without TCP_NODELAY. The bound is loose; bench/runtime_load.py measures."""
+    process, port = start()
+    took = []
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        for _ in range(40):
+            began = time.monotonic()
+            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = sock.makefile("rb")
+            length = 0
+            for line in iter(answer.readline, b"\r\n"):
+                if not line:
+                    break  # closed: the connection was not kept alive
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if len(answer.read(length)) != length or length == 0:
+                took.append(float("inf"))
+                break
+            took.append(time.monotonic() - began)
+    median = statistics.median(took)
+    expect(median < 0.02, f"/metrics kept alive: median {median * 1000:.1f} ms (< 20 ms)")
+    stop(process, "after kept-alive requests")
+
+
+def descriptor_limit(limit):
+    """ulimit -n LIMIT, 8 profile requests at once, 5 rounds: each answer is a named 200 or
+    a clean 503."""
+    process, port = start(fd_limit=limit)
+    answers = []
+
+    def fetch():
+        for _ in range(5):
+            answers.append(get(port, "/debug/pprof/heap", timeout=60))
+
+    threads = [threading.Thread(target=fetch) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    bad = []
+    named = 0
+    for status, headers, body, _ in answers:
+        if status == 200 and body[:2] == b"\x1f\x8b" and b"open_sessions" in gzip.decompress(body):
+            named += 1
+        elif not (status == 503 and "retry-after" in headers):
+            bad.append((status, body[:80]))
+    expect(not bad and named > 0,
+           f"ulimit -n {limit}, 8 at once: {named} named 200s of {len(answers)}, bad: {bad[:3]}")
+    stop(process, f"under ulimit -n {limit}")
+
+
+def starved_of_descriptors():
+    """ulimit -n 40: too few descriptors to name a profile. Every answer is a named 200, a
+    503, or a 500 that says why; never a 200 with frames left unnamed, never a 400."""
+    process, port = start(fd_limit=40)
+    answers = []
+
+    def fetch():
+        for _ in range(3):
+            answers.append(get(port, "/debug/pprof/heap", timeout=60))
+
+    threads = [threading.Thread(target=fetch) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    bad = []
+    for status, headers, body, _ in answers:
+        named = status == 200 and body[:2] == b"\x1f\x8b" and b"open_sessions" in gzip.decompress(body)
+        if not (named or status == 503 or (status == 500 and len(body) > 10)):
+            bad.append((status, body[:60]))
+    expect(not bad, f"ulimit -n 40: no unnamed 200 nor 400 among {len(answers)}: {bad[:3]}")
+    stop(process, "under ulimit -n 40")
+
+
+def symbol_memory():
+    """Eight 1 MB POST /pprof/symbol at once: memory is bounded by the conversions let run
+    at once (2), not by the requests (cpp-httplib: 8 at once, +227 to +276 MiB peak here)."""
+    process, port = start()
+    raw = get(port, "/pprof/heap", timeout=60)[2].decode("latin-1")
+    addresses = list(dict.fromkeys(word for line in raw.splitlines() if line.startswith("@")
+                                   for word in line.split()[1:]))
+    body = "+".join(addresses * (1 + 1_000_000 // (16 * len(addresses))))
+    body = body[:1_000_000].rsplit("+", 1)[0].encode()
+    baseline = peak_rss_kb(process.pid)
+    statuses = []
+
+    def post():
+        head = (f"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        statuses.append(exchange(port, head + body, timeout=60)[0])
+
+    threads = [threading.Thread(target=post) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    grew = (peak_rss_kb(process.pid) - baseline) // 1024
+    expect(set(statuses) <= {200, 503} and 200 in statuses and grew < 160,
+           f"8 x 1 MB /pprof/symbol: {sorted(statuses)}, peak RSS +{grew} MiB (< 160)")
+    stop(process, "after 8 symbol requests")
+
+
+def toggles_under_load():
+    """prof.active switched off and on while profiles and metrics are served."""
+    process, port = start()
+    deadline = time.monotonic() + 3
+    bad = []
+    valid = {"/debug/pprof/heap": {200, 403, 503}, "/pprof/heap": {200, 403, 503},
+             "/metrics": {200}, "/debug/pprof/heap.folded": {200, 403, 503}}
+
+    def reader(path):
+        while time.monotonic() < deadline:
+            status = get(port, path, timeout=30)[0]
+            if status not in valid[path]:
+                bad.append((path, status))
+
+    def toggler():
+        active = False
+        while time.monotonic() < deadline:
+            raw = f"POST /pprof/conf?prof.active:{str(active).lower()} HTTP/1.1\r\nHost: x\r\n\r\n"
+            status = exchange(port, raw.encode())[0]
+            if status != 200:
+                bad.append(("toggle", status))
+            active = not active
+
+    threads = [threading.Thread(target=reader, args=(path,)) for path in valid]
+    threads += [threading.Thread(target=toggler) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    expect(not bad and process.poll() is None, f"toggles under load: bad answers {bad[:5]}")
+    stop(process, "after toggles under load")
+
+
+for case in (slow_clients, connection_limit, header_flood, post_without_body, token_before_body,
+             kept_alive_latency, symbol_memory, toggles_under_load):
+    case()
+# The issue's limit, and a tighter one that only the limit on conversions at once holds.
+for limit in (256, 96):
+    descriptor_limit(limit)
+starved_of_descriptors()
+if failures:
+    sys.exit(f"FAIL: {len(failures)} case(s): " + "; ".join(failures))
+print("ok")

@@ -88,6 +88,11 @@ try:
     print(text)
     rows = [line for line in text.splitlines() if "%" in line]
     check(rows and HOT in rows[0], f"jeprof --text does not put {HOT} first:\n{text}")
+    # A CPU profile's --raw form carries the binary profile after its symbols.
+    raw = run(["jeprof", "--raw", "--seconds=1", f"{base}/pprof/profile"], env=jeprof_env,
+              binary=True).stdout
+    check(raw.startswith(b"--- symbol\n") and HOT.encode() in raw and b"--- profile" in raw,
+          f"jeprof --raw on /pprof/profile: {raw[:300]!r}")
 
     # PostHog-style aliases and flame graph pages.
     status, body, _ = request("/pprof/profile/report?seconds=1&frequency=200")

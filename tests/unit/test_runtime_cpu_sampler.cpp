@@ -3,6 +3,7 @@
 // sanitizer builds run (the jemalloc example service cannot run under ASan).
 #include "heapkit/runtime/cpu_export.hpp"
 #include "heapkit/runtime/cpu_sampler.hpp"
+#include "heapkit/runtime/handler.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -128,4 +129,43 @@ TEST_CASE("heapkit::runtime::cpu_gperftools writes the header, records, trailer 
     CHECK(std::vector<uint64_t>(words.begin() + 5, words.begin() + 15) ==
           std::vector<uint64_t>{2, 2, 0x1000, 0x2000, 1, 1, 0x3000, 0, 1, 0});
     CHECK(bytes.find("r-xp") != std::string::npos); // /proc/self/maps follows
+}
+
+TEST_CASE("heapkit::runtime::Handler's CPU pages: bounds, 409 while busy, a profile") {
+    Handler handler;
+    auto get = [&](const std::string& path, const std::string& query) {
+        return handler.handle(Request{"GET", path, query, {}, ""});
+    };
+    for (const char* query : {"seconds=0", "seconds=301", "seconds=1x", "frequency=0",
+                              "frequency=1001", "debug=1", "width=10", "colour=red"}) {
+        for (const char* path : {"/debug/pprof/profile", "/pprof/profile", "/pprof/profile/report",
+                                 "/pprof/profile/flamegraph"}) {
+            Response response = get(path, query);
+            CHECK_MESSAGE(response.status == 400, path, "?", query);
+            CHECK(!response.body.empty());
+        }
+    }
+    {
+        auto busy = CpuProfileSlot::claim();
+        REQUIRE(busy != nullptr);
+        Response refused = get("/debug/pprof/profile", "seconds=1");
+        CHECK(refused.status == 409);
+        CHECK(refused.body.find("already") != std::string::npos);
+    }
+    BusyThreads busy(2);
+    Response pprof = get("/debug/pprof/profile", "seconds=1&frequency=200");
+    CHECK(pprof.status == 200);
+    CHECK(pprof.body.substr(0, 2) == "\x1f\x8b");
+    Response gperftools = get("/pprof/profile", "seconds=1");
+    REQUIRE(gperftools.status == 200);
+    uint64_t header[5] = {};
+    REQUIRE(gperftools.body.size() > sizeof header);
+    std::memcpy(header, gperftools.body.data(), sizeof header);
+    CHECK(header[1] == 3);
+    CHECK(header[3] == 10000); // 100 Hz: 10,000 us
+    Response svg = get("/pprof/profile/flamegraph", "seconds=1&width=640");
+    CHECK(svg.status == 200);
+    CHECK(svg.content_type == "image/svg+xml");
+    CHECK(svg.body.find("width=\"640\"") != std::string::npos);
+    CHECK(svg.body.find("spin_for_the_sampler_test") != std::string::npos);
 }

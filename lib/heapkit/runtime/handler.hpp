@@ -34,8 +34,14 @@ struct HandlerOptions {
 //   Go style            GET /debug/pprof/heap[?symbolize=0][&threads=1][&sample=TYPE],
 //                       GET /debug/pprof/heap.folded[?sample=TYPE][&threads=1]
 //   telemetry           GET /metrics (Prometheus text)
+//   CPU profiles        GET /debug/pprof/profile?seconds=N[&frequency=HZ][&symbolize=0] (pprof),
+//                       GET /pprof/profile?seconds=N (gperftools' format, for jeprof),
+//                       GET /pprof/profile/report, /pprof/profile/flamegraph[?width=] (SVG)
+//   heap, more          GET /debug/pprof/heap?seconds=N (delta), /debug/pprof/allocs,
+//                       GET /pprof/heap/report, /pprof/heap/flamegraph[?width=] (SVG)
 // Errors: 403 profiling not enabled or not active, 404 unknown path, 405 wrong method,
-// 400 malformed query or body, 413 body over max_body, 500 a dump that failed.
+// 400 malformed query or body, 413 body over max_body, 500 a dump that failed, 409 a CPU
+// profile asked for while another runs.
 // Thread-safe; dumps are serialized.
 class Handler {
 public:

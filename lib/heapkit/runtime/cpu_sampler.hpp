@@ -32,7 +32,7 @@ inline constexpr size_t max_cpu_depth = 64; // deeper stacks keep their leafmost
 // timer are process-wide). Held for the profile's duration.
 class CpuProfileSlot {
 public:
-    // nullopt while another profile is being taken.
+    // Null while another profile is being taken.
     static std::unique_ptr<CpuProfileSlot> claim();
     ~CpuProfileSlot();
     CpuProfileSlot(const CpuProfileSlot&) = delete;

@@ -5,15 +5,20 @@
 // line (which /proc/PID/cmdline, ps and /pprof/cmdline show). Run it, then:
 //   jeprof --raw http://127.0.0.1:PORT/pprof/heap > heap.prof && heapfold heap.prof
 //   curl -s http://127.0.0.1:PORT/debug/pprof/heap | go tool pprof -top /dev/stdin
+//   HEAPKIT_EXAMPLE_BURN=2 example_service 8080 &
+//   go tool pprof -top 'http://127.0.0.1:8080/debug/pprof/profile?seconds=5'
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 // jemalloc reads this at start-up: profiling on, every allocation sampled (a demo; real
@@ -60,6 +65,36 @@ bool read_token(std::string& token) {
     return true;
 }
 
+// CPU work with a name to find in CPU profiles: HEAPKIT_EXAMPLE_BURN=N threads run it.
+__attribute__((noinline)) void burn_cpu_hot_loop() {
+    volatile uint64_t sink = 0;
+    for (uint64_t i = 1;; ++i) {
+        sink = sink * 6364136223846793005ULL + i; // volatile: the loop is not folded away
+    }
+}
+
+// Memory allocated while the service runs (HEAPKIT_EXAMPLE_GROW=1): 16 KiB every 20 ms,
+// up to 32 MiB, for heap deltas to find.
+__attribute__((noinline)) void grow_slowly() {
+    auto* kept = new std::vector<std::vector<char>>;
+    for (int i = 0; i < 2048; ++i) {
+        kept->emplace_back(16384, 'g');
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+// Started after the stop signals are blocked: the threads inherit the mask.
+void start_background_work() {
+    const char* burn = std::getenv("HEAPKIT_EXAMPLE_BURN");
+    for (int i = 0; burn != nullptr && i < std::atoi(burn); ++i) {
+        std::thread(burn_cpu_hot_loop).detach();
+    }
+    const char* grow = std::getenv("HEAPKIT_EXAMPLE_GROW");
+    if (grow != nullptr && std::string(grow) == "1") {
+        std::thread(grow_slowly).detach();
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -89,6 +124,7 @@ int main(int argc, char** argv) {
     }
     fill_cache();
     open_sessions();
+    start_background_work();
     auto server = heapkit::runtime::Server::start(options);
     if (!server) {
         std::fprintf(stderr, "example_service: %s\n", server.error().message.c_str());

@@ -121,6 +121,11 @@ struct PprofOptions {
     // A string label "dump" on every sample naming the dump it came from: the file's base
     // name, or the whole name where two dumps share a base name.
     bool dump_labels = false;
+    // Above 0: a CPU profile, as Go writes one. Each sample's inuse_objects are its ticks
+    // and inuse_space its CPU nanoseconds; the sample types are samples/count and
+    // cpu/nanoseconds, the period this many cpu/nanoseconds. No frame is cut as an
+    // allocator's: time spent in malloc is CPU time too.
+    int64_t cpu_period_nanos = 0;
 };
 
 // The profile as a gzipped perftools.profiles.Profile: what `go tool pprof` reads.

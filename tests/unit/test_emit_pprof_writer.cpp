@@ -214,3 +214,28 @@ TEST_CASE("heapkit::encode_pprof adds sample types of the caller's values") {
         CHECK(p.sample(s).value(3) == profile.samples[static_cast<size_t>(s)].values.inuse_space);
     }
 }
+
+TEST_CASE("heapkit::encode_pprof writes Go's CPU profile types when given a CPU period") {
+    Profile profile = test::make_profile(test::sample_dump);
+    PprofOptions options;
+    options.cpu_period_nanos = 10'000'000; // 100 Hz
+    pb::Profile p = decode(encode_pprof(profile, options));
+    check_valid(p);
+    REQUIRE(p.sample_type_size() == 2);
+    CHECK(text_of(p, p.sample_type(0).type()) == "samples");
+    CHECK(text_of(p, p.sample_type(0).unit()) == "count");
+    CHECK(text_of(p, p.sample_type(1).type()) == "cpu");
+    CHECK(text_of(p, p.sample_type(1).unit()) == "nanoseconds");
+    CHECK(text_of(p, p.period_type().type()) == "cpu");
+    CHECK(text_of(p, p.period_type().unit()) == "nanoseconds");
+    CHECK(p.period() == 10'000'000);
+    CHECK(text_of(p, p.default_sample_type()) == "cpu");
+    CHECK(text_of(p, p.drop_frames()).empty()); // CPU time in malloc is not cut
+    REQUIRE(p.sample_size() == 3);
+    for (int s = 0; s < 3; ++s) {
+        const Sample& sample = profile.samples[static_cast<size_t>(s)];
+        CHECK(p.sample(s).value(0) == sample.values.inuse_objects);
+        CHECK(p.sample(s).value(1) == sample.values.inuse_space);
+        CHECK(static_cast<size_t>(p.sample(s).location_id_size()) == sample.location_count);
+    }
+}

@@ -101,12 +101,13 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
         value_type->set_type(strings.intern(type.type));
         value_type->set_unit(strings.intern(type.unit));
     }
-    out.mutable_period_type()->set_type(strings.intern("space"));
-    out.mutable_period_type()->set_unit(strings.intern("bytes"));
-    out.set_period(static_cast<int64_t>(profile.period));
-    out.set_default_sample_type(strings.intern(name_of(options.default_type)));
-    out.set_drop_frames(strings.intern(
-        drop_frames_regex(options.frames.keep_allocator_frames, options.frames.drop_frames)));
+    bool cpu = options.cpu_period_nanos > 0;
+    out.mutable_period_type()->set_type(strings.intern(cpu ? "cpu" : "space"));
+    out.mutable_period_type()->set_unit(strings.intern(cpu ? "nanoseconds" : "bytes"));
+    out.set_period(cpu ? options.cpu_period_nanos : static_cast<int64_t>(profile.period));
+    out.set_default_sample_type(strings.intern(cpu ? "cpu" : name_of(options.default_type)));
+    out.set_drop_frames(strings.intern(drop_frames_regex(
+        options.frames.keep_allocator_frames || cpu, options.frames.drop_frames)));
     if (profile.time_nanos != 0) {
         out.set_time_nanos(profile.time_nanos);
         out.set_duration_nanos(profile.duration_nanos);
@@ -217,8 +218,9 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
         // drop_frames cannot name what a stripped jemalloc leaves unnamed: cut those here,
         // keeping at least one location so that the sample still has a place.
         std::span<const uint32_t> locations = profile.locations_of(sample);
-        size_t skip =
-            options.frames.keep_allocator_frames ? 0 : allocator_module_prefix(profile, locations);
+        size_t skip = options.frames.keep_allocator_frames || options.cpu_period_nanos > 0
+                          ? 0
+                          : allocator_module_prefix(profile, locations);
         skip = std::min(skip, locations.size() - (locations.empty() ? 0 : 1));
         for (size_t l = skip; l < locations.size(); ++l) {
             entry.add_location_id(locations[l] + 1);
@@ -250,6 +252,15 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
     }
 }
 
+std::vector<ExtraSampleType> cpu_sample_types(const Profile& profile) {
+    std::vector<ExtraSampleType> types{{"samples", "count", {}}, {"cpu", "nanoseconds", {}}};
+    for (const Sample& sample : profile.samples) {
+        types[0].values.push_back(sample.values.inuse_objects);
+        types[1].values.push_back(sample.values.inuse_space);
+    }
+    return types;
+}
+
 } // namespace
 
 std::string encode_pprof(const Profile& profile, const PprofOptions& options,
@@ -260,6 +271,12 @@ std::string encode_pprof(const Profile& profile, const PprofOptions& options,
     pb::Profile& out = *google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
     StringTable strings(out);
     std::vector<SampleType> types = sample_types_of(profile);
+    std::vector<ExtraSampleType> cpu_types;
+    if (options.cpu_period_nanos > 0) { // Go's two CPU types instead of the heap's four
+        types.clear();
+        cpu_types = cpu_sample_types(profile);
+        extra = cpu_types;
+    }
     add_header(out, strings, profile, options, types, extra);
     add_mappings(out, strings, profile);
     add_locations(out, strings, profile, options);

@@ -77,6 +77,23 @@ Result<std::string> pprof_from_dump(std::string_view dump, const LoadOptions& op
     return write_pprof(profile, pprof);
 }
 
+Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& options) {
+    return profile_of(dump, options);
+}
+
+Profile own_profile(RawDump dump, bool names) {
+    dump.has_maps = true;
+    dump.maps = own_maps();
+    std::vector<RawDump> dumps;
+    dumps.push_back(std::move(dump));
+    Profile profile = build_profile(dumps, {});
+    SymbolizeOptions options;
+    options.names = names;
+    options.kept = kept_symbols();
+    symbolize(profile, options);
+    return profile;
+}
+
 Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& options) {
     HEAPKIT_TRY_ASSIGN(Profile profile, profile_of(dump, options));
     FoldedOptions folded;

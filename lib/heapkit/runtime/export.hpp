@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/heapkit.hpp"
+#include "heapkit/read/raw_dump.hpp"
 
 #include <cstdint>
 #include <string>
@@ -14,6 +15,14 @@ namespace heapkit::runtime {
 // mappings (the dump carries /proc/self/maps) or left for server-side symbolization
 // (options.symbols.names false). What stays unnamed shows as module+offset.
 Result<std::string> pprof_from_dump(std::string_view dump, const LoadOptions& options);
+
+// A heap_v2 dump of this process as a profile, named as pprof_from_dump names it.
+Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& options);
+
+// Stacks this process recorded itself (not a jemalloc dump, e.g. CPU samples) as a
+// profile: placed in /proc/self/maps as it is now, named with the symbols kept across
+// requests, or given build ids only when `names` is false.
+Profile own_profile(RawDump dump, bool names);
 
 // The same dump as collapsed stacks.
 Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& options);

@@ -2,6 +2,7 @@
 #include "heapkit/runtime/handler.hpp"
 
 #include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/profile_routes.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/telemetry.hpp"
 #include "heapkit/util/input.hpp"
@@ -251,7 +252,21 @@ const std::vector<Route>& routes() {
         {"/pprof/symbol", {"GET", "HEAD", "POST"}, symbol},
         {"/pprof/cmdline", {"GET", "HEAD"}, [](const Request&) { return cmdline(); }},
         {"/pprof/conf", {"GET", "POST"}, conf},
-        {"/debug/pprof/heap", {"GET", "HEAD"}, [](const Request& r) { return go_heap(r, false); }},
+        {"/debug/pprof/heap",
+         {"GET", "HEAD"},
+         [](const Request& r) { return asks_delta(r) ? heap_delta(r) : go_heap(r, false); }},
+        {"/debug/pprof/allocs",
+         {"GET", "HEAD"},
+         [](const Request& r) {
+             Request allocs = as_allocs(r);
+             return asks_delta(allocs) ? heap_delta(allocs) : go_heap(allocs, false);
+         }},
+        {"/debug/pprof/profile", {"GET"}, go_cpu_profile},
+        {"/pprof/profile", {"GET"}, jeprof_cpu_profile},
+        {"/pprof/profile/report", {"GET"}, cpu_report},
+        {"/pprof/profile/flamegraph", {"GET"}, cpu_flame_graph_page},
+        {"/pprof/heap/report", {"GET", "HEAD"}, [](const Request& r) { return go_heap(r, false); }},
+        {"/pprof/heap/flamegraph", {"GET", "HEAD"}, heap_flame_graph_page},
         {"/debug/pprof/heap.folded",
          {"GET", "HEAD"},
          [](const Request& r) { return go_heap(r, true); }},

@@ -43,10 +43,16 @@ struct HandlerOptions {
 //   Go style            GET /debug/pprof/heap[?symbolize=0][&threads=1][&sample=TYPE],
 //                       GET /debug/pprof/heap.folded[?sample=TYPE][&threads=1]
 //   telemetry           GET /metrics (Prometheus text)
+//   CPU profiles        GET /debug/pprof/profile?seconds=N[&frequency=HZ][&symbolize=0] (pprof),
+//                       GET /pprof/profile?seconds=N (gperftools' format, for jeprof),
+//                       GET /pprof/profile/report, /pprof/profile/flamegraph[?width=] (SVG)
+//   heap, more          GET /debug/pprof/heap?seconds=N (delta), /debug/pprof/allocs,
+//                       GET /pprof/heap/report, /pprof/heap/flamegraph[?width=] (SVG)
 // Errors: 403 profiling not enabled or not active, control disabled or a sampling rate
 // under the floor; 404 unknown path, 405 wrong method, 400 malformed query or body or a
-// sample type the process does not record, 413 body over max_body, 500 a dump or
-// conversion that failed (with the reason), 503 (Retry-After) max_conversions busy.
+// sample type the process does not record, 409 a CPU profile asked for while another
+// runs, 413 body over max_body, 500 a dump or conversion that failed (with the reason),
+// 503 (Retry-After) max_conversions busy.
 // Thread-safe; dumps are serialized. Copies share their conversion count.
 class Handler {
 public:

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/runtime/profile_routes.hpp"
+
+#include "heapkit/runtime/cpu_export.hpp"
+#include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/profiler.hpp"
+#include "heapkit/util/try.hpp"
+
+#include <charconv>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+#include <thread>
+
+namespace heapkit::runtime {
+namespace {
+
+inline constexpr unsigned max_seconds = 300; // a profile holds a server thread this long
+
+Response text(int status, std::string body) {
+    Response response;
+    response.status = status;
+    response.body = std::move(body) + "\n";
+    return response;
+}
+
+Response binary(std::string body, std::string content_type, std::string_view filename) {
+    Response response;
+    response.body = std::move(body);
+    response.content_type = std::move(content_type);
+    if (!filename.empty()) {
+        response.headers["Content-Disposition"] =
+            fmt::format("attachment; filename=\"{}\"", filename);
+    }
+    return response;
+}
+
+// key=value pairs; these pages take plain numbers and names, so no percent-decoding.
+// An error naming the page for a key it does not take.
+Result<std::map<std::string, std::string>>
+parse_query(const Request& request, std::initializer_list<std::string_view> keys) {
+    std::map<std::string, std::string> pairs;
+    std::string_view query = request.query;
+    while (!query.empty()) {
+        size_t amp = query.find('&');
+        std::string_view pair = query.substr(0, amp);
+        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
+        size_t equals = pair.find('=');
+        std::string_view key = pair.substr(0, equals);
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+            return fail("{} takes {}; not '{}'", request.path, fmt::join(keys, ", "), key);
+        }
+        pairs[std::string(key)] =
+            equals == std::string_view::npos ? "" : std::string(pair.substr(equals + 1));
+    }
+    return pairs;
+}
+
+// A whole number in [low, high], or `fallback` when the key is absent.
+Result<unsigned> number(const std::map<std::string, std::string>& query, const std::string& key,
+                        unsigned fallback, unsigned low, unsigned high) {
+    auto it = query.find(key);
+    if (it == query.end()) {
+        return fallback;
+    }
+    unsigned value = 0;
+    const std::string& text = it->second;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+        return fail("{}={}: expected a whole number from {} to {}", key, text, low, high);
+    }
+    return value;
+}
+
+Result<bool> flag(const std::map<std::string, std::string>& query, const std::string& key) {
+    auto it = query.find(key);
+    if (it == query.end() || it->second == "1" || it->second == "true") {
+        return true;
+    }
+    if (it->second == "0" || it->second == "false") {
+        return false;
+    }
+    return fail("{}={}: expected 0 or 1", key, it->second);
+}
+
+struct CpuRequest {
+    unsigned seconds = 30;
+    unsigned frequency = 100;
+    bool names = true;
+    unsigned width = 1200;
+};
+
+struct CpuDefaults {
+    unsigned seconds;
+    unsigned frequency;
+};
+
+Result<CpuRequest> parse_cpu(const Request& request, CpuDefaults defaults) {
+    HEAPKIT_TRY_ASSIGN(
+        auto query, parse_query(request, {"seconds", "frequency", "symbolize", "width", "debug"}));
+    CpuRequest cpu;
+    HEAPKIT_TRY_ASSIGN(cpu.seconds, number(query, "seconds", defaults.seconds, 1, max_seconds));
+    HEAPKIT_TRY_ASSIGN(cpu.frequency,
+                       number(query, "frequency", defaults.frequency, 1, max_cpu_frequency));
+    HEAPKIT_TRY_ASSIGN(cpu.names, flag(query, "symbolize"));
+    HEAPKIT_TRY_ASSIGN(cpu.width, number(query, "width", 1200, FlameOptions::min_width, 20000));
+    // Go's debug=0 is the binary profile; a CPU profile has no text form.
+    HEAPKIT_TRY(number(query, "debug", 0, 0, 0));
+    return cpu;
+}
+
+// Parses, takes the profile (409 while another one runs), and writes it with `write`.
+template <typename Write>
+Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write write) {
+    auto cpu = parse_cpu(request, defaults);
+    if (!cpu) {
+        return text(400, cpu.error().message);
+    }
+    auto slot = CpuProfileSlot::claim();
+    if (!slot) {
+        return text(409, "a CPU profile is already being taken in this process; "
+                         "ask again when it is done");
+    }
+    auto samples = slot->record(std::chrono::seconds(cpu->seconds), cpu->frequency);
+    if (!samples) {
+        return text(500, samples.error().message);
+    }
+    return write(*samples, *cpu);
+}
+
+} // namespace
+
+Response go_cpu_profile(const Request& request) {
+    return take_cpu_profile(
+        request, {30, 100}, [](const CpuSamples& samples, const CpuRequest& cpu) {
+            auto body = cpu_pprof(samples, cpu.names);
+            return body ? binary(std::move(*body), "application/octet-stream", "profile.pb.gz")
+                        : text(500, body.error().message);
+        });
+}
+
+Response jeprof_cpu_profile(const Request& request) {
+    return take_cpu_profile(request, {30, 100}, [](const CpuSamples& samples, const CpuRequest&) {
+        return binary(cpu_gperftools(samples), "application/octet-stream", "");
+    });
+}
+
+Response cpu_report(const Request& request) {
+    return take_cpu_profile(
+        request, {10, 200}, [](const CpuSamples& samples, const CpuRequest& cpu) {
+            auto body = cpu_pprof(samples, cpu.names);
+            return body ? binary(std::move(*body), "application/octet-stream", "profile.pb.gz")
+                        : text(500, body.error().message);
+        });
+}
+
+Response cpu_flame_graph_page(const Request& request) {
+    return take_cpu_profile(request, {10, 200},
+                            [](const CpuSamples& samples, const CpuRequest& cpu) {
+                                auto svg = cpu_flame_graph(samples, cpu.width);
+                                return svg ? binary(std::move(*svg), "image/svg+xml", "")
+                                           : text(500, svg.error().message);
+                            });
+}
+
+bool asks_delta(const Request& request) {
+    std::string_view query = request.query;
+    return query.starts_with("seconds=") || query.find("&seconds=") != std::string_view::npos;
+}
+
+Request as_allocs(const Request& request) {
+    Request allocs = request;
+    if (!request.query.starts_with("sample=") &&
+        request.query.find("&sample=") == std::string::npos) {
+        allocs.query += request.query.empty() ? "sample=alloc_space" : "&sample=alloc_space";
+    }
+    return allocs;
+}
+
+namespace {
+
+struct HeapRequest {
+    LoadOptions load;
+    unsigned seconds = 0;
+    unsigned width = 1200;
+};
+
+Result<HeapRequest> parse_heap(const Request& request) {
+    HEAPKIT_TRY_ASSIGN(auto query,
+                       parse_query(request, {"seconds", "sample", "symbolize", "width", "debug"}));
+    HeapRequest heap;
+    HEAPKIT_TRY_ASSIGN(heap.seconds, number(query, "seconds", 0, 1, max_seconds));
+    HEAPKIT_TRY_ASSIGN(heap.width, number(query, "width", 1200, FlameOptions::min_width, 20000));
+    HEAPKIT_TRY_ASSIGN(heap.load.symbols.names, flag(query, "symbolize"));
+    HEAPKIT_TRY(number(query, "debug", 0, 0, 0)); // Go's text form (debug=1) is not served
+    if (query.count("sample")) {
+        auto sample = parse_sample_type(query.at("sample"));
+        if (!sample) {
+            return fail("sample={}: expected inuse_space, inuse_objects, alloc_space or "
+                        "alloc_objects",
+                        query.at("sample"));
+        }
+        heap.load.sample = *sample;
+    }
+    return heap;
+}
+
+Result<Profile> heap_now(const Profiler& profiler, const LoadOptions& options) {
+    HEAPKIT_TRY_ASSIGN(std::string dump, profiler.dump());
+    return own_dump_profile(dump, options);
+}
+
+} // namespace
+
+Response heap_delta(const Request& request) {
+    auto heap = parse_heap(request);
+    if (!heap) {
+        return text(400, heap.error().message);
+    }
+    auto profiler = Profiler::find();
+    if (!profiler || !profiler->require_active()) {
+        return text(403, profiler ? profiler->require_active().error().message
+                                  : profiler.error().message);
+    }
+    auto before = heap_now(*profiler, heap->load);
+    if (!before) {
+        return text(400, before.error().message); // e.g. alloc_* without prof_accum
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(heap->seconds));
+    auto after = heap_now(*profiler, heap->load);
+    if (!after) {
+        return text(500, after.error().message);
+    }
+    auto delta = subtract_base(*after, *before);
+    PprofOptions pprof;
+    pprof.default_type = heap->load.sample;
+    pprof.comments.push_back(
+        fmt::format("delta: the heap now less the heap {} s before", heap->seconds));
+    auto body =
+        delta ? write_pprof(*after, pprof) : Result<std::string>(tl::unexpected(delta.error()));
+    return body ? binary(std::move(*body), "application/octet-stream", "heap.pb.gz")
+                : text(500, body.error().message);
+}
+
+Response heap_flame_graph_page(const Request& request) {
+    auto heap = parse_heap(request);
+    if (!heap) {
+        return text(400, heap.error().message);
+    }
+    auto profiler = Profiler::find();
+    if (!profiler || !profiler->require_active()) {
+        return text(403, profiler ? profiler->require_active().error().message
+                                  : profiler.error().message);
+    }
+    auto profile = heap_now(*profiler, heap->load);
+    if (!profile) {
+        return text(400, profile.error().message);
+    }
+    FoldedOptions folded;
+    folded.sample = heap->load.sample;
+    FlameOptions flame;
+    flame.width = heap->width;
+    std::string svg;
+    auto done =
+        write_flame_graph(*profile, folded, flame, [&](std::string_view piece) -> Result<void> {
+            svg += piece;
+            return {};
+        });
+    return done ? binary(std::move(svg), "image/svg+xml", "") : text(500, done.error().message);
+}
+
+} // namespace heapkit::runtime

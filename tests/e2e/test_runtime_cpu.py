@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: MIT
+"""CPU profiles, heap deltas and flame graph pages of the example service, read by the
+real consumers: go tool pprof (Go's /debug/pprof/profile), jeprof --text (gperftools'
+format at /pprof/profile), the flame graph parser for the SVG pages."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from heapkit_e2e import check, flame_frames, go_pprof, pprof_raw, pprof_total, run, workdir
+
+service = os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "examples", "example_service")
+# As in test_runtime.py: jemalloc and ASan cannot share a process. The sampler's own
+# sanitized run is the unit test runtime/cpu_sampler (16 threads at 1000 Hz).
+if "libasan" in subprocess.run(["ldd", service], capture_output=True, text=True).stdout:
+    print("sanitizer build: the jemalloc service cannot run under ASan; skipping")
+    sys.exit(77)
+directory = workdir()
+HOT = "burn_cpu_hot_loop"
+
+
+def request(path):
+    try:
+        with urllib.request.urlopen(base + path, timeout=120) as answer:
+            return answer.status, answer.read(), answer.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), ""
+
+
+def saved(name, body):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(body)
+    return path
+
+
+env = dict(os.environ, HEAPKIT_EXAMPLE_BURN="1", HEAPKIT_EXAMPLE_GROW="1")
+process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True, env=env)
+try:
+    base = process.stdout.readline().strip().replace("listening on ", "")
+    check(base.startswith("http://127.0.0.1:"), f"service said {base!r}")
+
+    # Go's CPU profile, and a second profile asked for meanwhile: 409.
+    answers = {}
+    first = threading.Thread(
+        target=lambda: answers.update(go=request("/debug/pprof/profile?seconds=3")))
+    first.start()
+    time.sleep(1)
+    status, body, _ = request("/pprof/profile?seconds=1")
+    check(status == 409 and b"already" in body, f"concurrent profile: {status} {body!r}")
+    first.join()
+    status, body, _ = answers["go"]
+    check(status == 200 and body[:2] == b"\x1f\x8b", f"/debug/pprof/profile: {status} {body[:80]!r}")
+    profile = saved("cpu.pb.gz", body)
+    top = go_pprof("-top", profile).stdout
+    print(top)
+    check("Type: cpu" in top, "go tool pprof does not see a CPU profile")
+    types, samples, _ = pprof_raw(profile)
+    check(types == ["samples", "cpu"], f"sample types {types}")
+    total = pprof_total(samples, "cpu", lambda frames: True)
+    hot = pprof_total(samples, "cpu", lambda frames: any(HOT in f for f in frames))
+    print(f"{HOT}: {hot} of {total} cpu ns")
+    check(total > 0 and hot > total / 2, f"{HOT} carries {hot} of {total} ns")
+    lines = top.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["flat", "flat%"])
+    check(HOT in lines[header + 1], f"{HOT} is not the top function:\n{top}")
+
+    # symbolize=0: the frames are left for the server side, addresses and mappings kept.
+    status, body, _ = request("/debug/pprof/profile?seconds=1&symbolize=0")
+    _, bare, mappings = pprof_raw(saved("bare.pb.gz", body))
+    check(status == 200 and bare and not any(HOT in " ".join(s["frames"]) for s in bare),
+          "symbolize=0 still named frames")
+    check(any("example_service" in m for m in mappings), f"mappings: {mappings}")
+
+    # Out of bounds: 400 with the reason.
+    for query in ("seconds=0", "seconds=301", "seconds=ten", "frequency=0", "frequency=1001",
+                  "debug=1", "colour=red"):
+        status, body, _ = request(f"/debug/pprof/profile?{query}")
+        check(status == 400 and body, f"?{query}: {status} {body!r}")
+
+    # jeprof's remote CPU protocol: the gperftools format, names through /pprof/symbol.
+    jeprof_env = dict(os.environ, HOME=directory, JEPROF_TMPDIR=directory)
+    text = run(["jeprof", "--text", "--seconds=2", f"{base}/pprof/profile"], env=jeprof_env).stdout
+    print(text)
+    rows = [line for line in text.splitlines() if "%" in line]
+    check(rows and HOT in rows[0], f"jeprof --text does not put {HOT} first:\n{text}")
+    # A CPU profile's --raw form carries the binary profile after its symbols.
+    raw = run(["jeprof", "--raw", "--seconds=1", f"{base}/pprof/profile"], env=jeprof_env,
+              binary=True).stdout
+    check(raw.startswith(b"--- symbol\n") and HOT.encode() in raw and b"--- profile" in raw,
+          f"jeprof --raw on /pprof/profile: {raw[:300]!r}")
+
+    # PostHog-style aliases and flame graph pages.
+    status, body, _ = request("/pprof/profile/report?seconds=1&frequency=200")
+    types, samples, _ = pprof_raw(saved("report.pb.gz", body))
+    check(status == 200 and types == ["samples", "cpu"], f"/pprof/profile/report: {status}")
+    status, body, kind = request("/pprof/profile/flamegraph?seconds=1&width=800")
+    check(status == 200 and kind.startswith("image/svg+xml"), f"cpu flamegraph: {status} {kind}")
+    frames = flame_frames(body.decode())
+    check(any(HOT in f["name"] for f in frames), f"no {HOT} in the CPU flame graph")
+    check(b'width="800"' in body[:2000], "width= not applied")
+    status, body, kind = request("/pprof/heap/flamegraph?width=900")
+    check(status == 200 and kind.startswith("image/svg+xml"), f"heap flamegraph: {status} {body!r}")
+    check(any("open_sessions" in f["name"] for f in flame_frames(body.decode())),
+          "no open_sessions in the heap flame graph")
+    status, body, _ = request("/pprof/heap/report")
+    check(status == 200 and "open_sessions" in go_pprof("-top", saved("h.pb.gz", body)).stdout,
+          "/pprof/heap/report")
+    check(request("/pprof/profile/flamegraph?width=5")[0] == 400, "width=5 accepted")
+
+    # Heap delta: what grew during the window, not what was there before it.
+    status, body, _ = request("/debug/pprof/heap?seconds=2")
+    check(status == 200, f"/debug/pprof/heap?seconds=2: {status} {body[:200]!r}")
+    _, samples, _ = pprof_raw(saved("delta.pb.gz", body))
+    grown = pprof_total(samples, "inuse_space", lambda frames: any("grow_slowly" in f for f in frames))
+    before = pprof_total(samples, "inuse_space", lambda frames: any("open_sessions" in f for f in frames))
+    print(f"delta: grow_slowly {grown} bytes, open_sessions {before} bytes")
+    check(grown > 16384 * 20, f"grow_slowly grew {grown} bytes in 2 s")
+    check(before == 0, f"open_sessions (allocated before the window) shows {before}")
+    check(request("/debug/pprof/heap?seconds=0")[0] == 400, "heap seconds=0 accepted")
+
+    # allocs: alloc_space by default.
+    status, body, _ = request("/debug/pprof/allocs")
+    top = go_pprof("-top", saved("allocs.pb.gz", body)).stdout
+    check(status == 200 and "Type: alloc_space" in top, f"/debug/pprof/allocs:\n{top[:400]}")
+finally:
+    process.terminate()
+    process.wait(timeout=30)
+check(process.returncode == 0, f"service exit status {process.returncode}")
+print("ok")

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// The SIGPROF sampler in a process of 16 busy threads at the highest frequency: what CI's
+// sanitizer builds run (the jemalloc example service cannot run under ASan).
+#include "heapkit/runtime/cpu_export.hpp"
+#include "heapkit/runtime/cpu_sampler.hpp"
+#include "heapkit/runtime/handler.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <doctest/doctest.h>
+#include <thread>
+#include <vector>
+
+using namespace heapkit;
+using namespace heapkit::runtime;
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+__attribute__((noinline)) void spin_for_the_sampler_test() {
+    volatile uint64_t sink = 0;
+    while (!g_stop.load(std::memory_order_relaxed)) {
+        for (int i = 0; i < 1000; ++i) {
+            sink = sink * 31 + static_cast<uint64_t>(i);
+        }
+    }
+}
+
+void ignore_sigprof(int) {}
+
+// 16 busy threads for as long as it lives.
+class BusyThreads {
+public:
+    explicit BusyThreads(int count) {
+        g_stop = false;
+        for (int i = 0; i < count; ++i) {
+            m_threads.emplace_back(spin_for_the_sampler_test);
+        }
+    }
+    ~BusyThreads() {
+        g_stop = true;
+        for (std::thread& thread : m_threads) {
+            thread.join();
+        }
+    }
+
+private:
+    std::vector<std::thread> m_threads;
+};
+
+} // namespace
+
+TEST_CASE("heapkit::runtime::CpuProfileSlot samples 16 busy threads at 1000 Hz") {
+    // A disposition of the program's own, to be found again afterwards.
+    struct sigaction mine {};
+    mine.sa_handler = ignore_sigprof;
+    sigemptyset(&mine.sa_mask);
+    struct sigaction before {};
+    REQUIRE(sigaction(SIGPROF, &mine, &before) == 0);
+
+    BusyThreads busy(16);
+    auto slot = CpuProfileSlot::claim();
+    REQUIRE(slot != nullptr);
+    CHECK(CpuProfileSlot::claim() == nullptr); // one profile at a time
+    auto samples = slot->record(std::chrono::milliseconds(1000), max_cpu_frequency);
+    REQUIRE(samples.has_value());
+    // At least one CPU busy for most of the second: hundreds of periods, though the
+    // kernel's tick may deliver fewer signals, each counting its overruns.
+    uint64_t periods = 0;
+    for (uint32_t ticks : samples->ticks) {
+        periods += ticks;
+    }
+    CHECK(samples->ticks.size() == samples->depths.size());
+    CHECK(samples->depths.size() > 50);
+    CHECK(periods + samples->dropped > 500);
+    CHECK(samples->period_nanos() == 1'000'000);
+    CHECK(samples->duration_nanos >= 1'000'000'000);
+
+    Profile profile = cpu_profile(*samples, true);
+    int64_t ticks = 0;
+    int64_t spinning = 0;
+    for (const Sample& sample : profile.samples) {
+        ticks += sample.values.inuse_objects;
+        CHECK(sample.values.inuse_space == sample.values.inuse_objects * 1'000'000);
+        for (uint32_t id : profile.locations_of(sample)) {
+            const Location& location = profile.locations[id];
+            if (!location.frames.empty() &&
+                location.frames.back().name.find("spin_for_the_sampler_test") !=
+                    std::string_view::npos) {
+                spinning += sample.values.inuse_objects;
+                break;
+            }
+        }
+    }
+    CHECK(ticks == static_cast<int64_t>(periods));
+    CHECK(spinning * 2 > ticks); // the busy function carries most of the samples
+
+    struct sigaction after {};
+    REQUIRE(sigaction(SIGPROF, nullptr, &after) == 0);
+    CHECK((after.sa_handler == ignore_sigprof)); // the previous disposition is back
+    sigaction(SIGPROF, &before, nullptr);
+    slot.reset();
+    CHECK(CpuProfileSlot::claim() != nullptr);
+}
+
+TEST_CASE("heapkit::runtime::CpuProfileSlot rejects frequencies outside 1 to 1000 Hz") {
+    auto slot = CpuProfileSlot::claim();
+    REQUIRE(slot != nullptr);
+    CHECK_FALSE(slot->record(std::chrono::milliseconds(10), 0).has_value());
+    auto too_fast = slot->record(std::chrono::milliseconds(10), 1001);
+    REQUIRE_FALSE(too_fast.has_value());
+    CHECK(too_fast.error().message.find("1001 Hz") != std::string::npos);
+}
+
+TEST_CASE("heapkit::runtime::cpu_gperftools writes the header, records, trailer and maps") {
+    CpuSamples samples;
+    samples.frequency = 100;
+    samples.pcs = {0x1000, 0x2000, 0x1000, 0x2000, 0x3000};
+    samples.depths = {2, 2, 1};
+    std::string bytes = cpu_gperftools(samples);
+    std::vector<uint64_t> words((bytes.size()) / 8);
+    std::memcpy(words.data(), bytes.data(), words.size() * 8);
+    REQUIRE(words.size() > 14);
+    CHECK(std::vector<uint64_t>(words.begin(), words.begin() + 5) ==
+          std::vector<uint64_t>{0, 3, 0, 10000, 0});
+    // Identical stacks counted once, sorted: (2 x 0x1000 0x2000), (1 x 0x3000).
+    CHECK(std::vector<uint64_t>(words.begin() + 5, words.begin() + 15) ==
+          std::vector<uint64_t>{2, 2, 0x1000, 0x2000, 1, 1, 0x3000, 0, 1, 0});
+    CHECK(bytes.find("r-xp") != std::string::npos); // /proc/self/maps follows
+}
+
+TEST_CASE("heapkit::runtime::Handler's CPU pages: bounds, 409 while busy, a profile") {
+    Handler handler;
+    auto get = [&](const std::string& path, const std::string& query) {
+        return handler.handle(Request{"GET", path, query, {}, ""});
+    };
+    for (const char* query : {"seconds=0", "seconds=301", "seconds=1x", "frequency=0",
+                              "frequency=1001", "debug=1", "width=10", "colour=red"}) {
+        for (const char* path : {"/debug/pprof/profile", "/pprof/profile", "/pprof/profile/report",
+                                 "/pprof/profile/flamegraph"}) {
+            Response response = get(path, query);
+            CHECK_MESSAGE(response.status == 400, path, "?", query);
+            CHECK(!response.body.empty());
+        }
+    }
+    {
+        auto busy = CpuProfileSlot::claim();
+        REQUIRE(busy != nullptr);
+        Response refused = get("/debug/pprof/profile", "seconds=1");
+        CHECK(refused.status == 409);
+        CHECK(refused.body.find("already") != std::string::npos);
+    }
+    BusyThreads busy(2);
+    Response pprof = get("/debug/pprof/profile", "seconds=1&frequency=200");
+    CHECK(pprof.status == 200);
+    CHECK(pprof.body.substr(0, 2) == "\x1f\x8b");
+    Response gperftools = get("/pprof/profile", "seconds=1");
+    REQUIRE(gperftools.status == 200);
+    uint64_t header[5] = {};
+    REQUIRE(gperftools.body.size() > sizeof header);
+    std::memcpy(header, gperftools.body.data(), sizeof header);
+    CHECK(header[1] == 3);
+    CHECK(header[3] == 10000); // 100 Hz: 10,000 us
+    Response svg = get("/pprof/profile/flamegraph", "seconds=1&width=640");
+    CHECK(svg.status == 200);
+    CHECK(svg.content_type == "image/svg+xml");
+    CHECK(svg.body.find("width=\"640\"") != std::string::npos);
+    CHECK(svg.body.find("spin_for_the_sampler_test") != std::string::npos);
+}

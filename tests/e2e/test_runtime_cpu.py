@@ -127,6 +127,27 @@ try:
     status, body, _ = request("/debug/pprof/allocs")
     top = go_pprof("-top", saved("allocs.pb.gz", body)).stdout
     check(status == 200 and "Type: alloc_space" in top, f"/debug/pprof/allocs:\n{top[:400]}")
+
+    # A long profile runs apart from the server's event threads: while it runs, new
+    # connections (spread over every thread) answer at once, and stopping the service
+    # cuts it short instead of waiting out its 60 s.
+    long_profile = threading.Thread(target=lambda: answers.update(
+        long=request("/debug/pprof/profile?seconds=60")), daemon=True)
+    long_profile.start()
+    time.sleep(1)
+    slowest = 0.0
+    for _ in range(12):
+        started = time.monotonic()
+        check(request("/metrics")[0] == 200, "/metrics during a long profile")
+        slowest = max(slowest, time.monotonic() - started)
+    print(f"/metrics during a 60 s profile: slowest {slowest * 1000:.0f} ms of 12")
+    check(slowest < 5, f"/metrics waited {slowest:.1f} s behind a CPU profile")
+    started = time.monotonic()
+    process.terminate()
+    process.wait(timeout=60)
+    stopped = time.monotonic() - started
+    print(f"stopped {stopped:.2f} s after SIGTERM during the profile")
+    check(stopped < 10, f"stopping waited {stopped:.1f} s for the profile")
 finally:
     process.terminate()
     process.wait(timeout=30)

@@ -134,7 +134,7 @@ TEST_CASE("heapkit::runtime::cpu_gperftools writes the header, records, trailer 
 TEST_CASE("heapkit::runtime::Handler's CPU pages: bounds, 409 while busy, a profile") {
     Handler handler;
     auto get = [&](const std::string& path, const std::string& query) {
-        return handler.handle(Request{"GET", path, query, {}, ""});
+        return handler.handle(Request{"GET", path, query, {}, "", {}});
     };
     for (const char* query : {"seconds=0", "seconds=301", "seconds=1x", "frequency=0",
                               "frequency=1001", "debug=1", "width=10", "colour=red"}) {

@@ -213,7 +213,9 @@ CpuProfileSlot::~CpuProfileSlot() {
     g_claimed.store(false);
 }
 
-Result<CpuSamples> CpuProfileSlot::record(std::chrono::milliseconds duration, unsigned frequency) {
+Result<CpuSamples>
+CpuProfileSlot::record(std::chrono::milliseconds duration, unsigned frequency,
+                       const std::function<void(std::chrono::milliseconds)>& wait) {
     if (frequency == 0 || frequency > max_cpu_frequency) {
         return fail("CPU profile frequency {} Hz: expected 1 to {}", frequency, max_cpu_frequency);
     }
@@ -241,7 +243,11 @@ Result<CpuSamples> CpuProfileSlot::record(std::chrono::milliseconds duration, un
             g_slots.store(nullptr);
             return fail("CPU profile: cannot start a CPU-time timer");
         }
-        std::this_thread::sleep_for(duration);
+        if (wait) {
+            wait(duration);
+        } else {
+            std::this_thread::sleep_for(duration);
+        }
         g_slots.store(nullptr, std::memory_order_release);
     } // timer deleted, then the handler: the previous disposition is back
     while (g_running.load(std::memory_order_acquire) != 0) {

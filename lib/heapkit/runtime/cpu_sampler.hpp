@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,7 +41,10 @@ public:
 
     // Samples every thread's CPU time for `duration` at `frequency` Hz (1..1000), then
     // puts back the SIGPROF disposition that was there before. Blocks the calling thread.
-    Result<CpuSamples> record(std::chrono::milliseconds duration, unsigned frequency);
+    // `wait` waits out `duration` (it may return early: the profile then covers what
+    // passed); unset, the thread sleeps.
+    Result<CpuSamples> record(std::chrono::milliseconds duration, unsigned frequency,
+                              const std::function<void(std::chrono::milliseconds)>& wait = {});
 
 private:
     CpuProfileSlot() = default;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <fmt/format.h>
 #include <functional>
+#include <set>
 #include <vector>
 
 namespace heapkit::runtime {
@@ -106,13 +107,20 @@ Result<void> records_accumulated(SampleType sample) {
     return {};
 }
 
+// A dump that failed: 403 when profiling was switched off meanwhile (a POST /pprof/conf
+// between the check and the dump), else the server's failure.
+Response dump_failure(const Profiler& profiler, const Error& error) {
+    auto active = profiler.require_active();
+    return active ? failure(500, error) : failure(403, active.error());
+}
+
 Response raw_heap() {
     auto profiler = active_profiler();
     if (!profiler) {
         return failure(403, profiler.error());
     }
     auto dump = profiler->dump();
-    return dump ? text(200, std::move(*dump)) : failure(500, dump.error());
+    return dump ? text(200, std::move(*dump)) : dump_failure(*profiler, dump.error());
 }
 
 Response symbol(const Request& request) {
@@ -212,7 +220,7 @@ Response go_heap(const Request& request, bool folded) {
     }
     auto dump = profiler->dump();
     if (!dump) {
-        return failure(500, dump.error());
+        return dump_failure(*profiler, dump.error());
     }
     LoadOptions options;
     options.sample = *sample;
@@ -275,11 +283,18 @@ const std::vector<Route>& routes() {
     return table;
 }
 
-// The routes that dump and convert: each holds a dump, a profile and open files.
+// The routes that dump and convert: each holds a dump and a profile (a heap delta holds
+// the first for its whole window). CPU profiles are not counted here: one runs at a time.
 bool is_conversion(const Request& request) {
-    return request.path == "/pprof/heap" || request.path == "/debug/pprof/heap" ||
-           request.path == "/debug/pprof/heap.folded" ||
+    static const std::set<std::string_view> heap_pages = {
+        "/pprof/heap",         "/debug/pprof/heap",  "/debug/pprof/heap.folded",
+        "/debug/pprof/allocs", "/pprof/heap/report", "/pprof/heap/flamegraph"};
+    return heap_pages.count(request.path) != 0 ||
            (request.path == "/pprof/symbol" && request.method == "POST");
+}
+
+bool is_cpu_profile(const Request& request) {
+    return request.path == "/debug/pprof/profile" || request.path.starts_with("/pprof/profile");
 }
 
 // Why a control request is not allowed by the options, if it is not.
@@ -312,6 +327,13 @@ struct Handler::Shared {
 Handler::Handler(HandlerOptions options)
     : m_options(options)
     , m_shared(std::make_shared<Shared>()) {}
+
+bool Handler::waits(const Request& request) {
+    bool heap_window =
+        (request.path == "/debug/pprof/heap" || request.path == "/debug/pprof/allocs") &&
+        asks_delta(request);
+    return heap_window || is_cpu_profile(request);
+}
 
 Response Handler::handle(const Request& request) const {
     auto route = std::find_if(routes().begin(), routes().end(),

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,6 +17,9 @@ struct Request {
     std::string query;  // after '?', still percent-encoded
     std::map<std::string, std::string> headers;
     std::string body;
+    // How a page that takes its time (a CPU profile, a heap delta: Handler::waits) waits
+    // out its window; a server passes one that returns early when it stops. Unset: sleep.
+    std::function<void(std::chrono::milliseconds)> wait;
 };
 
 struct Response {
@@ -58,6 +63,9 @@ class Handler {
 public:
     explicit Handler(HandlerOptions options = {});
     Response handle(const Request& request) const;
+    // True for a page that waits out a window of `seconds` (CPU profiles, heap deltas)
+    // before it answers: a server should not answer it on a thread others need.
+    static bool waits(const Request& request);
 
 private:
     struct Shared;

@@ -15,7 +15,7 @@
 namespace heapkit::runtime {
 namespace {
 
-inline constexpr unsigned max_seconds = 300; // a profile holds a server thread this long
+inline constexpr unsigned max_seconds = 300; // a profile holds a thread of its own this long
 
 Response text(int status, std::string body) {
     Response response;
@@ -121,7 +121,7 @@ Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write wr
         return text(409, "a CPU profile is already being taken in this process; "
                          "ask again when it is done");
     }
-    auto samples = slot->record(std::chrono::seconds(cpu->seconds), cpu->frequency);
+    auto samples = slot->record(std::chrono::seconds(cpu->seconds), cpu->frequency, request.wait);
     if (!samples) {
         return text(500, samples.error().message);
     }
@@ -226,7 +226,11 @@ Response heap_delta(const Request& request) {
     if (!before) {
         return text(400, before.error().message); // e.g. alloc_* without prof_accum
     }
-    std::this_thread::sleep_for(std::chrono::seconds(heap->seconds));
+    if (request.wait) {
+        request.wait(std::chrono::seconds(heap->seconds));
+    } else {
+        std::this_thread::sleep_for(std::chrono::seconds(heap->seconds));
+    }
     auto after = heap_now(*profiler, heap->load);
     if (!after) {
         return text(500, after.error().message);

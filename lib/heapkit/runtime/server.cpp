@@ -8,11 +8,15 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <charconv>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fmt/format.h>
 #include <microhttpd.h>
+#include <mutex>
 #include <netinet/in.h>
 #include <optional>
+#include <thread>
 
 namespace heapkit::runtime {
 namespace {
@@ -36,6 +40,7 @@ struct Exchange {
     bool headers_checked = false;
     bool too_large = false; // a chunked body went over max_body: the rest is dropped
     std::string body;
+    std::optional<Response> answered; // by a thread of its own (wait_apart), to be sent
 };
 
 struct DaemonStop {
@@ -47,6 +52,12 @@ struct State {
     ServerOptions options;
     Handler handler;
     std::atomic<unsigned> connections{0};
+    // Pages answered on threads of their own (wait_apart): how many run, and a stop that
+    // cuts their windows short and waits for them.
+    std::mutex mutex;
+    std::condition_variable woken;
+    unsigned waiting = 0;
+    bool stopping = false;
 };
 
 Response text(int status, std::string body) {
@@ -134,6 +145,37 @@ Request to_request(MHD_Connection* connection, const char* path, const char* met
     return request;
 }
 
+// A page that waits out a window (a CPU profile of 30 s) would hold an event thread, and
+// every connection that thread serves, that long. It runs on a thread of its own while
+// its connection is suspended; MHD calls answer() again once it is resumed.
+MHD_Result wait_apart(State& state, MHD_Connection* connection, Exchange& exchange,
+                      Request request) {
+    {
+        std::lock_guard lock(state.mutex);
+        if (state.stopping || state.waiting >= state.options.max_waiting) {
+            Response busy = text(503, fmt::format("{} profiles are being taken; try again\n",
+                                                  state.options.max_waiting));
+            busy.headers["Retry-After"] = "1";
+            return send(connection, std::move(busy));
+        }
+        ++state.waiting;
+    }
+    request.wait = [&state](std::chrono::milliseconds window) {
+        std::unique_lock lock(state.mutex);
+        state.woken.wait_for(lock, window, [&] { return state.stopping; });
+    };
+    MHD_suspend_connection(connection);
+    std::thread([&state, connection, &exchange, request = std::move(request)] {
+        stop_sampling_this_thread();
+        exchange.answered = state.handler.handle(request);
+        MHD_resume_connection(connection); // before Server::stop() can end the daemon
+        std::lock_guard lock(state.mutex);
+        --state.waiting;
+        state.woken.notify_all();
+    }).detach();
+    return MHD_YES;
+}
+
 MHD_Result answer(void* cls, MHD_Connection* connection, const char* path, const char* method,
                   const char*, const char* upload, size_t* upload_size, void** context) {
     stop_sampling_this_thread();
@@ -145,6 +187,11 @@ MHD_Result answer(void* cls, MHD_Connection* connection, const char* path, const
             return send(connection, std::move(*refusal));
         }
         return MHD_YES; // the body, if any, comes next
+    }
+    if (exchange.answered) { // resumed: its own thread has answered
+        Response response = std::move(*exchange.answered);
+        exchange.answered.reset();
+        return send(connection, std::move(response));
     }
     if (*upload_size != 0) {
         // Only a chunked body can get here over the limit: a declared length was checked.
@@ -160,7 +207,11 @@ MHD_Result answer(void* cls, MHD_Connection* connection, const char* path, const
         return send(connection, text(413, fmt::format("request body over {} bytes\n",
                                                       state.options.handler.max_body)));
     }
-    return send(connection, state.handler.handle(to_request(connection, path, method, exchange)));
+    Request request = to_request(connection, path, method, exchange);
+    if (Handler::waits(request)) {
+        return wait_apart(state, connection, exchange, std::move(request));
+    }
+    return send(connection, state.handler.handle(request));
 }
 
 void* begin_exchange(void*, const char* target, MHD_Connection*) {
@@ -258,6 +309,15 @@ int Server::port() const {
 
 void Server::stop() {
     if (m_state) {
+        runtime::State& shared = m_state->shared;
+        {
+            // Windows cut short; their threads answer and resume their connections while
+            // the daemon still runs.
+            std::unique_lock lock(shared.mutex);
+            shared.stopping = true;
+            shared.woken.notify_all();
+            shared.woken.wait(lock, [&] { return shared.waiting == 0; });
+        }
         m_state->daemon.reset(); // closes every connection and joins the threads
     }
 }
@@ -279,8 +339,9 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
     size_t pool_bytes = options.max_header_bytes + 8 * 1024;
     // MHD_USE_ITC: stopping wakes every worker at once; without it a worker waiting in
     // epoll with open connections only noticed at its next timeout (seconds of SIGTERM).
+    // MHD_ALLOW_SUSPEND_RESUME: pages that wait run apart (wait_apart).
     unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
-                     (bind_to->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+                     MHD_ALLOW_SUSPEND_RESUME | (bind_to->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     MHD_Daemon* daemon = MHD_start_daemon(
         flags, static_cast<uint16_t>(options.port), accept_any, nullptr, answer, &state->shared,
         MHD_OPTION_SOCK_ADDR, reinterpret_cast<const sockaddr*>(&*bind_to),

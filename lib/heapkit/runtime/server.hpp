@@ -28,7 +28,10 @@ struct ServerOptions {
     // pool holds them, so this also bounds the memory a connection can make the server hold.
     size_t max_header_bytes = 16 * 1024;
     size_t max_headers = 64; // header fields; more get 431
-    HandlerOptions handler;  // max_body (413), conversions at once, control
+    // Pages that wait out a window (CPU profiles, heap deltas over ?seconds=) run on a
+    // thread of their own, not an event loop's; more at once get 503 + Retry-After.
+    unsigned max_waiting = 4;
+    HandlerOptions handler; // max_body (413), conversions at once, control
 };
 
 // The Handler behind an event-driven HTTP server (GNU libmicrohttpd) on background

@@ -231,21 +231,27 @@ def kept_alive_latency():
     stop(process, "after kept-alive requests")
 
 
-def descriptor_limit(limit):
-    """ulimit -n LIMIT, 8 profile requests at once, 5 rounds: each answer is a named 200 or
-    a clean 503."""
-    process, port = start(fd_limit=limit)
+def heap_profiles_at_once(port, clients, rounds):
+    """`clients` threads asking for /debug/pprof/heap `rounds` times each; every answer."""
     answers = []
 
     def fetch():
-        for _ in range(5):
+        for _ in range(rounds):
             answers.append(get(port, "/debug/pprof/heap", timeout=60))
 
-    threads = [threading.Thread(target=fetch) for _ in range(8)]
+    threads = [threading.Thread(target=fetch) for _ in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    return answers
+
+
+def descriptor_limit(limit):
+    """ulimit -n LIMIT, 8 profile requests at once, 5 rounds: each answer is a named 200 or
+    a clean 503."""
+    process, port = start(fd_limit=limit)
+    answers = heap_profiles_at_once(port, 8, 5)
     bad = []
     named = 0
     for status, headers, body, _ in answers:
@@ -262,17 +268,7 @@ def starved_of_descriptors():
     """ulimit -n 40: too few descriptors to name a profile. Every answer is a named 200, a
     503, or a 500 that says why; never a 200 with frames left unnamed, never a 400."""
     process, port = start(fd_limit=40)
-    answers = []
-
-    def fetch():
-        for _ in range(3):
-            answers.append(get(port, "/debug/pprof/heap", timeout=60))
-
-    threads = [threading.Thread(target=fetch) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = heap_profiles_at_once(port, 8, 3)
     bad = []
     for status, headers, body, _ in answers:
         named = status == 200 and body[:2] == b"\x1f\x8b" and b"open_sessions" in gzip.decompress(body)

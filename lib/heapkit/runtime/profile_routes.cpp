@@ -210,36 +210,51 @@ Result<Profile> heap_now(const Profiler& profiler, const LoadOptions& options) {
     return own_dump_profile(dump, options);
 }
 
-} // namespace
-
-Response heap_delta(const Request& request) {
+// A heap page's request parsed, with the profiler active: or the answer refusing it.
+struct HeapPage {
+    HeapRequest heap;
+    Profiler profiler;
+};
+tl::expected<HeapPage, Response> heap_page(const Request& request) {
     auto heap = parse_heap(request);
     if (!heap) {
-        return text(400, heap.error().message);
+        return tl::unexpected(text(400, heap.error().message));
     }
     auto profiler = Profiler::find();
     if (!profiler || !profiler->require_active()) {
-        return text(403, profiler ? profiler->require_active().error().message
-                                  : profiler.error().message);
+        return tl::unexpected(text(403, profiler ? profiler->require_active().error().message
+                                                 : profiler.error().message));
     }
-    auto before = heap_now(*profiler, heap->load);
+    return HeapPage{std::move(*heap), std::move(*profiler)};
+}
+
+} // namespace
+
+Response heap_delta(const Request& request) {
+    auto page = heap_page(request);
+    if (!page) {
+        return page.error();
+    }
+    const HeapRequest& heap = page->heap;
+    const Profiler& profiler = page->profiler;
+    auto before = heap_now(profiler, heap.load);
     if (!before) {
         return text(400, before.error().message); // e.g. alloc_* without prof_accum
     }
     if (request.wait) {
-        request.wait(std::chrono::seconds(heap->seconds));
+        request.wait(std::chrono::seconds(heap.seconds));
     } else {
-        std::this_thread::sleep_for(std::chrono::seconds(heap->seconds));
+        std::this_thread::sleep_for(std::chrono::seconds(heap.seconds));
     }
-    auto after = heap_now(*profiler, heap->load);
+    auto after = heap_now(profiler, heap.load);
     if (!after) {
         return text(500, after.error().message);
     }
     auto delta = subtract_base(*after, *before);
     PprofOptions pprof;
-    pprof.default_type = heap->load.sample;
+    pprof.default_type = heap.load.sample;
     pprof.comments.push_back(
-        fmt::format("delta: the heap now less the heap {} s before", heap->seconds));
+        fmt::format("delta: the heap now less the heap {} s before", heap.seconds));
     auto body =
         delta ? write_pprof(*after, pprof) : Result<std::string>(tl::unexpected(delta.error()));
     return body ? binary(std::move(*body), "application/octet-stream", "heap.pb.gz")
@@ -247,23 +262,19 @@ Response heap_delta(const Request& request) {
 }
 
 Response heap_flame_graph_page(const Request& request) {
-    auto heap = parse_heap(request);
-    if (!heap) {
-        return text(400, heap.error().message);
+    auto page = heap_page(request);
+    if (!page) {
+        return page.error();
     }
-    auto profiler = Profiler::find();
-    if (!profiler || !profiler->require_active()) {
-        return text(403, profiler ? profiler->require_active().error().message
-                                  : profiler.error().message);
-    }
-    auto profile = heap_now(*profiler, heap->load);
+    const HeapRequest& heap = page->heap;
+    auto profile = heap_now(page->profiler, heap.load);
     if (!profile) {
         return text(400, profile.error().message);
     }
     FoldedOptions folded;
-    folded.sample = heap->load.sample;
+    folded.sample = heap.load.sample;
     FlameOptions flame;
-    flame.width = heap->width;
+    flame.width = heap.width;
     std::string svg;
     auto done =
         write_flame_graph(*profile, folded, flame, [&](std::string_view piece) -> Result<void> {

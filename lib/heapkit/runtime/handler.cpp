@@ -2,6 +2,7 @@
 #include "heapkit/runtime/handler.hpp"
 
 #include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profile_routes.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/telemetry.hpp"
@@ -17,74 +18,6 @@
 
 namespace heapkit::runtime {
 namespace {
-
-Response text(int status, std::string body) {
-    Response response;
-    response.status = status;
-    response.body = std::move(body);
-    if (!response.body.empty() && response.body.back() != '\n') {
-        response.body += '\n';
-    }
-    return response;
-}
-
-Response failure(int status, const Error& error) {
-    return text(status, error.message);
-}
-
-// '%XX' and '+' decoded; nullopt for a malformed escape.
-std::optional<std::string> percent_decode(std::string_view text) {
-    std::string out;
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%') {
-            std::string_view digits = text.substr(i + 1, 2);
-            auto value = digits.size() == 2 ? take_number(digits, 16) : std::nullopt;
-            if (!value || !digits.empty()) {
-                return std::nullopt;
-            }
-            out += static_cast<char>(*value);
-            i += 2;
-        } else {
-            out += text[i] == '+' ? ' ' : text[i];
-        }
-    }
-    return out;
-}
-
-// key=value pairs joined by '&'; nullopt when malformed or a key is not in `allowed`.
-std::optional<std::map<std::string, std::string>>
-parse_query(std::string_view query, const std::vector<std::string_view>& allowed) {
-    std::map<std::string, std::string> pairs;
-    while (!query.empty()) {
-        size_t amp = query.find('&');
-        std::string_view pair = query.substr(0, amp);
-        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
-        size_t equals = pair.find('=');
-        auto key = percent_decode(pair.substr(0, equals));
-        auto value =
-            percent_decode(equals == std::string_view::npos ? "" : pair.substr(equals + 1));
-        if (!key || !value || std::find(allowed.begin(), allowed.end(), *key) == allowed.end()) {
-            return std::nullopt;
-        }
-        pairs[*key] = *value;
-    }
-    return pairs;
-}
-
-std::optional<bool> parse_flag(const std::map<std::string, std::string>& query,
-                               const std::string& key, bool fallback) {
-    auto it = query.find(key);
-    if (it == query.end()) {
-        return fallback;
-    }
-    if (it->second == "1" || it->second == "true") {
-        return true;
-    }
-    if (it->second == "0" || it->second == "false") {
-        return false;
-    }
-    return std::nullopt;
-}
 
 Result<Profiler> active_profiler() {
     return Profiler::find().and_then(
@@ -199,12 +132,13 @@ Response conf(const Request& request) {
 }
 
 Response go_heap(const Request& request, bool folded) {
-    auto query = parse_query(request.query, {"symbolize", "threads", "sample"});
+    static constexpr std::string_view keys[] = {"symbolize", "threads", "sample"};
+    auto query = parse_query(request.path, request.query, keys);
     if (!query) {
         return text(400, "query takes symbolize=0|1, threads=0|1, sample=TYPE");
     }
-    auto symbolized = parse_flag(*query, "symbolize", true);
-    auto threads = parse_flag(*query, "threads", false);
+    auto symbolized = query_flag(*query, "symbolize", true);
+    auto threads = query_flag(*query, "threads", false);
     auto sample = query->count("sample") ? parse_sample_type(query->at("sample"))
                                          : std::optional(SampleType::inuse_space);
     if (!symbolized || !threads || !sample) {
@@ -233,11 +167,7 @@ Response go_heap(const Request& request, bool folded) {
     if (folded) {
         return text(200, std::move(*body));
     }
-    Response response; // binary: no trailing newline added
-    response.body = std::move(*body);
-    response.content_type = "application/octet-stream";
-    response.headers["Content-Disposition"] = "attachment; filename=\"heap.pb.gz\"";
-    return response;
+    return binary(std::move(*body), "application/octet-stream", "heap.pb.gz");
 }
 
 Response metrics() {

@@ -3,10 +3,10 @@
 
 #include "heapkit/runtime/cpu_export.hpp"
 #include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/util/try.hpp"
 
-#include <charconv>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
@@ -17,71 +17,8 @@ namespace {
 
 inline constexpr unsigned max_seconds = 300; // a profile holds a thread of its own this long
 
-Response text(int status, std::string body) {
-    Response response;
-    response.status = status;
-    response.body = std::move(body) + "\n";
-    return response;
-}
-
-Response binary(std::string body, std::string content_type, std::string_view filename) {
-    Response response;
-    response.body = std::move(body);
-    response.content_type = std::move(content_type);
-    if (!filename.empty()) {
-        response.headers["Content-Disposition"] =
-            fmt::format("attachment; filename=\"{}\"", filename);
-    }
-    return response;
-}
-
-// key=value pairs; these pages take plain numbers and names, so no percent-decoding.
-// An error naming the page for a key it does not take.
-Result<std::map<std::string, std::string>>
-parse_query(const Request& request, std::initializer_list<std::string_view> keys) {
-    std::map<std::string, std::string> pairs;
-    std::string_view query = request.query;
-    while (!query.empty()) {
-        size_t amp = query.find('&');
-        std::string_view pair = query.substr(0, amp);
-        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
-        size_t equals = pair.find('=');
-        std::string_view key = pair.substr(0, equals);
-        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-            return fail("{} takes {}; not '{}'", request.path, fmt::join(keys, ", "), key);
-        }
-        pairs[std::string(key)] =
-            equals == std::string_view::npos ? "" : std::string(pair.substr(equals + 1));
-    }
-    return pairs;
-}
-
-// A whole number in [low, high], or `fallback` when the key is absent.
-Result<unsigned> number(const std::map<std::string, std::string>& query, const std::string& key,
-                        unsigned fallback, unsigned low, unsigned high) {
-    auto it = query.find(key);
-    if (it == query.end()) {
-        return fallback;
-    }
-    unsigned value = 0;
-    const std::string& text = it->second;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
-        return fail("{}={}: expected a whole number from {} to {}", key, text, low, high);
-    }
-    return value;
-}
-
-Result<bool> flag(const std::map<std::string, std::string>& query, const std::string& key) {
-    auto it = query.find(key);
-    if (it == query.end() || it->second == "1" || it->second == "true") {
-        return true;
-    }
-    if (it->second == "0" || it->second == "false") {
-        return false;
-    }
-    return fail("{}={}: expected 0 or 1", key, it->second);
-}
+constexpr std::string_view cpu_keys[] = {"seconds", "frequency", "symbolize", "width", "debug"};
+constexpr std::string_view heap_keys[] = {"seconds", "sample", "symbolize", "width", "debug"};
 
 struct CpuRequest {
     unsigned seconds = 30;
@@ -96,16 +33,17 @@ struct CpuDefaults {
 };
 
 Result<CpuRequest> parse_cpu(const Request& request, CpuDefaults defaults) {
-    HEAPKIT_TRY_ASSIGN(
-        auto query, parse_query(request, {"seconds", "frequency", "symbolize", "width", "debug"}));
+    HEAPKIT_TRY_ASSIGN(auto query, parse_query(request.path, request.query, cpu_keys));
     CpuRequest cpu;
-    HEAPKIT_TRY_ASSIGN(cpu.seconds, number(query, "seconds", defaults.seconds, 1, max_seconds));
+    HEAPKIT_TRY_ASSIGN(cpu.seconds,
+                       query_number(query, "seconds", defaults.seconds, 1, max_seconds));
     HEAPKIT_TRY_ASSIGN(cpu.frequency,
-                       number(query, "frequency", defaults.frequency, 1, max_cpu_frequency));
-    HEAPKIT_TRY_ASSIGN(cpu.names, flag(query, "symbolize"));
-    HEAPKIT_TRY_ASSIGN(cpu.width, number(query, "width", 1200, FlameOptions::min_width, 20000));
+                       query_number(query, "frequency", defaults.frequency, 1, max_cpu_frequency));
+    HEAPKIT_TRY_ASSIGN(cpu.names, query_flag(query, "symbolize", true));
+    HEAPKIT_TRY_ASSIGN(cpu.width,
+                       query_number(query, "width", 1200, FlameOptions::min_width, 20000));
     // Go's debug=0 is the binary profile; a CPU profile has no text form.
-    HEAPKIT_TRY(number(query, "debug", 0, 0, 0));
+    HEAPKIT_TRY(query_number(query, "debug", 0, 0, 0));
     return cpu;
 }
 
@@ -186,13 +124,13 @@ struct HeapRequest {
 };
 
 Result<HeapRequest> parse_heap(const Request& request) {
-    HEAPKIT_TRY_ASSIGN(auto query,
-                       parse_query(request, {"seconds", "sample", "symbolize", "width", "debug"}));
+    HEAPKIT_TRY_ASSIGN(auto query, parse_query(request.path, request.query, heap_keys));
     HeapRequest heap;
-    HEAPKIT_TRY_ASSIGN(heap.seconds, number(query, "seconds", 0, 1, max_seconds));
-    HEAPKIT_TRY_ASSIGN(heap.width, number(query, "width", 1200, FlameOptions::min_width, 20000));
-    HEAPKIT_TRY_ASSIGN(heap.load.symbols.names, flag(query, "symbolize"));
-    HEAPKIT_TRY(number(query, "debug", 0, 0, 0)); // Go's text form (debug=1) is not served
+    HEAPKIT_TRY_ASSIGN(heap.seconds, query_number(query, "seconds", 0, 1, max_seconds));
+    HEAPKIT_TRY_ASSIGN(heap.width,
+                       query_number(query, "width", 1200, FlameOptions::min_width, 20000));
+    HEAPKIT_TRY_ASSIGN(heap.load.symbols.names, query_flag(query, "symbolize", true));
+    HEAPKIT_TRY(query_number(query, "debug", 0, 0, 0)); // Go's text form (debug=1) is not served
     if (query.count("sample")) {
         auto sample = parse_sample_type(query.at("sample"));
         if (!sample) {

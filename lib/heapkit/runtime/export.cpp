@@ -39,19 +39,6 @@ std::optional<std::string> out_of_descriptors(const std::vector<std::string>& wa
     return std::nullopt;
 }
 
-Result<Profile> profile_of(std::string_view dump, const LoadOptions& options) {
-    Input input{"prof.dump", dump};
-    LoadOptions kept = options;
-    kept.symbols.kept = kept_symbols();
-    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
-    // Failed rather than served half-named: a client cannot tell a missing name from a
-    // stripped file, and trying again later would give the full answer.
-    if (auto problem = out_of_descriptors(loaded.report.warnings)) {
-        return fail("symbolization ran out of file descriptors: {}", *problem);
-    }
-    return std::move(loaded.profile);
-}
-
 // This process's mappings, as a dump would carry them.
 std::vector<MapEntry> own_maps() {
     std::vector<MapEntry> maps;
@@ -68,20 +55,9 @@ std::vector<MapEntry> own_maps() {
     return maps;
 }
 
-} // namespace
-
-Result<std::string> pprof_from_dump(std::string_view dump, const LoadOptions& options) {
-    HEAPKIT_TRY_ASSIGN(Profile profile, profile_of(dump, options));
-    PprofOptions pprof;
-    pprof.default_type = options.sample;
-    return write_pprof(profile, pprof);
-}
-
-Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& options) {
-    return profile_of(dump, options);
-}
-
-Profile own_profile(RawDump dump, bool names) {
+// `dump`, of this process, placed in its mappings now and named (or not) with the kept
+// files; what symbolization could not do goes to `report`.
+Profile named_own_profile(RawDump dump, bool names, SymbolizeReport& report) {
     dump.has_maps = true;
     dump.maps = own_maps();
     std::vector<RawDump> dumps;
@@ -90,12 +66,39 @@ Profile own_profile(RawDump dump, bool names) {
     SymbolizeOptions options;
     options.names = names;
     options.kept = kept_symbols();
-    symbolize(profile, options);
+    report = symbolize(profile, options);
     return profile;
 }
 
+} // namespace
+
+Result<std::string> pprof_from_dump(std::string_view dump, const LoadOptions& options) {
+    HEAPKIT_TRY_ASSIGN(Profile profile, own_dump_profile(dump, options));
+    PprofOptions pprof;
+    pprof.default_type = options.sample;
+    return write_pprof(profile, pprof);
+}
+
+Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& options) {
+    Input input{"prof.dump", dump};
+    LoadOptions kept = options;
+    kept.symbols.kept = kept_symbols();
+    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
+    // Failed rather than served half-named: a client cannot tell a missing name from a
+    // stripped file, and trying again later would give the full answer.
+    if (auto problem = out_of_descriptors(loaded.report.warnings)) {
+        return fail("symbolization ran out of file descriptors: {}", *problem);
+    }
+    return std::move(loaded.profile);
+}
+
+Profile own_profile(RawDump dump, bool names) {
+    SymbolizeReport report;
+    return named_own_profile(std::move(dump), names, report);
+}
+
 Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& options) {
-    HEAPKIT_TRY_ASSIGN(Profile profile, profile_of(dump, options));
+    HEAPKIT_TRY_ASSIGN(Profile profile, own_dump_profile(dump, options));
     FoldedOptions folded;
     folded.sample = options.sample;
     folded.thread_frames = options.per_thread;
@@ -107,17 +110,11 @@ Result<std::string> symbol_lines(const std::vector<uint64_t>& addresses) {
     RawDump dump;
     dump.source = "/proc/self/maps";
     dump.sample_period = 1;
-    dump.has_maps = true;
-    dump.maps = own_maps();
     for (uint64_t address : addresses) {
         dump.add_stack({&address, 1}, {1, 1, 0, 0});
     }
-    std::vector<RawDump> dumps;
-    dumps.push_back(std::move(dump));
-    Profile profile = build_profile(dumps, {});
-    SymbolizeOptions options;
-    options.kept = kept_symbols();
-    SymbolizeReport report = symbolize(profile, options);
+    SymbolizeReport report;
+    Profile profile = named_own_profile(std::move(dump), true, report);
     for (const ModuleReport& module : report.modules) {
         report.warnings.push_back(module.problem_text);
     }
@@ -144,9 +141,10 @@ Result<std::string> symbol_lines(const std::vector<uint64_t>& addresses) {
 std::string symbolizer_metrics() {
     KeptSymbolsStats stats = kept_symbols_stats(*kept_symbols());
     std::string out;
+    // HELP and TYPE once per name: the second series of a labelled metric has no `help`.
     auto metric = [&](std::string_view name, std::string_view type, std::string_view help,
                       std::string_view labels, size_t value) {
-        if (labels.empty() || labels.find("hit") != std::string_view::npos) {
+        if (!help.empty()) {
             fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help,
                            name, type);
         }

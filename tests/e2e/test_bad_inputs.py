@@ -26,7 +26,15 @@ cases = [
     (write("truncated.heap", GOOD_HEAD + "@ 0x1 0x2\n"),
      r"truncated\.heap:4: expected \"t\*:\" count line after stack"),
     (write("cut_count.heap", GOOD_HEAD + "@ 0x1\n  t*: 1: 40"),
-     r"cut_count\.heap:4: expected \"\[\" in count line"),
+     r"cut_count\.heap:4: the last line has no newline: the dump is cut short"),
+    # Cut inside a MAPPED_LIBRARIES path: what is left parses, and names another file.
+    (write("cut_maps.heap", GOOD_HEAD + "@ 0x1\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n"
+           "7f0000000000-7f0000100000 r-xp 00000000 08:01 42  /usr/lib/x86_64-linux-"),
+     r"cut_maps\.heap:7: the last line has no newline: the dump is cut short \(truncated\)"),
+    (write("cut_maps.heap.gz", gzip.compress(
+        (GOOD_HEAD + "@ 0x1\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n"
+         "7f0000000000-7f0000100000 r-xp 00000000 08:01 42  /usr/lib/libc.so").encode())),
+     r"cut_maps\.heap\.gz:7: the last line has no newline"),
     (write("nomaps.heap", GOOD_HEAD + "@ 0x1\n  t*: 1: 4096 [1: 4096]\n"),
      r"nomaps\.heap:4: no \"MAPPED_LIBRARIES:\" section"),
     (write("header.heap", "heap profile:    1:  4096 [     1:  4096] @ heapprofile\n"),

@@ -20,6 +20,14 @@ Result<RawDump> parse_dump(std::string_view text, std::string_view source,
         }
         return fail("{}:{}: NUL byte in the text (a damaged file?)", source, line);
     }
+    // jemalloc writes whole lines, the last one (of MAPPED_LIBRARIES, a copy of
+    // /proc/self/maps) too: text after the last newline is a dump cut short, even where
+    // what is left still parses (a path cut in the middle names another file).
+    if (!text.empty() && text.back() != '\n') {
+        size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+        return fail("{}:{}: the last line has no newline: the dump is cut short (truncated)",
+                    source, line);
+    }
     if (is_jeprof_symbolized(text)) {
         return parse_jeprof_symbolized(text, source, parsed_up_to);
     }

@@ -13,7 +13,8 @@ namespace heapkit {
 // Reads one input ("-" is standard input; gzip is inflated) holding either a raw
 // heap_v2 dump or a jeprof symbolized profile. A regular file is mapped, not copied,
 // and its pages leave memory as the parser goes by. A file's modification time is kept
-// as the dump's.
+// as the dump's. Text after the last newline is refused: jemalloc ends every line, so
+// it is a dump cut short.
 Result<RawDump> read_dump(const std::string& path);
 
 // The same, for text already in memory. `parsed_up_to` may be empty.

@@ -182,10 +182,10 @@ inline int report_error(const CLI::App& app, const Error& error) {
     return 1;
 }
 
-// What loading said, over the dumps and the base dumps.
+// What loading said, over the dumps and the base dumps: told once at the end, each file
+// once.
 struct Said {
-    std::vector<std::string> warnings;
-    bool unnamed = false; // some frame stayed unnamed
+    LoadReport report;
 };
 
 // The dumps at `paths`, loaded and filtered; what loading said is added to `said`.
@@ -202,20 +202,22 @@ inline Result<Profile> load(const std::vector<std::string>& paths, const ToolOpt
     if (auto kept = filter_stacks(loaded->profile, options.stacks); !kept) {
         return tl::unexpected(kept.error());
     }
-    said.warnings.insert(said.warnings.end(), loaded->report.warnings.begin(),
-                         loaded->report.warnings.end());
-    said.unnamed = said.unnamed || loaded->report.unnamed_locations > 0;
+    merge_report(said.report, std::move(loaded->report));
     return std::move(loaded->profile);
 }
 
 // What loading said, printed; the exit status for a successful write.
-inline int finish(const CLI::App& app, const ToolOptions& options, const Said& said) {
-    for (const std::string& warning : said.warnings) {
-        if (!options.quiet) {
+inline int finish(const CLI::App& app, const ToolOptions& options, Said& said) {
+    if (!options.quiet) {
+        std::vector<std::string> warnings = said.report.warnings;
+        for (std::string& line : unnamed_warnings(said.report, options.load.list_unnamed)) {
+            warnings.push_back(std::move(line));
+        }
+        for (const std::string& warning : warnings) {
             fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
         }
     }
-    return options.strict && said.unnamed ? 2 : 0;
+    return options.strict && said.report.unnamed_locations > 0 ? 2 : 0;
 }
 
 // --growth: the dumps loaded as a series, each filtered, handed to `write`.
@@ -237,8 +239,8 @@ int run_series(const CLI::App& app, const ToolOptions& options, WriteSeries writ
     if (auto written = write(series->dumps); !written) {
         return report_error(app, written.error());
     }
-    return finish(app, options,
-                  Said{series->report.warnings, series->report.unnamed_locations > 0});
+    Said said{std::move(series->report)};
+    return finish(app, options, said);
 }
 
 // Parses argv, loads the dumps (and the --base dumps), hands them to `write` (which writes

@@ -20,6 +20,9 @@ packages=(
   libc6-dbg
   # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
   redis-server redis-tools
+  # a real debuginfod server on loopback (test_stripped_names.py); iproute2 brings up
+  # the loopback of its network namespace
+  debuginfod iproute2
   # the benchmark harness (bench/run.py): peak memory through /usr/bin/time -v
   time
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)

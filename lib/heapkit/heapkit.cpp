@@ -4,12 +4,16 @@
 
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
+#include "heapkit/symbolize/debian_package.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
+#include <map>
 #include <set>
 
 namespace heapkit {
@@ -59,9 +63,25 @@ void name_frames(Loaded& loaded, const LoadOptions& options) {
         return;
     }
     loaded.report.unnamed_locations = symbols.unnamed_locations;
-    for (std::string& line :
-         describe_unnamed(symbols.modules, symbols.unmapped, options.list_unnamed)) {
-        loaded.report.warnings.push_back(std::move(line));
+    loaded.report.modules = std::move(symbols.modules);
+    loaded.report.unmapped = std::move(symbols.unmapped);
+}
+
+// Asks dpkg for the files whose debug file is wanted: only those with unnamed addresses
+// and no DWARF, all in one call.
+void find_packages(std::vector<ModuleReport>& modules) {
+    std::vector<std::string> wanted;
+    for (const ModuleReport& module : modules) {
+        if (!module.unnamed.empty() && module.problem == FileProblem::none &&
+            !module.has_debug_info && module.package.empty()) {
+            wanted.push_back(module.path);
+        }
+    }
+    std::map<std::string, std::string> packages = debian_packages_of(wanted);
+    for (ModuleReport& module : modules) {
+        if (auto it = packages.find(module.path); it != packages.end()) {
+            module.package = it->second;
+        }
     }
 }
 
@@ -78,6 +98,27 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         name_frames(loaded, options);
         return loaded;
     });
+}
+
+void merge_report(LoadReport& into, LoadReport more) {
+    for (std::string& warning : more.warnings) {
+        if (std::find(into.warnings.begin(), into.warnings.end(), warning) == into.warnings.end()) {
+            into.warnings.push_back(std::move(warning));
+        }
+    }
+    into.unnamed_locations += more.unnamed_locations;
+    merge_module_reports(into.modules, std::move(more.modules));
+    std::vector<uint64_t> unmapped;
+    std::set_union(into.unmapped.begin(), into.unmapped.end(), more.unmapped.begin(),
+                   more.unmapped.end(), std::back_inserter(unmapped));
+    into.unmapped = std::move(unmapped);
+}
+
+std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses) {
+    find_packages(report.modules);
+    const char* urls = std::getenv("DEBUGINFOD_URLS");
+    UnnamedHints hints{urls != nullptr && *urls != '\0'};
+    return describe_unnamed(report.modules, report.unmapped, list_addresses, hints);
 }
 
 Result<void> write_output(const std::string& path, bool binary,

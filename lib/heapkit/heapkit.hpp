@@ -80,11 +80,55 @@ struct LoadOptions {
     bool list_unnamed = false; // the report lists every address left without a name
 };
 
+// Why no file names a module's frames.
+enum class FileProblem {
+    none,               // a file was used
+    not_a_file,         // a pseudo mapping such as [vdso]
+    missing,            // none could be opened where it was looked for
+    other_build,        // its code does not map as the dump's mapping
+    other_architecture, // built for another machine than the program
+};
+
+// What symbolization made of one file the dump maps (its mappings in every dump
+// together), for a summary of what stayed unnamed and what would name it.
+struct ModuleReport {
+    std::string path;     // as the dump names it
+    std::string build_id; // of the file used, when one was and has one
+    FileProblem problem = FileProblem::none;
+    std::string problem_text;      // the problem as a sentence naming the file looked at
+    bool has_symtab = false;       // .symtab (or .gnu_debugdata) in the file or its debug file
+    bool has_dynsym = false;       // exported symbols (.dynsym) only, where no .symtab
+    bool has_debug_info = false;   // DWARF, in the file or a separate debug file
+    std::string package;           // the Debian package that installed it, when known
+    size_t addresses = 0;          // its distinct addresses that stacks run through
+    std::vector<uint64_t> offsets; // their file offsets, ascending
+    // File offsets of those left without a name, ascending (jemalloc's own stripped
+    // internals aside: they are cut from stacks anyway).
+    std::vector<uint64_t> unnamed;
+    // ELF vaddrs where the functions holding them start, ascending, for those its
+    // call-frame information places (frames shown as "<file>!0x<start>").
+    std::vector<uint64_t> unnamed_functions;
+};
+
 // What loading could not do, for the user: nothing here stops the profile from being used.
 struct LoadReport {
     std::vector<std::string> warnings; // one line each, without a "warning:" prefix
     size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
+    // Per file the dumps map, what stayed unnamed and why (unnamed_warnings() says it),
+    // and the runtime addresses in no mapping.
+    std::vector<ModuleReport> modules;
+    std::vector<uint64_t> unmapped;
 };
+
+// `more` (what loading other dumps said: the --base dumps, a series' next dump) added to
+// `into`: each warning once, each file's addresses together; unnamed_locations summed.
+void merge_report(LoadReport& into, LoadReport more);
+
+// What stayed unnamed, one line per file (no "warning:" prefix): how many of its addresses,
+// what the file lacks, and where its debug file is to be had (its Debian package's
+// -dbgsym, found with dpkg-query; DEBUGINFOD_URLS). `list_addresses`: each unnamed address
+// on a line of its own too. Meant once per command, after all its dumps are loaded.
+std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses);
 
 struct Loaded {
     Profile profile;

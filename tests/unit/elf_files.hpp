@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#include <vector>
 
 // `name` in the build's tests directory ($HEAPKIT_FIXTURE_DIR, set by meson).
 inline std::string built_file(std::string_view name) {
@@ -91,6 +92,27 @@ public:
             }
         }
         return std::nullopt;
+    }
+
+    // The functions .symtab defines with a size (STT_FUNC), in table order.
+    std::vector<GElf_Sym> sized_functions() const {
+        std::vector<GElf_Sym> functions;
+        for (Elf_Scn* section = nullptr; (section = elf_nextscn(m_elf, section)) != nullptr;) {
+            GElf_Shdr header;
+            if (gelf_getshdr(section, &header) == nullptr || header.sh_type != SHT_SYMTAB) {
+                continue;
+            }
+            Elf_Data* data = elf_getdata(section, nullptr);
+            for (size_t i = 0; data != nullptr && i < header.sh_size / header.sh_entsize; ++i) {
+                GElf_Sym symbol;
+                if (gelf_getsym(data, static_cast<int>(i), &symbol) != nullptr &&
+                    GELF_ST_TYPE(symbol.st_info) == STT_FUNC && symbol.st_shndx != SHN_UNDEF &&
+                    symbol.st_size > 0) {
+                    functions.push_back(symbol);
+                }
+            }
+        }
+        return functions;
     }
 
     // The address of `name`, which must exist.

@@ -142,3 +142,33 @@ TEST_CASE("heapkit::ElfModule::open says which file it cannot open") {
     REQUIRE_FALSE(not_elf);
     CHECK(not_elf.error().message.find(text_file) != std::string::npos);
 }
+
+TEST_CASE("heapkit::ElfModule::function_start finds each function's start in a stripped copy") {
+    DebugSearch search({});
+    // The library's functions as its .symtab knows them; the stripped copy has no .symtab
+    // and no DWARF, only .eh_frame.
+    ElfFacts facts(built_file("liblabels_fixture.so"));
+    auto stripped = open_built("liblabels_fixture.stripped.so", search);
+    CHECK_FALSE(stripped->has_symtab());
+    CHECK(stripped->has_dynsym());
+    std::vector<GElf_Sym> functions = facts.sized_functions();
+    REQUIRE(functions.size() >= 3);
+    size_t placed = 0;
+    for (const GElf_Sym& function : functions) {
+        uint64_t last = function.st_value + function.st_size - 1;
+        for (uint64_t vaddr : {function.st_value, function.st_value + function.st_size / 2, last}) {
+            auto start = stripped->function_start(vaddr);
+            if (start) {
+                CHECK_MESSAGE(*start == function.st_value, "at 0x", std::hex, vaddr);
+                ++placed;
+            }
+        }
+    }
+    // What the compiler wrote has an FDE (the assembly without .cfi_startproc has none,
+    // and gets no start rather than a wrong one).
+    CHECK(placed >= 3);
+    uint64_t keep = facts.address_of("labels_keep");
+    CHECK(stripped->function_start(keep + 1) == keep);
+    CHECK_FALSE(stripped->function_start(facts.address_of("outer_sized") + 1));
+    CHECK_FALSE(stripped->function_start(0));
+}

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/debian_package.hpp"
 #include "heapkit/symbolize/module_report.hpp"
 
 #include <doctest/doctest.h>
@@ -43,11 +44,15 @@ TEST_CASE("heapkit::describe_unnamed says per module what the file lacks and wha
 
     std::vector<std::string> lines = describe_unnamed(modules, {}, false);
     REQUIRE(lines.size() == 5);
-    CHECK(lines[0] == "/lib/libbare.so: 2 of 40 addresses have no name: no symbol table: "
-                      "install its debug package, or pass its debug directory; build id a50d");
+    CHECK(lines[0] == "/lib/libbare.so: 2 of 40 addresses have no name: no symbol table; "
+                      "install its debug package, or pass its debug directory (--debug-dir), "
+                      "or set DEBUGINFOD_URLS=https://debuginfod.debian.net (Debian's server); "
+                      "build id a50d");
     CHECK(lines[1] == "/lib/libsym.so: 1 of 1 address has no name: they lie outside every "
-                      "symbol of its .symtab, and it has no .debug_info: its debug package may "
-                      "name them; build id a50d");
+                      "symbol of its .symtab, and it has no .debug_info; install its debug "
+                      "package, or pass its debug directory (--debug-dir), or set "
+                      "DEBUGINFOD_URLS=https://debuginfod.debian.net (Debian's server); "
+                      "build id a50d");
     CHECK(lines[2] == "/srv/app: 1 of 9 addresses has no name: they lie outside every function "
                       "its .symtab and .debug_info know");
     CHECK(lines[3] == "/srv/gone.so: 3 of 3 addresses have no name: /root/srv/gone.so: cannot "
@@ -67,4 +72,51 @@ TEST_CASE("heapkit::describe_unnamed lists the addresses when asked, as frames p
     CHECK(lines[4] == "no mapping, no name at 0x7f0012345678");
     CHECK(describe_unnamed(modules, unmapped, false).size() == 2);
     CHECK(describe_unnamed({}, {}, true).empty());
+}
+
+TEST_CASE("heapkit::describe_unnamed tells exported symbols from none, and names the package") {
+    ModuleReport isc = module("/usr/lib/x86_64-linux-gnu/libisc-9.18.so", 216, {0x4ada4, 0x4adc0});
+    isc.has_dynsym = true;
+    isc.package = "bind9-libs";
+    isc.unnamed_functions = {0x4ad80};
+    std::vector<ModuleReport> modules{isc};
+    std::vector<std::string> lines = describe_unnamed(modules, {}, false);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == "/usr/lib/x86_64-linux-gnu/libisc-9.18.so: 2 of 216 addresses have no "
+                      "name: stripped: only its exported symbols (.dynsym) name code, and these "
+                      "lie in functions it does not export; they are shown as "
+                      "libisc-9.18.so!0x<start of their function>, one frame per function (1 "
+                      "function); its debug file is in Debian's bind9-libs-dbgsym package (the "
+                      "debian-debug archive), or set DEBUGINFOD_URLS=https://debuginfod.debian.net "
+                      "(Debian's server); build id a50d");
+    lines = describe_unnamed(modules, {}, false, UnnamedHints{true});
+    CHECK(lines[0].find("the debuginfod servers of DEBUGINFOD_URLS had none; build id") !=
+          std::string::npos);
+    CHECK(lines[0].find("no symbol table") == std::string::npos);
+}
+
+TEST_CASE("heapkit::merge_module_reports tells each file once, its addresses together") {
+    ModuleReport first = module("/lib/libbare.so", 2, {0x10});
+    first.offsets = {0x10, 0x20};
+    ModuleReport second = module("/lib/libbare.so", 3, {0x10, 0x30});
+    second.offsets = {0x10, 0x30, 0x40};
+    std::vector<ModuleReport> modules{first};
+    merge_module_reports(modules, {second, module("/lib/other.so", 1, {0x1})});
+    REQUIRE(modules.size() == 2);
+    CHECK(modules[0].offsets == std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40});
+    CHECK(modules[0].addresses == 4);
+    CHECK(modules[0].unnamed == std::vector<uint64_t>{0x10, 0x30});
+    CHECK(describe_unnamed(modules, {}, false).size() == 2);
+}
+
+TEST_CASE("heapkit::parse_dpkg_search reads packages and paths, skipping diversions") {
+    auto owned = parse_dpkg_search("zlib1g:amd64: /lib/x86_64-linux-gnu/libz.so.1\n"
+                                   "libfoo1, libfoo-dev: /usr/lib/libfoo.so.1\n"
+                                   "diversion by dash from: /bin/sh\n"
+                                   "dpkg-query: no path found matching pattern /x\n");
+    REQUIRE(owned.size() == 2);
+    CHECK(owned[0].package == "zlib1g");
+    CHECK(owned[0].path == "/lib/x86_64-linux-gnu/libz.so.1");
+    CHECK(owned[1].package == "libfoo1");
+    CHECK(owned[1].path == "/usr/lib/libfoo.so.1");
 }

@@ -53,6 +53,10 @@ struct Location {
     uint64_t address = 0;        // runtime lookup address: return addresses moved back by one
     uint32_t module = no_module; // index into Profile::modules
     std::vector<Frame> frames;   // innermost first; empty when unnamed
+    // No name reaches the address, and its one frame names its function by the module
+    // and the ELF vaddr where the function starts ("varnishd!0x4a5c0", from the file's
+    // call-frame information): the addresses of one function are one frame.
+    bool anonymous = false;
 };
 
 // One stack's (or one stack and thread's) values. Its locations are a range of

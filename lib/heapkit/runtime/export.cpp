@@ -86,7 +86,11 @@ Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& optio
     HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
     // Failed rather than served half-named: a client cannot tell a missing name from a
     // stripped file, and trying again later would give the full answer.
-    if (auto problem = out_of_descriptors(loaded.report.warnings)) {
+    std::vector<std::string> said = loaded.report.warnings;
+    for (const ModuleReport& module : loaded.report.modules) {
+        said.push_back(module.problem_text);
+    }
+    if (auto problem = out_of_descriptors(said)) {
         return fail("symbolization ran out of file descriptors: {}", *problem);
     }
     return std::move(loaded.profile);

@@ -99,18 +99,16 @@ Result<LoadedSeries> load_series(std::span<const Input> inputs, const LoadOption
         }
         std::vector<Profile> loaded;
         LoadedSeries series;
-        std::set<std::string> said;
+        size_t most_unnamed = 0;
         for (const Input& input : inputs) {
             HEAPKIT_TRY_ASSIGN(Loaded dump, load_profile(std::span(&input, 1), each));
-            for (std::string& warning : dump.report.warnings) {
-                if (said.insert(warning).second) { // the same binaries: the same warnings
-                    series.report.warnings.push_back(std::move(warning));
-                }
-            }
-            series.report.unnamed_locations =
-                std::max(series.report.unnamed_locations, dump.report.unnamed_locations);
+            // The same binaries: the same warnings, and each file's unnamed addresses
+            // told once for all dumps.
+            most_unnamed = std::max(most_unnamed, dump.report.unnamed_locations);
+            merge_report(series.report, std::move(dump.report));
             loaded.push_back(std::move(dump.profile));
         }
+        series.report.unnamed_locations = most_unnamed;
         HEAPKIT_TRY(check_one_program(loaded));
         std::vector<DumpStamp> stamps;
         for (const Profile& dump : loaded) {

@@ -212,6 +212,28 @@ bool ElfModule::has_symtab() const {
     return dwarf != nullptr && has_symbol_table(dwarf_getelf(dwarf));
 }
 
+bool ElfModule::has_dynsym() const {
+    Dwarf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(m_module, &bias);
+    for (Elf_Scn* section = nullptr; elf != nullptr && (section = elf_nextscn(elf, section));) {
+        GElf_Shdr header;
+        if (gelf_getshdr(section, &header) == nullptr || header.sh_type != SHT_DYNSYM ||
+            header.sh_entsize == 0) {
+            continue;
+        }
+        Elf_Data* data = elf_getdata(section, nullptr);
+        size_t count = data == nullptr ? 0 : header.sh_size / header.sh_entsize;
+        for (size_t i = 1; i < count; ++i) { // a program's are mostly imports: look for code
+            GElf_Sym symbol;
+            if (gelf_getsym(data, static_cast<int>(i), &symbol) != nullptr &&
+                symbol.st_shndx != SHN_UNDEF && GELF_ST_TYPE(symbol.st_info) == STT_FUNC) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr, FrameStrings& strings) const {
     std::vector<Frame> symbol = symbol_frames(vaddr, strings);
     if (has_dwarf()) {
@@ -232,6 +254,14 @@ std::vector<Frame> ElfModule::frames_at(uint64_t vaddr, FrameStrings& strings) c
         }
     }
     return symbol;
+}
+
+std::optional<uint64_t> ElfModule::function_start(uint64_t vaddr) const {
+    if (!m_bounds) {
+        Dwarf_Addr bias = 0;
+        m_bounds.emplace(dwfl_module_getelf(m_module, &bias)); // the file's own sections
+    }
+    return m_bounds->start_of(vaddr);
 }
 
 std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr, FrameStrings& strings) const {

@@ -4,6 +4,7 @@
 #include "heapkit/model/profile.hpp"
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/dwarf_frames.hpp"
+#include "heapkit/symbolize/function_bounds.hpp"
 #include "heapkit/symbolize/symbol_index.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -46,6 +47,10 @@ public:
     // exports. May look for the debug file, as has_dwarf() does.
     bool has_symtab() const;
 
+    // True when the file's .dynsym defines functions (exports, not only imports): these
+    // name its exported functions even where it is stripped.
+    bool has_dynsym() const;
+
     // Whether this file can be what the process mapped at [start, limit) from
     // `file_offset` with execute permission: an executable PT_LOAD segment mapped
     // exactly as ld.so and the kernel map it, for some page size from 4 KiB up to the
@@ -65,6 +70,11 @@ public:
     // gets no name, unless a sizeless label reaches it (see SymbolIndex). Empty when
     // nothing names the address. Texts are kept in `strings`.
     std::vector<Frame> frames_at(uint64_t vaddr, FrameStrings& strings) const;
+
+    // The ELF vaddr where the function holding ELF vaddr `vaddr` starts, from the file's
+    // call-frame information (.eh_frame, else .debug_frame), which stripped files keep:
+    // an identity for an address no name reaches. nullopt when no FDE covers it.
+    std::optional<uint64_t> function_start(uint64_t vaddr) const;
 
 private:
     struct DwflDeleter {
@@ -88,9 +98,10 @@ private:
     std::string m_build_id;
     bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
     unsigned m_machine = 0;
-    mutable std::optional<bool> m_is_jemalloc;    // asked on first use
-    mutable std::optional<SymbolIndex> m_symbols; // built on the first lookup
-    mutable std::unique_ptr<DwarfFrames> m_dwarf; // made on the first DWARF lookup
+    mutable std::optional<bool> m_is_jemalloc;      // asked on first use
+    mutable std::optional<SymbolIndex> m_symbols;   // built on the first lookup
+    mutable std::unique_ptr<DwarfFrames> m_dwarf;   // made on the first DWARF lookup
+    mutable std::optional<FunctionBounds> m_bounds; // read on the first unnamed address
 };
 
 } // namespace heapkit

@@ -72,7 +72,8 @@ void report_modules(const Profile& profile, const std::vector<const ElfModule*>&
     for (const Location& location : profile.locations) {
         const Module* module =
             location.module == no_module ? nullptr : &profile.modules[location.module];
-        bool unnamed = location.frames.empty() && (module == nullptr || !module->is_allocator);
+        bool unnamed = (location.frames.empty() || location.anonymous) &&
+                       (module == nullptr || !module->is_allocator);
         if (module == nullptr) {
             if (unnamed) {
                 report.unmapped.push_back(location.address);
@@ -85,12 +86,22 @@ void report_modules(const Profile& profile, const std::vector<const ElfModule*>&
         if (unnamed) {
             report.modules[entry].unnamed.push_back(offset);
         }
+        const ElfModule* file = files[location.module];
+        if (unnamed && location.anonymous && file != nullptr) {
+            auto vaddr = file->vaddr_of_file_offset(offset);
+            auto start = vaddr ? file->function_start(*vaddr) : std::nullopt;
+            if (start) {
+                report.modules[entry].unnamed_functions.push_back(*start);
+            }
+        }
     }
     sort_unique(report.unmapped);
     for (size_t entry = 0; entry < report.modules.size(); ++entry) {
         sort_unique(offsets[entry]); // two dumps' mappings of one file share addresses
         sort_unique(report.modules[entry].unnamed);
+        sort_unique(report.modules[entry].unnamed_functions);
         report.modules[entry].addresses = offsets[entry].size();
+        report.modules[entry].offsets = std::move(offsets[entry]);
     }
     // What a file has, only where something stayed unnamed: it may mean finding its
     // debug file.
@@ -98,6 +109,7 @@ void report_modules(const Profile& profile, const std::vector<const ElfModule*>&
         ModuleReport& entry = report.modules[entry_of[i]];
         if (files[i] != nullptr && !entry.unnamed.empty()) {
             entry.has_symtab = files[i]->has_symtab();
+            entry.has_dynsym = files[i]->has_dynsym();
             entry.has_debug_info = files[i]->has_dwarf();
         }
     }

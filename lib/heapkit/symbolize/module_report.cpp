@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/module_report.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <iterator>
 #include <string_view>
 
 namespace heapkit {
@@ -24,8 +26,36 @@ std::string_view counted(size_t all, size_t some) {
     return some == 1 ? "addresses has" : "addresses have";
 }
 
+// Where a debug file for `module` can be had.
+std::string next_step(const ModuleReport& module, const UnnamedHints& hints) {
+    std::string debuginfod = hints.debuginfod_urls
+                                 ? "the debuginfod servers of DEBUGINFOD_URLS had none"
+                                 : "or set DEBUGINFOD_URLS=https://debuginfod.debian.net "
+                                   "(Debian's server)";
+    if (!module.package.empty()) {
+        return fmt::format("its debug file is in Debian's {}-dbgsym package (the debian-debug "
+                           "archive), {}",
+                           module.package, debuginfod);
+    }
+    return fmt::format("install its debug package, or pass its debug directory (--debug-dir), "
+                       "{}",
+                       hints.debuginfod_urls ? "; " + debuginfod : debuginfod);
+}
+
+// How its unnamed addresses are shown, when call-frame information placed some.
+std::string shown_as(const ModuleReport& module) {
+    size_t functions = module.unnamed_functions.size();
+    if (functions == 0) {
+        return {};
+    }
+    return fmt::format("; they are shown as {}!0x<start of their function>, one frame per "
+                       "function ({} {})",
+                       base_name(module.path), functions,
+                       functions == 1 ? "function" : "functions");
+}
+
 // Why `module`'s unnamed addresses have no name, and what would name them.
-std::string reason(const ModuleReport& module) {
+std::string reason(const ModuleReport& module, const UnnamedHints& hints) {
     switch (module.problem) {
     case FileProblem::missing:
         return module.problem_text + "; point to a copy of the file";
@@ -38,23 +68,63 @@ std::string reason(const ModuleReport& module) {
     case FileProblem::none:
         break;
     }
-    if (!module.has_symtab && !module.has_debug_info) {
-        return "no symbol table: install its debug package, or pass its debug directory" +
-               build_id_suffix(module);
+    if (module.has_debug_info) {
+        return (module.has_symtab
+                    ? "they lie outside every function its .symtab and .debug_info know"
+                    : "they lie outside every function its .debug_info knows") +
+               shown_as(module);
     }
-    if (!module.has_debug_info) {
-        return "they lie outside every symbol of its .symtab, and it has no .debug_info: its "
-               "debug package may name them" +
-               build_id_suffix(module);
+    std::string lacks;
+    if (module.has_symtab) {
+        lacks = "they lie outside every symbol of its .symtab, and it has no .debug_info";
+    } else if (module.has_dynsym) {
+        lacks = "stripped: only its exported symbols (.dynsym) name code, and these lie in "
+                "functions it does not export";
+    } else {
+        lacks = "no symbol table";
     }
-    return module.has_symtab ? "they lie outside every function its .symtab and .debug_info know"
-                             : "they lie outside every function its .debug_info knows";
+    return lacks + shown_as(module) + "; " + next_step(module, hints) + build_id_suffix(module);
+}
+
+// `into` and `more` as one ascending list without repeats.
+void unite(std::vector<uint64_t>& into, const std::vector<uint64_t>& more) {
+    std::vector<uint64_t> both;
+    both.reserve(into.size() + more.size());
+    std::set_union(into.begin(), into.end(), more.begin(), more.end(), std::back_inserter(both));
+    into = std::move(both);
 }
 
 } // namespace
 
+void merge_module_reports(std::vector<ModuleReport>& modules, std::vector<ModuleReport> more) {
+    for (ModuleReport& entry : more) {
+        auto same = std::find_if(modules.begin(), modules.end(), [&](const ModuleReport& m) {
+            return m.path == entry.path && m.problem == entry.problem;
+        });
+        if (same == modules.end()) {
+            modules.push_back(std::move(entry));
+            continue;
+        }
+        unite(same->offsets, entry.offsets);
+        unite(same->unnamed, entry.unnamed);
+        unite(same->unnamed_functions, entry.unnamed_functions);
+        same->addresses =
+            std::max(same->offsets.size(), std::max(same->addresses, entry.addresses));
+        same->has_symtab = same->has_symtab || entry.has_symtab;
+        same->has_dynsym = same->has_dynsym || entry.has_dynsym;
+        same->has_debug_info = same->has_debug_info || entry.has_debug_info;
+        if (same->build_id.empty()) {
+            same->build_id = entry.build_id;
+        }
+        if (same->package.empty()) {
+            same->package = entry.package;
+        }
+    }
+}
+
 std::vector<std::string> describe_unnamed(std::span<const ModuleReport> modules,
-                                          std::span<const uint64_t> unmapped, bool list_addresses) {
+                                          std::span<const uint64_t> unmapped, bool list_addresses,
+                                          const UnnamedHints& hints) {
     std::vector<std::string> lines;
     for (const ModuleReport& module : modules) {
         if (module.unnamed.empty()) {
@@ -62,7 +132,7 @@ std::vector<std::string> describe_unnamed(std::span<const ModuleReport> modules,
         }
         lines.push_back(fmt::format(
             "{}: {} of {} {} no name: {}", module.path, module.unnamed.size(), module.addresses,
-            counted(module.addresses, module.unnamed.size()), reason(module)));
+            counted(module.addresses, module.unnamed.size()), reason(module, hints)));
         for (size_t i = 0; list_addresses && i < module.unnamed.size(); ++i) {
             lines.push_back(fmt::format("{}: no name at {}+0x{:x}", module.path,
                                         base_name(module.path), module.unnamed[i]));

@@ -375,15 +375,33 @@ private:
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
             location.frames =
                 vaddr ? lookup(*file, *vaddr, m_cache_keys[location.module]) : std::vector<Frame>{};
+            if (location.frames.empty() && vaddr && !module.is_allocator) {
+                name_by_function_start(location, *file, *vaddr);
+            }
         } else if (!location.frames.empty() && location.module != no_module) {
             m_profile.modules[location.module].has_functions = true; // named by jeprof
         }
         // Stripped jemalloc internals are expected to be nameless; they are cut anyway.
         bool in_allocator =
             location.module != no_module && m_profile.modules[location.module].is_allocator;
-        if (location.frames.empty() && !in_allocator) {
+        if ((location.frames.empty() || location.anonymous) && !in_allocator) {
             ++m_report.unnamed_locations;
         }
+    }
+
+    // An address no symbol or DWARF names, named after where its function starts (see
+    // Location::anonymous). Not through the frame caches: it is no name a debug file
+    // installed later should be shadowed by.
+    void name_by_function_start(Location& location, const ElfModule& file, uint64_t vaddr) {
+        auto start = file.function_start(vaddr);
+        if (!start) {
+            return;
+        }
+        std::string_view path = m_profile.modules[location.module].path;
+        std::string_view base = path.substr(path.rfind('/') + 1); // npos + 1 == 0
+        std::string_view name = m_strings.intern(fmt::format("{}!0x{:x}", base, *start));
+        location.frames = {Frame{name, name, {}, 0, 0, 0}};
+        location.anonymous = true;
     }
 
     Profile& m_profile;

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/debian_package.hpp"
+
+#include "heapkit/util/unique_fd.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <spawn.h>
+#include <string_view>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace heapkit {
+namespace {
+
+// The other spelling of `path` under merged /usr ("/lib/x" and "/usr/lib/x"), or empty.
+std::string merged_usr_alias(std::string_view path) {
+    for (std::string_view top : {"/lib/", "/lib64/", "/bin/", "/sbin/"}) {
+        if (path.starts_with(top)) {
+            return "/usr" + std::string(path);
+        }
+        std::string under_usr = "/usr" + std::string(top);
+        if (path.starts_with(under_usr)) {
+            return std::string(path.substr(4));
+        }
+    }
+    return {};
+}
+
+// Everything `argv` writes to standard output (its errors dropped), or empty when it
+// cannot be started. Waits for it to end.
+std::string output_of(std::vector<std::string> argv) {
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0) {
+        return {};
+    }
+    UniqueFd read_end(ends[0]);
+    UniqueFd write_end(ends[1]);
+    posix_spawn_file_actions_t actions;
+    if (posix_spawn_file_actions_init(&actions) != 0) {
+        return {};
+    }
+    posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    std::vector<char*> args;
+    for (std::string& arg : argv) {
+        args.push_back(arg.data());
+    }
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    write_end.reset(); // only the child writes: EOF when it ends
+    std::string out;
+    if (spawned != 0) {
+        return out;
+    }
+    char buffer[4096];
+    for (;;) {
+        ssize_t got = ::read(read_end.get(), buffer, sizeof buffer);
+        if (got > 0) {
+            out.append(buffer, static_cast<size_t>(got));
+        } else if (got == 0 || errno != EINTR) {
+            break;
+        }
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<OwnedPath> parse_dpkg_search(const std::string& output) {
+    std::vector<OwnedPath> owned;
+    std::string_view rest = output;
+    while (!rest.empty()) {
+        size_t newline = rest.find('\n');
+        std::string_view line = rest.substr(0, newline);
+        rest.remove_prefix(newline == std::string_view::npos ? rest.size() : newline + 1);
+        size_t split = line.find(": /");
+        if (split == std::string_view::npos || line.starts_with("diversion ")) {
+            continue;
+        }
+        std::string_view package = line.substr(0, line.find_first_of(",:"));
+        if (package.empty() || package.find(' ') != std::string_view::npos) {
+            continue;
+        }
+        owned.push_back({std::string(line.substr(split + 2)), std::string(package)});
+    }
+    return owned;
+}
+
+std::map<std::string, std::string> debian_packages_of(const std::vector<std::string>& paths) {
+    std::map<std::string, std::string> packages;
+    if (paths.empty()) {
+        return packages;
+    }
+    std::map<std::string, std::string> asked; // spelling -> the path it stands for
+    std::vector<std::string> argv{"dpkg-query", "-S"};
+    for (const std::string& path : paths) {
+        for (std::string spelling : {path, merged_usr_alias(path)}) {
+            if (!spelling.empty() && asked.emplace(spelling, path).second) {
+                argv.push_back(spelling);
+            }
+        }
+    }
+    for (OwnedPath& owned : parse_dpkg_search(output_of(std::move(argv)))) {
+        if (auto it = asked.find(owned.path); it != asked.end()) {
+            packages.emplace(it->second, std::move(owned.package));
+        }
+    }
+    return packages;
+}
+
+} // namespace heapkit

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// Which Debian package installed a file: what to name when saying where its debug file
+// is (Debian ships it in <package>-dbgsym).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace heapkit {
+
+// The binary package owning each of `paths` (absolute), as `dpkg-query -S` tells, without
+// its architecture ("bind9-libs"); a path no package owns is left out. With merged /usr a
+// file dpkg knows as /lib/x86_64-linux-gnu/libz.so.1 is mapped as /usr/lib/…: both
+// spellings are asked. Empty where dpkg-query cannot be run. One dpkg-query for all paths.
+std::map<std::string, std::string> debian_packages_of(const std::vector<std::string>& paths);
+
+// `dpkg-query -S` output: each line "libfoo1:amd64, libfoo-dev: /usr/lib/x" as its path
+// and its first package without the architecture; other lines (diversions) left out.
+struct OwnedPath {
+    std::string path;
+    std::string package;
+};
+std::vector<OwnedPath> parse_dpkg_search(const std::string& output);
+
+} // namespace heapkit

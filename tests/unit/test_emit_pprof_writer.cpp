@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/emit/pprof_writer.hpp"
+#include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "profile.pb.h"
 #include "test_profiles.hpp"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/pprof_writer.hpp"
 
-#include "heapkit/emit/allocator_frames.hpp"
-#include "heapkit/emit/clone_names.hpp"
-#include "heapkit/emit/dump_labels.hpp"
+#include "heapkit/emit/stacks/allocator_frames.hpp"
+#include "heapkit/emit/stacks/clone_names.hpp"
+#include "heapkit/emit/stacks/dump_labels.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/string_map.hpp"
 #include "heapkit/util/try.hpp"

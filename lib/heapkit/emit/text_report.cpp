@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // write_text_report (heapkit.hpp): jeprof --text / go tool pprof -top, from the flame
 // graph of the profile's collapsed stacks (so every view shows the same frames).
-#include "heapkit/emit/flame_graph.hpp"
-#include "heapkit/emit/flame_svg.hpp"
+#include "heapkit/emit/flame/svg.hpp"
+#include "heapkit/emit/flame/tree.hpp"
 #include "heapkit/emit/quantity.hpp"
 #include "heapkit/heapkit.hpp"
 #include "heapkit/util/try.hpp"

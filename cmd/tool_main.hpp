@@ -117,11 +117,12 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->option_text("REGEX")
         ->check(regex_validator());
     app.add_option("--focus", options.stacks.focus,
-                   "keep only stacks through a function whose name matches REGEX")
+                   "keep only stacks through a frame whose name (as shown: unnamed ones as "
+                   "module!0xSTART or module+0xOFFSET) matches REGEX")
         ->option_text("REGEX")
         ->check(regex_validator());
     app.add_option("--ignore", options.stacks.ignore,
-                   "leave out stacks through a function whose name matches REGEX")
+                   "leave out stacks through a frame whose name (as shown) matches REGEX")
         ->option_text("REGEX")
         ->check(regex_validator());
     app.add_flag_callback(
@@ -186,6 +187,9 @@ inline int report_error(const CLI::App& app, const Error& error) {
 // once.
 struct Said {
     LoadReport report;
+    FilterMatches matched{false, false}; // --focus, --ignore matched in some profile loaded
+    bool drop_frames_matched = false;    // --drop-frames matched a frame of some profile
+    size_t inputs = 0;                   // dumps loaded
 };
 
 // The dumps at `paths`, loaded and filtered; what loading said is added to `said`.
@@ -199,15 +203,42 @@ inline Result<Profile> load(const std::vector<std::string>& paths, const ToolOpt
     if (!loaded) {
         return tl::unexpected(loaded.error());
     }
-    if (auto kept = filter_stacks(loaded->profile, options.stacks); !kept) {
+    auto kept = filter_stacks(loaded->profile, options.stacks);
+    if (!kept) {
         return tl::unexpected(kept.error());
     }
     merge_report(said.report, std::move(loaded->report));
+    said.matched.focus = said.matched.focus || kept->focus;
+    said.matched.ignore = said.matched.ignore || kept->ignore;
+    said.inputs += paths.size();
+    said.drop_frames_matched =
+        said.drop_frames_matched || drop_frames_match(loaded->profile, options.frames.drop_frames);
     return std::move(loaded->profile);
+}
+
+// A filter pattern that matches no frame cuts nothing, or everything: most likely a typo.
+inline void warn_unmatched(const ToolOptions& options, Said& said) {
+    auto warn = [&](std::string_view flag, const std::string& pattern, std::string_view effect) {
+        said.report.warnings.push_back(fmt::format(
+            "{} '{}' matches no frame{}: {} (frames are matched by their names as shown, "
+            "and unnamed ones by their text, e.g. 'libfoo.so!0x1a20' or 'libfoo.so\\+0x1a2b')",
+            flag, pattern, said.inputs > 1 ? " of any dump" : "", effect));
+    };
+    if (!said.matched.focus) {
+        warn("--focus", options.stacks.focus, "nothing is shown");
+    }
+    if (!said.matched.ignore) {
+        warn("--ignore", options.stacks.ignore, "nothing is left out");
+    }
+    if (!options.frames.drop_frames.empty() && !said.drop_frames_matched) {
+        warn("--drop-frames", options.frames.drop_frames,
+             "nothing is cut (it must match a whole function name)");
+    }
 }
 
 // What loading said, printed; the exit status for a successful write.
 inline int finish(const CLI::App& app, const ToolOptions& options, Said& said) {
+    warn_unmatched(options, said);
     if (!options.quiet) {
         std::vector<std::string> warnings = said.report.warnings;
         for (std::string& line : unnamed_warnings(said.report, options.load.list_unnamed)) {
@@ -231,15 +262,23 @@ int run_series(const CLI::App& app, const ToolOptions& options, WriteSeries writ
     if (!series) {
         return report_error(app, series.error());
     }
+    Said said{std::move(series->report)};
+    FilterMatches matched{false, false}; // in some dump of the series
     for (Profile& dump : series->dumps) {
-        if (auto kept = filter_stacks(dump, options.stacks); !kept) {
+        auto kept = filter_stacks(dump, options.stacks);
+        if (!kept) {
             return report_error(app, kept.error());
         }
+        matched.focus = matched.focus || kept->focus;
+        matched.ignore = matched.ignore || kept->ignore;
+        said.drop_frames_matched =
+            said.drop_frames_matched || drop_frames_match(dump, options.frames.drop_frames);
     }
+    said.matched = matched;
+    said.inputs = series->dumps.size();
     if (auto written = write(series->dumps); !written) {
         return report_error(app, written.error());
     }
-    Said said{std::move(series->report)};
     return finish(app, options, said);
 }
 

@@ -203,6 +203,11 @@ Result<void> write_folded(const Profile& profile, const FoldedOptions& options, 
 // The same output as one string.
 Result<std::string> write_folded(const Profile& profile, const FoldedOptions& options);
 
+// Whether `drop_frames` (FrameOptions') matches the whole simplified name of some frame
+// of `profile`, or the address text of a location without a name: a pattern that matches
+// nothing cuts nothing, most likely a typo. False for an invalid regex too.
+bool drop_frames_match(const Profile& profile, const std::string& drop_frames);
+
 // Two profiles' collapsed stacks side by side, as difffolded.pl writes them: one line per
 // stack in either, "stack BEFORE AFTER" (0 where a side lacks it), sorted by stack.
 // flamegraph.pl draws such lines as a differential graph. Stacks meet by their spelled

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // filter_stacks (model/profile.hpp): pprof's -focus and -ignore on a profile before any view.
+#include "heapkit/model/address_text.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <regex>
 
@@ -20,11 +22,18 @@ Result<std::optional<std::regex>> compile(const std::string& pattern) {
     }
 }
 
-// Per location: whether any of its frames' names holds a match of `regex`.
+// Per location: whether what the views show of it holds a match of `regex`: one of its
+// frames' names, or for a location without a name its address text.
 std::vector<bool> matching_locations(const Profile& profile, const std::regex& regex) {
     std::vector<bool> matches(profile.locations.size(), false);
     for (size_t l = 0; l < profile.locations.size(); ++l) {
-        for (const Frame& frame : profile.locations[l].frames) {
+        const Location& location = profile.locations[l];
+        if (location.frames.empty()) {
+            std::string text = location_address_text(profile, location);
+            matches[l] = std::regex_search(text, regex);
+            continue;
+        }
+        for (const Frame& frame : location.frames) {
             if (std::regex_search(frame.name.begin(), frame.name.end(), regex)) {
                 matches[l] = true;
                 break;
@@ -32,6 +41,10 @@ std::vector<bool> matching_locations(const Profile& profile, const std::regex& r
         }
     }
     return matches;
+}
+
+bool any_of(const std::vector<bool>& matches) {
+    return std::find(matches.begin(), matches.end(), true) != matches.end();
 }
 
 bool any_location(const Profile& profile, const Sample& sample, const std::vector<bool>& matches) {
@@ -45,17 +58,18 @@ bool any_location(const Profile& profile, const Sample& sample, const std::vecto
 
 } // namespace
 
-Result<void> filter_stacks(Profile& profile, const StackFilter& filter) {
+Result<FilterMatches> filter_stacks(Profile& profile, const StackFilter& filter) {
     HEAPKIT_TRY_ASSIGN(auto focus, compile(filter.focus));
     HEAPKIT_TRY_ASSIGN(auto ignore, compile(filter.ignore));
     if (!focus && !ignore) {
-        return {};
+        return FilterMatches{};
     }
-    return catching([&]() -> Result<void> {
+    return catching([&]() -> Result<FilterMatches> {
         std::vector<bool> focused =
             focus ? matching_locations(profile, *focus) : std::vector<bool>();
         std::vector<bool> ignored =
             ignore ? matching_locations(profile, *ignore) : std::vector<bool>();
+        FilterMatches matched{!focus || any_of(focused), !ignore || any_of(ignored)};
         size_t kept = 0;
         for (const Sample& sample : profile.samples) {
             if ((!focus || any_location(profile, sample, focused)) &&
@@ -64,7 +78,7 @@ Result<void> filter_stacks(Profile& profile, const StackFilter& filter) {
             }
         }
         profile.samples.resize(kept); // sample_locations stays: samples keep their ranges
-        return {};
+        return matched;
     });
 }
 

@@ -106,14 +106,22 @@ struct Profile {
 Result<void> check_sample_type(const Profile& profile, SampleType type);
 
 // Which stacks the views keep, in pprof's vocabulary: ECMAScript regexes searched in
-// every frame's function name (as pprof's -focus and -ignore).
+// every frame's function name (as pprof's -focus and -ignore), and in the address text of
+// a location without a name ("libfoo.so+0x1a2b"), as the views show it.
 struct StackFilter {
     std::string focus;  // keep only stacks through a matching frame; empty: all
     std::string ignore; // leave out stacks through a matching frame; empty: none
 };
 
+// Whether each of a filter's patterns matched some frame of the profile (true for an
+// empty one): a pattern that matches nothing is most likely a typo.
+struct FilterMatches {
+    bool focus = true;
+    bool ignore = true;
+};
+
 // Removes the samples `filter` leaves out; an error for an invalid regex.
-Result<void> filter_stacks(Profile& profile, const StackFilter& filter);
+Result<FilterMatches> filter_stacks(Profile& profile, const StackFilter& filter);
 
 // `profile` less `base`: base's modules and locations added, and its samples with every
 // value negated (pprof allows negative values; go tool pprof's -diff_base does the same).

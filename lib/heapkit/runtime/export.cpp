@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/export.hpp"
 
-#include "heapkit/emit/stacks/frame_text.hpp"
+#include "heapkit/model/address_text.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/maps.hpp"
 #include "heapkit/read/read_dump.hpp"

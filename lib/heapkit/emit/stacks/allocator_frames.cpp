@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 
+#include "heapkit/heapkit.hpp"
+#include "heapkit/model/address_text.hpp"
+
 #include <array>
 
 namespace heapkit {
@@ -141,6 +144,26 @@ bool AllocatorFrameMatcher::matches(std::string_view name) {
     bool match = m_regex && std::regex_match(simple.begin(), simple.end(), *m_regex);
     m_known.emplace(name, match);
     return match;
+}
+
+bool drop_frames_match(const Profile& profile, const std::string& drop_frames) {
+    std::optional<AllocatorFrameMatcher> matcher;
+    try {
+        matcher.emplace(drop_frames);
+    } catch (const std::regex_error&) {
+        return false;
+    }
+    for (const Location& location : profile.locations) {
+        if (location.frames.empty() && matcher->matches(location_address_text(profile, location))) {
+            return true;
+        }
+        for (const Frame& frame : location.frames) {
+            if (matcher->matches(frame.name)) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 } // namespace heapkit

@@ -2,10 +2,10 @@
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "heapkit/emit/stacks/clone_names.hpp"
 #include "heapkit/emit/stacks/dump_labels.hpp"
-#include "heapkit/emit/stacks/frame_text.hpp"
 #include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/emit/stacks/stack_lines.hpp"
 #include "heapkit/heapkit.hpp"
+#include "heapkit/model/address_text.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -58,12 +58,14 @@ LocationTokens location_tokens(const Profile& profile, const FoldedOptions& opti
     for (const Location& location : profile.locations) {
         all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
         if (location.frames.empty() || options.style == FrameStyle::address) {
-            bool allocator =
-                std::any_of(location.frames.begin(), location.frames.end(), [&](const Frame& f) {
-                    return matcher.matches(shown_name(f, options));
-                });
-            all.tokens.push_back(
-                tokens.intern(frame_label(location_address_text(profile, location))));
+            // drop_frames takes it by a name it has, or by the address text it shows.
+            std::string text = location_address_text(profile, location);
+            bool allocator = std::any_of(location.frames.begin(), location.frames.end(),
+                                         [&](const Frame& f) {
+                                             return matcher.matches(shown_name(f, options));
+                                         }) ||
+                             (!options.frames.drop_frames.empty() && matcher.matches(text));
+            all.tokens.push_back(tokens.intern(frame_label(text)));
             all.allocator.push_back(allocator);
             continue;
         }

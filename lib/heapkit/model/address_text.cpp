@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/stacks/frame_text.hpp"
+#include "heapkit/model/address_text.hpp"
 
 #include <fmt/format.h>
 

@@ -110,7 +110,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->excludes("--base");
     app.add_flag("--threads", options.load.per_thread, "split every stack by jemalloc thread");
     app.add_flag("--keep-allocator-frames", options.frames.keep_allocator_frames,
-                 "keep malloc, operator new and jemalloc-internal frames");
+                 "keep malloc, operator new and jemalloc-internal frames, and the known "
+                 "allocation wrappers (zmalloc, isc__mem_get, g_malloc, PyMem_Malloc, ...)");
     app.add_option("--drop-frames", options.frames.drop_frames,
                    "cut frames whose whole function name matches REGEX, and all frames they "
                    "call (pprof's drop_frames)")
@@ -236,6 +237,30 @@ inline void warn_unmatched(const ToolOptions& options, Said& said) {
     }
 }
 
+// A wrapper the allocator list does not know, above most of the value: which
+// --drop-frames would cut it. (Not when the allocator's frames are kept: then the leaf
+// is malloc.)
+inline void hint_wrapper(const Profile& profile, const ToolOptions& options, Said& said) {
+    if (options.quiet || options.frames.keep_allocator_frames) {
+        return;
+    }
+    FoldedOptions folded;
+    folded.sample = options.load.sample;
+    folded.frames = options.frames;
+    auto hint = find_wrapper_hint(profile, folded);
+    if (hint && *hint) {
+        const WrapperHint& found = **hint;
+        std::string more =
+            options.frames.drop_frames.empty() ? std::string() : "|" + options.frames.drop_frames;
+        said.report.warnings.push_back(fmt::format(
+            "{} is the frame just above the allocator under {:.0f}% of {}, called from {} "
+            "places: if it only allocates for its callers, --drop-frames '{}{}' cuts it so "
+            "that they are the leaves",
+            found.frame, found.share * 100, name_of(options.load.sample), found.callers,
+            found.drop_frames, more));
+    }
+}
+
 // What loading said, printed; the exit status for a successful write.
 inline int finish(const CLI::App& app, const ToolOptions& options, Said& said) {
     warn_unmatched(options, said);
@@ -318,6 +343,7 @@ int parse_and_run(CLI::App& app, int argc, char** argv, ToolOptions& options, Wr
         }
         base = std::move(*loaded);
     }
+    hint_wrapper(*profile, options, said);
     if (auto written = write(*profile, base ? &*base : nullptr); !written) {
         return report_error(app, written.error());
     }

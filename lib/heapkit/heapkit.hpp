@@ -208,6 +208,22 @@ Result<std::string> write_folded(const Profile& profile, const FoldedOptions& op
 // nothing cuts nothing, most likely a typo. False for an invalid regex too.
 bool drop_frames_match(const Profile& profile, const std::string& drop_frames);
 
+// A program's own allocation wrapper the allocator list does not know: the frame just
+// above the allocator under most of the bytes, reached from several callers. Naming it
+// with the --drop-frames that cuts it turns "98 % in xyz_alloc" into the callers that
+// asked for the memory.
+struct WrapperHint {
+    std::string frame;       // the leaf frame's text, as write_folded spells it
+    std::string drop_frames; // a drop_frames regex matching that function's whole name
+    double share = 0;        // of all of the sample type's (absolute) value, 0..1
+    size_t callers = 0;      // distinct frames just above it
+};
+
+// The leaf of write_folded(profile, options)'s stacks holding over half of the value,
+// when it is reached from at least two distinct callers; nullopt otherwise.
+Result<std::optional<WrapperHint>> find_wrapper_hint(const Profile& profile,
+                                                     const FoldedOptions& options);
+
 // Two profiles' collapsed stacks side by side, as difffolded.pl writes them: one line per
 // stack in either, "stack BEFORE AFTER" (0 where a side lacks it), sorted by stack.
 // flamegraph.pl draws such lines as a differential graph. Stacks meet by their spelled

@@ -44,3 +44,19 @@ TEST_CASE("heapkit::AllocatorFrameMatcher knows allocator and jemalloc-internal 
         CHECK_FALSE_MESSAGE(matcher.matches(name), name);
     }
 }
+
+TEST_CASE("heapkit::AllocatorFrameMatcher cuts well-known allocation wrappers, whole names only") {
+    AllocatorFrameMatcher matcher;
+    for (const char* wrapper :
+         {"isc__mem_get", "isc__mempool_get", "zmalloc", "ztrymalloc_usable", "zcalloc",
+          "zcalloc_num", "zrealloc", "g_malloc", "g_malloc0_n", "g_slice_alloc", "PyMem_Malloc",
+          "PyObject_Malloc", "_PyObject_Malloc", "PyMem_RawCalloc", "xmalloc", "CRYPTO_zalloc",
+          "uv__malloc", "nghttp2_mem_malloc", "mm_alloc"}) {
+        CHECK_MESSAGE(matcher.matches(wrapper), wrapper);
+    }
+    // Their neighbours that do not allocate for a caller (statistics, freeing) stay.
+    for (const char* other : {"zmalloc_used_memory", "zfree", "isc__mem_put", "isc_mem_create",
+                              "g_free", "PyMem_Free", "xmalloc_failed", "g_malloc_x"}) {
+        CHECK_FALSE_MESSAGE(matcher.matches(other), other);
+    }
+}

@@ -58,3 +58,23 @@ TEST_CASE("heapkit::run_bounds starts a run where the pid or the load address ch
     CHECK(run_bounds(stamps) == std::vector<size_t>{0, 2, 4, 6});
     CHECK(run_bounds(std::span(stamps).first(2)) == std::vector<size_t>{0, 2});
 }
+
+TEST_CASE("heapkit::concurrent_processes finds processes whose dumps interleave") {
+    auto of = [](uint64_t pid, int64_t time) { return DumpStamp{time, DumpName{pid, 0}, {}}; };
+    std::vector<DumpStamp> after{of(7, 1), of(7, 2), of(9, 3), of(9, 4)};
+    CHECK(concurrent_processes(after, run_bounds(after)).empty());
+    std::vector<DumpStamp> together{of(7, 1), of(9, 2), of(7, 3), of(9, 4), of(9, 5)};
+    auto processes = concurrent_processes(together, run_bounds(together));
+    REQUIRE(processes.size() == 2);
+    CHECK(processes[0].pid == 7u);
+    CHECK(processes[0].dumps == std::vector<size_t>{0, 2});
+    CHECK(processes[1].pid == 9u);
+    CHECK(processes[1].dumps == std::vector<size_t>{1, 3, 4});
+    // Without names, the program's load address tells the processes apart.
+    std::vector<DumpStamp> unnamed{
+        {1, std::nullopt, 0x1000}, {2, std::nullopt, 0x2000}, {3, std::nullopt, 0x1000}};
+    processes = concurrent_processes(unnamed, run_bounds(unnamed));
+    REQUIRE(processes.size() == 2);
+    CHECK_FALSE(processes[0].pid);
+    CHECK(processes[0].main_start == 0x1000u);
+}

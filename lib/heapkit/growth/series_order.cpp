@@ -5,6 +5,7 @@
 #include <charconv>
 #include <map>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 namespace heapkit {
@@ -125,6 +126,49 @@ std::vector<size_t> run_bounds(std::span<const DumpStamp> ordered) {
     }
     bounds.push_back(ordered.size());
     return bounds;
+}
+
+std::vector<ConcurrentProcess> concurrent_processes(std::span<const DumpStamp> ordered,
+                                                    std::span<const size_t> bounds) {
+    // A process is known by its pid, else by where its program was loaded; dumps known
+    // by neither cannot be told apart, and say nothing here.
+    auto identity = [&](size_t i) -> std::optional<std::pair<int, uint64_t>> {
+        const DumpStamp& stamp = ordered[i];
+        if (stamp.name) {
+            return std::pair(0, stamp.name->pid);
+        }
+        if (stamp.main_start) {
+            return std::pair(1, *stamp.main_start);
+        }
+        return std::nullopt;
+    };
+    std::vector<ConcurrentProcess> processes;
+    std::map<std::pair<int, uint64_t>, size_t> index;
+    bool returns = false;
+    for (size_t run = 0; run + 1 < bounds.size(); ++run) {
+        std::set<size_t> seen_in_run;
+        for (size_t i = bounds[run]; i < bounds[run + 1]; ++i) {
+            auto id = identity(i);
+            if (!id) {
+                continue;
+            }
+            auto [it, added] = index.try_emplace(*id, processes.size());
+            if (added) {
+                ConcurrentProcess process;
+                if (id->first == 0) {
+                    process.pid = id->second;
+                } else {
+                    process.main_start = id->second;
+                }
+                processes.push_back(std::move(process));
+            } else if (seen_in_run.count(it->second) == 0) {
+                returns = true; // it had dumps before another process's
+            }
+            seen_in_run.insert(it->second);
+            processes[it->second].dumps.push_back(i);
+        }
+    }
+    return returns ? processes : std::vector<ConcurrentProcess>{};
 }
 
 } // namespace heapkit

@@ -45,4 +45,17 @@ std::vector<size_t> series_order(std::span<const DumpStamp> stamps);
 // where the pid in the file names changes, or the main executable's load address does.
 std::vector<size_t> run_bounds(std::span<const DumpStamp> ordered);
 
+// A process that comes back after another one's dumps (runs that interleave in time): the
+// processes ran at the same time (varnish's manager and child, a server's workers), and
+// one series cannot be made of them. Per such process, in the order it first appears:
+// its pid (or the load address of its main executable, when no file name tells) and
+// the indexes into `ordered` of its dumps. Empty when runs follow one another.
+struct ConcurrentProcess {
+    std::optional<uint64_t> pid;
+    uint64_t main_start = 0; // when no pid
+    std::vector<size_t> dumps;
+};
+std::vector<ConcurrentProcess> concurrent_processes(std::span<const DumpStamp> ordered,
+                                                    std::span<const size_t> bounds);
+
 } // namespace heapkit

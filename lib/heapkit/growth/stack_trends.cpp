@@ -110,6 +110,44 @@ std::string without_lines(std::string_view stack) {
     }
 }
 
+// How to name the dumps of one process: the path of its first dump with what follows
+// "<prefix>.<pid>." replaced by "*" (jemalloc's names), else that path.
+std::string dumps_of(const std::string& first, const ConcurrentProcess& process) {
+    if (process.pid) {
+        std::string marker = fmt::format(".{}.", *process.pid);
+        if (size_t at = first.rfind(marker); at != std::string::npos) {
+            return first.substr(0, at + marker.size()) + "*.heap";
+        }
+    }
+    return first;
+}
+
+// Processes that ran at the same time are no series: splicing their dumps in time order
+// made a stack's 6 MB in one process and 0 in another a "0B -> 0B" line.
+Error refuse_concurrent(std::span<const Profile> dumps,
+                        const std::vector<ConcurrentProcess>& processes) {
+    std::string listed;
+    for (const ConcurrentProcess& process : processes) {
+        listed += listed.empty() ? "" : "; ";
+        std::string who = process.pid ? fmt::format("pid {}", *process.pid)
+                                      : fmt::format("the process whose program is loaded at "
+                                                    "0x{:x}",
+                                                    process.main_start);
+        listed += fmt::format("{}: {} dump{} ({})", who, process.dumps.size(),
+                              process.dumps.size() == 1 ? "" : "s",
+                              dumps_of(dumps[process.dumps.front()].sources.front(), process));
+    }
+    const ConcurrentProcess& most =
+        *std::max_element(processes.begin(), processes.end(),
+                          [](const ConcurrentProcess& a, const ConcurrentProcess& b) {
+                              return a.dumps.size() < b.dumps.size();
+                          });
+    return Error{fmt::format(
+        "these dumps are of {} processes that ran at the same time, not one after another "
+        "({}): growth is followed within one process; give the dumps of one, e.g. --growth {}",
+        processes.size(), listed, dumps_of(dumps[most.dumps.front()].sources.front(), most))};
+}
+
 } // namespace
 
 std::string_view leaf_of(std::string_view stack) {
@@ -134,6 +172,9 @@ Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedO
                         "another run (their pids or the program's load addresses differ): "
                         "give several dumps of one run",
                         dumps.size());
+        }
+        if (auto processes = concurrent_processes(stamps, series.bounds); !processes.empty()) {
+            return tl::unexpected(refuse_concurrent(dumps, processes));
         }
         place_in_time(dumps, series);
         std::unordered_map<std::string, size_t> index;

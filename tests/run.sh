@@ -17,7 +17,13 @@ import json, sys
 counts = {"passed": 0, "failed": 0, "skipped": 0}
 with open(sys.argv[1]) as log:
     for line in log:
-        result = json.loads(line)["result"]
+        entry = json.loads(line)
+        result = entry["result"]
+        # What a test left out and why (a missing program, no root): on the console, not
+        # only in meson's log.
+        for said in (entry.get("stdout") or "").splitlines():
+            if said.startswith("SKIP"):
+                print(f"{entry['name']}: {said}")
         if result in ("OK", "EXPECTEDFAIL"):
             counts["passed"] += 1
         elif result == "SKIP":

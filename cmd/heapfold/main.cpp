@@ -102,7 +102,19 @@ int main(int argc, char** argv) {
         app.add_option("--nodecount", text.node_count,
                        "list only the N functions with the largest flat values (default: all); "
                        "with --growth, the N strongest suspects (default 10)")
-            ->option_text("N");
+            ->option_text("N")
+            ->check(CLI::Validator(
+                [](std::string& text) {
+                    // Digits only: "-1", "0" and "1e9" once meant "all" without a word.
+                    bool digits =
+                        !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+                    return digits && text.find_first_not_of('0') != std::string::npos
+                               ? std::string()
+                               : fmt::format("takes a whole number from 1 up, not \"{}\" "
+                                             "(leave it out for all)",
+                                             text);
+                },
+                "N >= 1", "N"));
     app.final_callback([&] {
         if (node_count->count() > 0 && !table && !options.growth) {
             throw CLI::ValidationError("--nodecount", "needs --text or --growth");

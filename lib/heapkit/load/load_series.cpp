@@ -25,6 +25,19 @@ std::string file_identity(const Input& input) {
 }
 
 Result<void> check_inputs(std::span<const Input> inputs) {
+    // A file that is not there first: a shell leaves a pattern that matched nothing as it
+    // is ("jeprof.*.heap"), and "1 given" would hide that no dump was written.
+    for (const Input& input : inputs) {
+        std::error_code failed;
+        if (!input.bytes && input.name != "-" && !std::filesystem::exists(input.name, failed)) {
+            bool pattern = input.name.find_first_of("*?[") != std::string::npos;
+            return fail("{}: cannot open: No such file or directory{}", input.name,
+                        pattern ? " (a pattern that matched no file: did the program write "
+                                  "dumps? lg_prof_interval:N writes one per 2^N bytes "
+                                  "allocated, and prof_prefix says where)"
+                                : "");
+        }
+    }
     if (inputs.size() < min_dumps) {
         return fail("growth needs at least {} dumps of one program, taken one after another; {} "
                     "given",

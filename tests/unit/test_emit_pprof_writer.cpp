@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/pprof_writer.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "profile.pb.h"

@@ -4,7 +4,7 @@
 #include "heapkit/emit/flame/svg.hpp"
 #include "heapkit/emit/flame/tree.hpp"
 #include "heapkit/emit/quantity.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>

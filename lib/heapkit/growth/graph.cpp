@@ -7,9 +7,10 @@
 #include "heapkit/emit/flame/svg.hpp"
 #include "heapkit/emit/flame/tree.hpp"
 #include "heapkit/emit/quantity.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/growth/chart.hpp"
+#include "heapkit/growth/growth.hpp"
 #include "heapkit/growth/stack_trends.hpp"
-#include "heapkit/heapkit.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/growth/stack_trends.hpp"
 
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/growth/series_order.hpp"
 #include "heapkit/util/try.hpp"
 

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The front door's one pipeline, shared by the tools and the runtime.
-#include "heapkit/heapkit.hpp"
+// load_profile (load/load.hpp): the pipeline the tools and the runtime share.
+#include "heapkit/load/load.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/gzip.hpp"
-#include "heapkit/util/output.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -76,16 +75,6 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         HEAPKIT_TRY(check_sample_type(loaded.profile, options.sample));
         name_frames(loaded, options);
         return loaded;
-    });
-}
-
-Result<void> write_output(const std::string& path, bool binary,
-                          const std::function<Result<void>(const Sink&)>& produce) {
-    return catching([&]() -> Result<void> {
-        OutputStream out({path, binary});
-        HEAPKIT_TRY(out.open());
-        HEAPKIT_TRY(produce([&](std::string_view piece) { return out.write(piece); }));
-        return out.commit();
     });
 }
 

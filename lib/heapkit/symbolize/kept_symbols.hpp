@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/heapkit.hpp"
 #include "heapkit/model/string_pool.hpp"
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
 #include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/options.hpp"
 
 #include <map>
 #include <memory>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/heapkit.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/symbolize/module_report.hpp"
+#include "heapkit/symbolize/options.hpp"
 
 #include <string>
 #include <vector>

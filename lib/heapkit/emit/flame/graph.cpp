@@ -3,6 +3,7 @@
 #include "heapkit/emit/flame/graph.hpp"
 
 #include "heapkit/emit/flame/svg.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 namespace heapkit {

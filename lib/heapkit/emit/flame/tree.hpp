@@ -2,9 +2,9 @@
 #pragma once
 
 #include "heapkit/emit/flame/tables.hpp"
-#include "heapkit/heapkit.hpp"
 #include "heapkit/util/error.hpp"
 #include "heapkit/util/pod_vector.hpp"
+#include "heapkit/util/sink.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // write_folded_diff (heapkit.hpp): difffolded.pl's two-column lines from two profiles.
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>

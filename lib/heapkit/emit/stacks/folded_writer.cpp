@@ -5,7 +5,7 @@
 #include "heapkit/emit/stacks/frame_text.hpp"
 #include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/emit/stacks/stack_lines.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>

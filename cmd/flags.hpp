@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The flag set and error handling jeprof2pprof and heapfold share; only cmd/ sees CLI11,
-// and only cmd/ reads what the user typed: the library gets typed options.
+// The flags jeprof2pprof and heapfold share, read into the library's request and view
+// options; only cmd/ sees CLI11, and only cmd/ reads what the user typed.
 #pragma once
 
 #include "heapkit/heapkit.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <fmt/format.h>
-#include <new>
 #include <regex>
 #include <system_error>
-#include <unistd.h>
 
 namespace heapkit::cmd {
 
@@ -35,18 +31,16 @@ inline std::string absolute_path_map(std::string pair) {
     return pair.substr(0, equals + 1) + absolute_path(pair.substr(equals + 1));
 }
 
-// What both tools take.
+// What both tools take: the library's request and view, and what only a tool decides.
 struct ToolOptions {
+    ViewRequest request;             // inputs, bases, series, loading and stack filters
+    ViewOptions view;                // its kind is the tool's (heapfold: after parsing)
     std::vector<std::string> inputs; // dump paths; "-" is standard input
-    std::vector<std::string> bases;  // --base dumps, subtracted (merged when several)
+    std::vector<std::string> bases;  // --base dumps
     std::string output;              // "" or "-" is standard output
-    LoadOptions load;
-    FrameOptions frames; // what the views show of frames
-    StackFilter stacks;  // which stacks they show
-    bool cache = true;   // use the frame cache (default_cache_directory())
-    bool quiet = false;  // no progress line, no warnings
-    bool strict = false; // unnamed frames make exit status 2
-    bool growth = false; // the dumps are a series (load_series), not merged
+    bool cache = true;               // use the frame cache (default_cache_directory())
+    bool quiet = false;              // no progress line, no warnings
+    bool strict = false;             // unnamed frames make exit status 2
 };
 
 // A CLI11 validator that accepts what `parse` accepts, with `expected` in its message.
@@ -85,7 +79,9 @@ inline std::optional<PathRewrite> parse_path_rewrite(std::string_view pair) {
 
 // `sample_help` says what --sample chooses for this tool.
 inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::string& sample_help) {
-    SymbolizeOptions& symbols = options.load.symbols;
+    LoadOptions& load = options.request.load;
+    SymbolizeOptions& symbols = load.symbols;
+    FrameOptions& frames = options.view.folded.frames;
     app.add_option("DUMP", options.inputs,
                    "jemalloc heap_v2 dumps or jeprof symbolized profiles, plain or gzipped; "
                    "'-' reads standard input; several are merged (with --growth, a series)")
@@ -98,34 +94,33 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->option_text("BASE")
         ->allow_extra_args(false);
     app.add_option_function<std::string>(
-           "--sample",
-           [&options](const std::string& name) { options.load.sample = *parse_sample_type(name); },
+           "--sample", [&load](const std::string& name) { load.sample = *parse_sample_type(name); },
            sample_help + ": inuse_space (default), inuse_objects, alloc_space, alloc_objects")
         ->option_text("TYPE")
         ->check(parsed_by(parse_sample_type, "sample type",
                           "inuse_space, inuse_objects, alloc_space or alloc_objects"));
-    app.add_flag("--growth", options.growth,
+    app.add_flag("--growth", options.request.series,
                  "the dumps are a series of one program (at least 3, oldest first by their "
                  "times): rank stacks by growth that persists")
         ->excludes("--base");
-    app.add_flag("--threads", options.load.per_thread, "split every stack by jemalloc thread");
-    app.add_flag("--keep-allocator-frames", options.frames.keep_allocator_frames,
+    app.add_flag("--threads", load.per_thread, "split every stack by jemalloc thread");
+    app.add_flag("--keep-allocator-frames", frames.keep_allocator_frames,
                  "keep malloc, operator new and jemalloc-internal frames");
-    app.add_option("--drop-frames", options.frames.drop_frames,
+    app.add_option("--drop-frames", frames.drop_frames,
                    "cut frames whose whole function name matches REGEX, and all frames they "
                    "call (pprof's drop_frames)")
         ->option_text("REGEX")
         ->check(regex_validator());
-    app.add_option("--focus", options.stacks.focus,
+    app.add_option("--focus", options.request.stacks.focus,
                    "keep only stacks through a function whose name matches REGEX")
         ->option_text("REGEX")
         ->check(regex_validator());
-    app.add_option("--ignore", options.stacks.ignore,
+    app.add_option("--ignore", options.request.stacks.ignore,
                    "leave out stacks through a function whose name matches REGEX")
         ->option_text("REGEX")
         ->check(regex_validator());
     app.add_flag_callback(
-        "--keep-clone-suffixes", [&options] { options.frames.merge_clones = false; },
+        "--keep-clone-suffixes", [&frames] { frames.merge_clones = false; },
         "show GCC's copies of a function (f.part.0, f.constprop.0, f.cold) apart from it");
     app.add_flag_callback(
         "--no-symbolize", [&symbols] { symbols.names = false; },
@@ -170,136 +165,11 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         "neither read nor write the frame cache ($HEAPKIT_CACHE_DIR, else "
         "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
-    app.add_flag("-v,--verbose", options.load.list_unnamed,
+    app.add_flag("-v,--verbose", load.list_unnamed,
                  "after each module's count of addresses without a name, list them");
     app.add_flag("--strict", options.strict,
                  "exit with status 2 when any frame stays unnamed (output is still written)");
     app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);
-}
-
-inline int report_error(const CLI::App& app, const Error& error) {
-    fmt::print(stderr, "{}: error: {}\n", app.get_name(), error.message);
-    return 1;
-}
-
-// What loading said, over the dumps and the base dumps.
-struct Said {
-    std::vector<std::string> warnings;
-    bool unnamed = false; // some frame stayed unnamed
-};
-
-// The dumps at `paths`, loaded and filtered; what loading said is added to `said`.
-inline Result<Profile> load(const std::vector<std::string>& paths, const ToolOptions& options,
-                            Said& said) {
-    std::vector<Input> inputs;
-    for (const std::string& path : paths) {
-        inputs.push_back(Input{path, std::nullopt});
-    }
-    auto loaded = load_profile(inputs, options.load);
-    if (!loaded) {
-        return tl::unexpected(loaded.error());
-    }
-    if (auto kept = filter_stacks(loaded->profile, options.stacks); !kept) {
-        return tl::unexpected(kept.error());
-    }
-    said.warnings.insert(said.warnings.end(), loaded->report.warnings.begin(),
-                         loaded->report.warnings.end());
-    said.unnamed = said.unnamed || loaded->report.unnamed_locations > 0;
-    return std::move(loaded->profile);
-}
-
-// What loading said, printed; the exit status for a successful write.
-inline int finish(const CLI::App& app, const ToolOptions& options, const Said& said) {
-    for (const std::string& warning : said.warnings) {
-        if (!options.quiet) {
-            fmt::print(stderr, "{}: warning: {}\n", app.get_name(), warning);
-        }
-    }
-    return options.strict && said.unnamed ? 2 : 0;
-}
-
-// --growth: the dumps loaded as a series, each filtered, handed to `write`.
-template <class WriteSeries>
-int run_series(const CLI::App& app, const ToolOptions& options, WriteSeries write) {
-    std::vector<Input> inputs;
-    for (const std::string& path : options.inputs) {
-        inputs.push_back(Input{path, std::nullopt});
-    }
-    auto series = load_series(inputs, options.load);
-    if (!series) {
-        return report_error(app, series.error());
-    }
-    for (Profile& dump : series->dumps) {
-        if (auto kept = filter_stacks(dump, options.stacks); !kept) {
-            return report_error(app, kept.error());
-        }
-    }
-    if (auto written = write(series->dumps); !written) {
-        return report_error(app, written.error());
-    }
-    return finish(app, options,
-                  Said{series->report.warnings, series->report.unnamed_locations > 0});
-}
-
-// Parses argv, loads the dumps (and the --base dumps), hands them to `write` (which writes
-// the tool's output from the profile and the base, null without --base; with --growth,
-// `write_series` writes from the series' dumps instead), prints warnings and errors as
-// "<name>: ...", and returns the exit status: 0 done, 1 usage, input or output error, 2
-// under --strict when a frame stayed unnamed.
-template <class Write, class WriteSeries>
-int parse_and_run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write,
-                  WriteSeries write_series) {
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::Success& done) {
-        return app.exit(done);
-    } catch (const CLI::ParseError& error) {
-        app.exit(error);
-        return 1;
-    }
-    if (options.cache) {
-        options.load.symbols.cache_directory = default_cache_directory();
-    }
-    options.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
-    if (options.growth) {
-        return run_series(app, options, write_series);
-    }
-    Said said;
-    auto profile = load(options.inputs, options, said);
-    if (!profile) {
-        return report_error(app, profile.error());
-    }
-    std::optional<Profile> base;
-    if (!options.bases.empty()) {
-        auto loaded = load(options.bases, options, said);
-        if (!loaded) {
-            return report_error(app, loaded.error());
-        }
-        base = std::move(*loaded);
-    }
-    if (auto written = write(*profile, base ? &*base : nullptr); !written) {
-        return report_error(app, written.error());
-    }
-    return finish(app, options, said);
-}
-
-// parse_and_run, with the one catch of the tools: what the library reports as Result
-// errors, a failed allocation (or an exception from a dependency) is reported the same
-// way, after unwinding has removed any temporary output file.
-template <class Write, class WriteSeries>
-int run(CLI::App& app, int argc, char** argv, ToolOptions& options, Write write,
-        WriteSeries write_series) {
-    try {
-        return parse_and_run(app, argc, argv, options, write, write_series);
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr,
-                   "{}: error: out of memory (the input needs more memory than this "
-                   "process may allocate)\n",
-                   app.get_name());
-    } catch (const std::exception& error) {
-        fmt::print(stderr, "{}: error: {}\n", app.get_name(), error.what());
-    }
-    return 1;
 }
 
 } // namespace heapkit::cmd

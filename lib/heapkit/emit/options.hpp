@@ -24,6 +24,15 @@ struct FrameOptions {
     bool merge_clones = true;
 };
 
+// A CPU profile's sample types, samples/count and cpu/nanoseconds, in place of the heap's
+// four: each sample's values given here rather than read from the heap values. No frame
+// is cut as an allocator's: time spent in malloc is CPU time too.
+struct CpuSampleTypes {
+    int64_t period_nanos = 0;   // the period, in cpu/nanoseconds
+    std::vector<int64_t> ticks; // per Profile::samples entry: samples/count
+    std::vector<int64_t> nanos; // per Profile::samples entry: cpu/nanoseconds
+};
+
 struct PprofOptions {
     SampleType default_type = SampleType::inuse_space;
     FrameOptions frames;               // drop_frames goes into the profile's drop_frames field
@@ -32,11 +41,8 @@ struct PprofOptions {
     // A string label "dump" on every sample naming the dump it came from: the file's base
     // name, or the whole name where two dumps share a base name.
     bool dump_labels = false;
-    // Above 0: a CPU profile, as Go writes one. Each sample's inuse_objects are its ticks
-    // and inuse_space its CPU nanoseconds; the sample types are samples/count and
-    // cpu/nanoseconds, the period this many cpu/nanoseconds. No frame is cut as an
-    // allocator's: time spent in malloc is CPU time too.
-    int64_t cpu_period_nanos = 0;
+    // Set: a CPU profile, as Go writes one, not a heap profile.
+    std::optional<CpuSampleTypes> cpu;
 };
 
 // What one frame of a collapsed stack says.

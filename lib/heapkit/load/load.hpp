@@ -35,6 +35,9 @@ struct LoadOptions {
 struct LoadReport {
     std::vector<std::string> warnings; // one line each, without a "warning:" prefix
     size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
+    // Why a file could not be opened for want of descriptors (EMFILE, ENFILE), when one
+    // could not: names are then missing for the process's reason, not the file's.
+    std::optional<std::string> out_of_descriptors;
 };
 
 struct Loaded {

@@ -50,6 +50,7 @@ Result<std::vector<RawDump>> read_inputs(std::span<const Input> inputs, LoadRepo
 // per file with the next step.
 void name_frames(Loaded& loaded, const LoadOptions& options) {
     SymbolizeReport symbols = symbolize(loaded.profile, options.symbols);
+    loaded.report.out_of_descriptors = symbols.out_of_descriptors;
     for (std::string& warning : symbols.warnings) {
         loaded.report.warnings.push_back(std::move(warning));
     }

@@ -20,7 +20,7 @@ namespace heapkit {
 // A file opened for symbolization, or why it could not be.
 struct OpenedFile {
     std::unique_ptr<ElfModule> file;
-    std::string error; // why `file` is null
+    Error error; // why `file` is null
 };
 
 // What tells one file on disk from another at the same path.

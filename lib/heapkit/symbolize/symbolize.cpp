@@ -8,6 +8,7 @@
 #include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
@@ -37,6 +38,10 @@ public:
         auto [it, inserted] = m_modules.try_emplace(path, nullptr);
         if (inserted) {
             it->second = m_kept != nullptr ? &m_kept->open(path) : &open_here(path);
+            int why = it->second->error.system_error;
+            if (why == EMFILE || why == ENFILE) {
+                m_report.out_of_descriptors = it->second->error.message;
+            }
         }
         return *it->second;
     }
@@ -57,7 +62,7 @@ private:
         if (file) {
             opened.file = std::move(*file);
         } else {
-            opened.error = file.error().message;
+            opened.error = file.error();
         }
         return opened;
     }
@@ -79,7 +84,7 @@ const ElfModule* open_module(const Module& module, const Module& extent,
     const OpenedFile& opened = cache.open(path);
     if (!opened.file) {
         notes.problem = FileProblem::missing;
-        notes.problem_text = opened.error;
+        notes.problem_text = opened.error.message;
         return nullptr;
     }
     if (!opened.file->fits_mapping(extent)) {

@@ -5,7 +5,7 @@
 # The lists below follow each tool's --help: tests/e2e/test_completion.py fails when a
 # flag or a value is in one and not the other.
 
-# Flags of jeprof2pprof (cmd/tool_main.hpp's add_common_flags and its own) or heapfold.
+# Flags of jeprof2pprof (cmd/flags.hpp's add_common_flags and its own) or heapfold.
 _heapkit_flags() {
     local common='-h --help -o --output --base --sample --growth --threads --keep-allocator-frames
         --drop-frames --focus --ignore --keep-clone-suffixes --no-symbolize --binary

@@ -7,9 +7,10 @@
 #include "heapkit/emit/flame/svg.hpp"
 #include "heapkit/emit/flame/tree.hpp"
 #include "heapkit/emit/quantity.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/growth/chart.hpp"
+#include "heapkit/growth/growth.hpp"
 #include "heapkit/growth/stack_trends.hpp"
-#include "heapkit/heapkit.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -132,7 +133,9 @@ Result<void> write_graph(std::span<const Profile> dumps, const FoldedOptions& fo
         flame.title = "The last dump; frames coloured by growth (red grows, blue shrinks)";
     }
     flame.differential = false;
-    auto produce = [&](const Sink& lines) { return write_folded(dumps.back(), folded, lines); };
+    auto produce = [&](const StackSink& stacks) {
+        return fold_stacks(dumps.back(), folded, stacks);
+    };
     HEAPKIT_TRY_ASSIGN(FlameGraph graph, build_flame_graph(produce, flame_input(flame)));
     std::vector<double> growth = growth_by_node(graph, series, flame.reverse);
     FlameDrawing drawing = coloured_by(growth, bytes, series.timed);

@@ -3,8 +3,9 @@
 // stacks' growth as two more sample types.
 #include "heapkit/emit/pprof_writer.hpp"
 #include "heapkit/emit/stacks/sample_stacks.hpp"
+#include "heapkit/emit/writers.hpp"
+#include "heapkit/growth/growth.hpp"
 #include "heapkit/growth/stack_trends.hpp"
-#include "heapkit/heapkit.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/try.hpp"
 

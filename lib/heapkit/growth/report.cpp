@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // write_growth_report (heapkit.hpp): the table of leak suspects of a series.
 #include "heapkit/emit/quantity.hpp"
+#include "heapkit/emit/writers.hpp"
+#include "heapkit/growth/growth.hpp"
 #include "heapkit/growth/stack_trends.hpp"
-#include "heapkit/heapkit.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>

@@ -1,39 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/growth/stack_trends.hpp"
 
+#include "heapkit/emit/stacks/folded.hpp"
+#include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/growth/series_order.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
+#include <map>
 #include <unordered_map>
 
 namespace heapkit {
 namespace {
 
 constexpr size_t min_dumps = 3;
-
-struct FoldedLine {
-    std::string_view stack;
-    int64_t value = 0;
-};
-
-// write_folded's lines: "stack VALUE".
-std::vector<FoldedLine> lines_of(std::string_view text) {
-    std::vector<FoldedLine> lines;
-    while (!text.empty()) {
-        size_t end = std::min(text.find('\n'), text.size());
-        std::string_view line = text.substr(0, end);
-        text.remove_prefix(std::min(end + 1, text.size()));
-        size_t space = line.rfind(' ');
-        FoldedLine parsed{line.substr(0, space == std::string_view::npos ? 0 : space)};
-        std::string_view digits = line.substr(space + 1);
-        std::from_chars(digits.data(), digits.data() + digits.size(), parsed.value);
-        lines.push_back(parsed);
-    }
-    return lines;
-}
 
 // Seconds since the first dump, and whether they make an axis.
 void place_in_time(std::span<const Profile> dumps, GrowthSeries& series) {
@@ -80,34 +61,25 @@ void rank(std::vector<StackTrend>& stacks) {
     });
 }
 
-// "name (file.c:12)" -> "name"; "name (file.c:12)_[i]" -> "name_[i]"; else unchanged.
-std::string without_line(std::string_view frame) {
-    std::string_view mark;
-    if (frame.size() > 4 && frame.substr(frame.size() - 4) == "_[i]") {
-        mark = frame.substr(frame.size() - 4);
-        frame.remove_suffix(4);
-    }
-    size_t open = frame.rfind(" (");
-    size_t colon = frame.rfind(':');
-    bool spelled = !frame.empty() && frame.back() == ')' && open != std::string_view::npos &&
-                   colon != std::string_view::npos && colon > open && colon + 2 < frame.size() &&
-                   std::all_of(frame.begin() + static_cast<ptrdiff_t>(colon) + 1, frame.end() - 1,
-                               [](char c) { return c >= '0' && c <= '9'; });
-    return std::string(spelled ? frame.substr(0, open) : frame).append(mark);
-}
-
-// A function_line stack spelled as the function style spells it.
-std::string without_lines(std::string_view stack) {
-    std::string plain;
-    while (true) {
-        size_t semicolon = stack.find(';');
-        plain += without_line(stack.substr(0, semicolon));
-        if (semicolon == std::string_view::npos) {
-            return plain;
+// Which function_line stack each sample of `dump` has, per its function-style stack in
+// `wanted`: the values of each pair summed. Both spellings come from the same samples, so
+// a line-level stack belongs to exactly one function-level stack, found without parsing.
+std::unordered_map<size_t, std::map<std::string, int64_t>>
+sites_by_stack(const Profile& dump, const SampleStacks& plain, const SampleStacks& lined,
+               const std::unordered_map<std::string_view, size_t>& wanted, SampleType sample) {
+    std::unordered_map<size_t, std::map<std::string, int64_t>> sites;
+    for (size_t s = 0; s < dump.samples.size(); ++s) {
+        uint32_t p = plain.stack_of_sample[s];
+        uint32_t l = lined.stack_of_sample[s];
+        if (p == SampleStacks::none || l == SampleStacks::none) {
+            continue;
         }
-        plain += ';';
-        stack.remove_prefix(semicolon + 1);
+        auto it = wanted.find(plain.stacks[p]);
+        if (it != wanted.end()) {
+            sites[it->second][lined.stacks[l]] += value_of(dump.samples[s].values, sample);
+        }
     }
+    return sites;
 }
 
 // How to name the dumps of one process: the path of its first dump with what follows
@@ -179,9 +151,9 @@ Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedO
         place_in_time(dumps, series);
         std::unordered_map<std::string, size_t> index;
         for (size_t d = 0; d < dumps.size(); ++d) {
-            HEAPKIT_TRY_ASSIGN(std::string text, write_folded(dumps[d], folded));
-            for (const FoldedLine& line : lines_of(text)) {
-                auto [it, added] = index.try_emplace(std::string(line.stack), series.stacks.size());
+            HEAPKIT_TRY(fold_stacks(dumps[d], folded, [&](const FoldedStack& line) {
+                auto [it, added] =
+                    index.try_emplace(std::string(line.frames), series.stacks.size());
                 if (added) {
                     StackTrend stack;
                     stack.stack = it->first;
@@ -189,7 +161,8 @@ Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedO
                     series.stacks.push_back(std::move(stack));
                 }
                 series.stacks[it->second].values[d] += line.value;
-            }
+                return Result<void>{};
+            }));
         }
         fit_all(series);
         rank(series.stacks);
@@ -224,14 +197,18 @@ Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps
             if (wanted.empty()) {
                 continue;
             }
-            HEAPKIT_TRY_ASSIGN(std::string text, write_folded(dumps[d], with_lines));
-            // Lines of one function part by line there: the site holding the most wins.
-            std::vector<int64_t> best(stacks.size(), 0);
-            for (const FoldedLine& line : lines_of(text)) {
-                auto it = wanted.find(without_lines(line.stack));
-                if (it != wanted.end() && std::abs(line.value) > best[it->second]) {
-                    best[it->second] = std::abs(line.value);
-                    sites[it->second] = std::string(leaf_of(line.stack));
+            HEAPKIT_TRY_ASSIGN(SampleStacks plain, spell_sample_stacks(dumps[d], folded));
+            HEAPKIT_TRY_ASSIGN(SampleStacks lined, spell_sample_stacks(dumps[d], with_lines));
+            // Lines of one function part by line there: the site holding the most wins
+            // (the first bytewise among equals).
+            for (auto& [s, candidates] :
+                 sites_by_stack(dumps[d], plain, lined, wanted, folded.sample)) {
+                int64_t best = 0;
+                for (const auto& [stack, value] : candidates) {
+                    if (std::abs(value) > best) {
+                        best = std::abs(value);
+                        sites[s] = std::string(leaf_of(stack));
+                    }
                 }
             }
         }

@@ -2,8 +2,10 @@
 // Every stack of a series followed through its dumps, its trend fitted, ranked.
 #pragma once
 
+#include "heapkit/emit/options.hpp"
 #include "heapkit/growth/trend.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/model/profile.hpp"
+#include "heapkit/util/error.hpp"
 
 #include <cstdint>
 #include <span>

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The front door's one pipeline, shared by the tools and the runtime.
-#include "heapkit/heapkit.hpp"
+// load_profile (load/load.hpp): the pipeline the tools and the runtime share.
+#include "heapkit/load/load.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/symbolize/debian_package.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/gzip.hpp"
-#include "heapkit/util/output.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -55,6 +54,7 @@ Result<std::vector<RawDump>> read_inputs(std::span<const Input> inputs, LoadRepo
 // per file with the next step.
 void name_frames(Loaded& loaded, const LoadOptions& options) {
     SymbolizeReport symbols = symbolize(loaded.profile, options.symbols);
+    loaded.report.out_of_descriptors = symbols.out_of_descriptors;
     for (std::string& warning : symbols.warnings) {
         loaded.report.warnings.push_back(std::move(warning));
     }
@@ -118,16 +118,6 @@ std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresse
     const char* urls = std::getenv("DEBUGINFOD_URLS");
     UnnamedHints hints{urls != nullptr && *urls != '\0'};
     return describe_unnamed(report.modules, report.unmapped, list_addresses, hints);
-}
-
-Result<void> write_output(const std::string& path, bool binary,
-                          const std::function<Result<void>(const Sink&)>& produce) {
-    return catching([&]() -> Result<void> {
-        OutputStream out({path, binary});
-        HEAPKIT_TRY(out.open());
-        HEAPKIT_TRY(produce([&](std::string_view piece) { return out.write(piece); }));
-        return out.commit();
-    });
 }
 
 } // namespace heapkit

@@ -2,7 +2,7 @@
 // load_series (heapkit.hpp): dumps of one program, each loaded on its own (sharing the
 // files opened), oldest first.
 #include "heapkit/growth/series_order.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/load/load.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <filesystem>

@@ -3,6 +3,7 @@
 #include "heapkit/emit/flame/graph.hpp"
 
 #include "heapkit/emit/flame/svg.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 namespace heapkit {
@@ -25,6 +26,11 @@ Result<void> write_flame_graph(const FoldedProducer& produce, const FlameOptions
 
 namespace {
 
+Result<void> draw(const StackProducer& produce, const FlameOptions& options, const Sink& sink) {
+    HEAPKIT_TRY_ASSIGN(FlameGraph graph, build_flame_graph(produce, flame_input(options)));
+    return write_flame_svg(graph, options, sink);
+}
+
 // "bytes" or "objects", as the sample type counts, unless the user named the unit.
 FlameOptions with_unit(FlameOptions options, const FoldedOptions& folded) {
     if (options.countname.empty()) {
@@ -37,19 +43,19 @@ FlameOptions with_unit(FlameOptions options, const FoldedOptions& folded) {
 
 Result<void> write_flame_graph(const Profile& profile, const FoldedOptions& folded,
                                FlameOptions options, const Sink& sink) {
-    options.sorted = true; // write_folded sorts its lines bytewise
-    auto produce = [&](const Sink& lines) { return write_folded(profile, folded, lines); };
-    return catching([&] { return write_flame_graph(produce, with_unit(options, folded), sink); });
+    options.sorted = true; // fold_stacks hands them over in bytewise order
+    auto produce = [&](const StackSink& stacks) { return fold_stacks(profile, folded, stacks); };
+    return catching([&] { return draw(produce, with_unit(options, folded), sink); });
 }
 
 Result<void> write_flame_graph_diff(const Profile& before, const Profile& after,
                                     const FoldedOptions& folded, FlameOptions options,
                                     const Sink& sink) {
     options.differential = true;
-    auto produce = [&](const Sink& lines) {
-        return write_folded_diff(before, after, folded, lines);
+    auto produce = [&](const StackSink& stacks) {
+        return fold_stack_changes(before, after, folded, stacks);
     };
-    return catching([&] { return write_flame_graph(produce, with_unit(options, folded), sink); });
+    return catching([&] { return draw(produce, with_unit(options, folded), sink); });
 }
 
 } // namespace heapkit

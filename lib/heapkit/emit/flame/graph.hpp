@@ -3,7 +3,8 @@
 #pragma once
 
 #include "heapkit/emit/flame/tree.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/options.hpp"
+#include "heapkit/util/sink.hpp"
 
 namespace heapkit {
 

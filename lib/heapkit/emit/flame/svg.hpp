@@ -3,9 +3,10 @@
 
 #include "heapkit/emit/flame/colors.hpp"
 #include "heapkit/emit/flame/tree.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/error.hpp"
+#include "heapkit/util/sink.hpp"
 
 #include <functional>
 #include <optional>

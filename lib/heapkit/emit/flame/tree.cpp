@@ -140,15 +140,22 @@ Result<void> FlameGraphBuilder::add_line(std::string_view line) {
     }
     uint64_t before = 0;
     uint64_t after = 0;
-    auto stack = split_counts(line, before, after);
-    if (!stack) {
-        return tl::unexpected(stack.error());
-    }
+    HEAPKIT_TRY_ASSIGN(std::string_view stack, split_counts(line, before, after));
+    return add_counted(stack, after, before);
+}
+
+Result<void> FlameGraphBuilder::add(std::string_view frames, uint64_t after, uint64_t before) {
+    ++m_line_number;
+    return add_counted(without_trailing_separators(frames), after, before);
+}
+
+Result<void> FlameGraphBuilder::add_counted(std::string_view stack, uint64_t after,
+                                            uint64_t before) {
     // Node and name ids are 32 bits (a node is 32 bytes: that many would take 128 GiB).
-    if (m_graph.m_nodes.size() + stack->size() >= FlameNode::none) {
+    if (m_graph.m_nodes.size() + stack.size() >= FlameNode::none) {
         return fail("{}:{}: too many frames for a flame graph", m_input.source, m_line_number);
     }
-    auto leaf = add_stack(m_input.reverse ? reversed(*stack) : *stack);
+    auto leaf = add_stack(m_input.reverse ? reversed(stack) : stack);
     if (!leaf) {
         return tl::unexpected(leaf.error());
     }
@@ -346,6 +353,19 @@ uint32_t FlameGraphBuilder::returned_to(uint32_t parent, uint32_t name_id) const
 Result<FlameGraph> build_flame_graph(const FoldedProducer& produce, const FlameInput& input) {
     FlameGraphBuilder builder(input);
     HEAPKIT_TRY(produce([&](std::string_view piece) { return builder.feed(piece); }));
+    return builder.finish();
+}
+
+Result<FlameGraph> build_flame_graph(const StackProducer& produce, const FlameInput& input) {
+    FlameGraphBuilder builder(input);
+    HEAPKIT_TRY(produce([&](const FoldedStack& stack) -> Result<void> {
+        if (stack.value < 0 || stack.before < 0) {
+            return fail("{}: {} has a negative value, which a flame graph cannot draw",
+                        input.source, stack.frames);
+        }
+        return builder.add(stack.frames, static_cast<uint64_t>(stack.value),
+                           static_cast<uint64_t>(stack.before));
+    }));
     return builder.finish();
 }
 

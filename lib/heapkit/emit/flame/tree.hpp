@@ -2,9 +2,10 @@
 #pragma once
 
 #include "heapkit/emit/flame/tables.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/stacks/folded.hpp"
 #include "heapkit/util/error.hpp"
 #include "heapkit/util/pod_vector.hpp"
+#include "heapkit/util/sink.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -90,6 +91,9 @@ public:
     FlameGraphBuilder& operator=(const FlameGraphBuilder&) = delete;
 
     Result<void> feed(std::string_view piece);
+    // Adds one stack as values rather than text: `frames` root first, joined by ';';
+    // `before` counts only in a differential graph.
+    Result<void> add(std::string_view frames, uint64_t after, uint64_t before = 0);
     // Takes a last line without a newline, sums each frame's value from its children,
     // and hands over the graph; the builder is then spent.
     Result<FlameGraph> finish();
@@ -103,6 +107,7 @@ private:
     };
 
     Result<void> add_line(std::string_view line);
+    Result<void> add_counted(std::string_view stack, uint64_t after, uint64_t before);
     Result<std::string_view> split_counts(std::string_view line, uint64_t& before,
                                           uint64_t& after) const;
     std::string_view reversed(std::string_view stack);
@@ -132,5 +137,10 @@ private:
 // `input` says (in pieces: the text is never held whole).
 using FoldedProducer = std::function<Result<void>(const Sink&)>;
 Result<FlameGraph> build_flame_graph(const FoldedProducer& produce, const FlameInput& input);
+
+// The graph of the stacks that `produce` hands to the sink it is given (a profile's, from
+// fold_stacks), with no text between: values below 0 are refused, as in text.
+using StackProducer = std::function<Result<void>(const StackSink&)>;
+Result<FlameGraph> build_flame_graph(const StackProducer& produce, const FlameInput& input);
 
 } // namespace heapkit

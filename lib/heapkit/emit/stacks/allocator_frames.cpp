@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
 
 #include <array>

@@ -2,14 +2,15 @@
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "heapkit/emit/stacks/clone_names.hpp"
 #include "heapkit/emit/stacks/dump_labels.hpp"
+#include "heapkit/emit/stacks/folded.hpp"
+#include "heapkit/emit/stacks/folded_text.hpp"
 #include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/emit/stacks/stack_lines.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <fmt/format.h>
 #include <limits>
 #include <optional>
@@ -170,11 +171,11 @@ void prepare(const Profile& profile, const FoldedOptions& options, PodVector<Sta
                              std::move(dump_tokens));
 }
 
-// Lines are compared and spelled from token ids, never built as strings until the output
-// itself: for a million stacks, a string per stack (and a hash map of them) took more
-// memory than the profile. The output (often many times the dump's size: each line
-// spells its stack out) goes to `sink` a buffer at a time, never held whole.
-Result<void> write_lines(const Profile& profile, const FoldedOptions& options, const Sink& sink) {
+// Lines are compared and spelled from token ids, never built as strings until they are
+// handed over: for a million stacks, a string per stack (and a hash map of them) took
+// more memory than the profile. Each line is spelled into one buffer, reused.
+Result<void> fold_lines(const Profile& profile, const FoldedOptions& options,
+                        const StackSink& sink) {
     PodVector<StackLine> lines = group_samples(profile, options);
     Spelling spelling;
     prepare(profile, options, lines, spelling);
@@ -183,27 +184,13 @@ Result<void> write_lines(const Profile& profile, const FoldedOptions& options, c
         line.key = speller.key_of(line);
     }
     sort_and_merge(lines, speller);
-
-    constexpr size_t buffer_size = size_t{1} << 20;
-    std::string buffer;
+    std::string frames;
     for (const StackLine& line : lines) {
-        char digits[24];
-        auto [end, ec] = std::to_chars(digits, digits + sizeof digits, line.value);
-        std::string_view value(digits, static_cast<size_t>(end - digits));
-        size_t used = buffer.size();
-        buffer.resize(used + speller.length(line) + value.size() + 2);
-        char* cursor = speller.write(line, buffer.data() + used);
-        *cursor++ = ' ';
-        cursor = std::copy(value.begin(), value.end(), cursor);
-        *cursor = '\n';
-        if (buffer.size() >= buffer_size) {
-            if (auto ok = sink(buffer); !ok) {
-                return ok;
-            }
-            buffer.clear();
-        }
+        frames.resize(speller.length(line));
+        speller.write(line, frames.data());
+        HEAPKIT_TRY(sink(FoldedStack{frames, line.value}));
     }
-    return buffer.empty() ? Result<void>{} : sink(buffer);
+    return {};
 }
 
 Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& options) {
@@ -245,8 +232,19 @@ Result<SampleStacks> spell_sample_stacks(const Profile& profile, const FoldedOpt
     return catching([&] { return spell_samples(profile, options); });
 }
 
+Result<void> fold_stacks(const Profile& profile, const FoldedOptions& options,
+                         const StackSink& sink) {
+    return catching([&] { return fold_lines(profile, options, sink); });
+}
+
+// The output (often many times the dump's size: each line spells its stack out) goes to
+// `sink` a buffer at a time, never held whole.
 Result<void> write_folded(const Profile& profile, const FoldedOptions& options, const Sink& sink) {
-    return catching([&] { return write_lines(profile, options, sink); });
+    FoldedText text(sink);
+    HEAPKIT_TRY(fold_stacks(profile, options, [&](const FoldedStack& stack) {
+        return text.add(stack.frames, {stack.value});
+    }));
+    return text.finish();
 }
 
 Result<std::string> write_folded(const Profile& profile, const FoldedOptions& options) {

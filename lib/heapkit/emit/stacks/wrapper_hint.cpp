@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// find_wrapper_hint (heapkit.hpp): a program's own allocation wrapper that the allocator
+// find_wrapper_hint (emit/writers.hpp): a program's own allocation wrapper that the allocator
 // list does not know shows as the leaf of most stacks.
 #include "heapkit/emit/stacks/sample_stacks.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <cstdlib>

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// How jeprof2pprof and heapfold run once their flags are read: one request to the library,
+// one view written, warnings and errors printed as "<tool>: ...", and the exit status.
+#pragma once
+
+#include "flags.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <unistd.h>
+
+namespace heapkit::cmd {
+
+inline std::vector<Input> inputs_of(const std::vector<std::string>& paths) {
+    std::vector<Input> inputs;
+    for (const std::string& path : paths) {
+        inputs.push_back(Input{path, std::nullopt});
+    }
+    return inputs;
+}
+
+// What the flags leave to be filled in after parsing: the files, the cache, the progress
+// line, and the view's frames and sample type, which loading chose.
+inline void complete(ToolOptions& options) {
+    ViewRequest& request = options.request;
+    request.inputs = inputs_of(options.inputs);
+    request.bases = inputs_of(options.bases);
+    if (options.cache) {
+        request.load.symbols.cache_directory = default_cache_directory();
+    }
+    request.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
+    FoldedOptions& folded = options.view.folded;
+    folded.sample = request.load.sample;
+    folded.thread_frames = request.load.per_thread;
+}
+
+// A filter pattern that matches no frame cuts nothing, or everything: most likely a typo.
+inline std::vector<std::string> unmatched_filters(const Views& views, const ToolOptions& options) {
+    std::vector<std::string> lines;
+    auto warn = [&](std::string_view flag, const std::string& pattern, std::string_view effect) {
+        lines.push_back(fmt::format(
+            "{} '{}' matches no frame{}: {} (frames are matched by their names as shown, "
+            "and unnamed ones by their text, e.g. 'libfoo.so!0x1a20' or 'libfoo.so\\+0x1a2b')",
+            flag, pattern, options.inputs.size() + options.bases.size() > 1 ? " of any dump" : "",
+            effect));
+    };
+    if (!views.matched.focus) {
+        warn("--focus", options.request.stacks.focus, "nothing is shown");
+    }
+    if (!views.matched.ignore) {
+        warn("--ignore", options.request.stacks.ignore, "nothing is left out");
+    }
+    const std::string& drop = options.view.folded.frames.drop_frames;
+    if (!drop.empty()) {
+        bool matched =
+            drop_frames_match(views.profile, drop) ||
+            (views.base && drop_frames_match(*views.base, drop)) ||
+            std::any_of(views.series.begin(), views.series.end(),
+                        [&](const Profile& dump) { return drop_frames_match(dump, drop); });
+        if (!matched) {
+            warn("--drop-frames", drop, "nothing is cut (it must match a whole function name)");
+        }
+    }
+    return lines;
+}
+
+// A wrapper the allocator list does not know, above most of the value: which
+// --drop-frames would cut it. (Not when the allocator's frames are kept: then the leaf
+// is malloc; nor for a series or a change.)
+inline std::vector<std::string> wrapper_hint(const Views& views, const ToolOptions& options) {
+    const FoldedOptions& folded = options.view.folded;
+    if (folded.frames.keep_allocator_frames || !views.series.empty() || views.base) {
+        return {};
+    }
+    auto hint = find_wrapper_hint(views.profile, folded);
+    if (!hint || !*hint) {
+        return {};
+    }
+    const WrapperHint& found = **hint;
+    std::string more =
+        folded.frames.drop_frames.empty() ? std::string() : "|" + folded.frames.drop_frames;
+    return {fmt::format("{} is the frame just above the allocator under {:.0f}% of {}, called "
+                        "from {} places: if it only allocates for its callers, --drop-frames "
+                        "'{}{}' cuts it so that they are the leaves",
+                        found.frame, found.share * 100, name_of(folded.sample), found.callers,
+                        found.drop_frames, more)};
+}
+
+// The view written; 0 done, 1 an input or output error, 2 under --strict when a frame
+// stayed unnamed. Warnings come last, each file's once for the whole command.
+inline int show(const char* tool, const ToolOptions& options) {
+    auto views = load_views(options.request);
+    std::vector<std::string> warnings;
+    if (views && !options.quiet) {
+        warnings = unmatched_filters(*views, options);
+        for (std::string& line : wrapper_hint(*views, options)) {
+            warnings.push_back(std::move(line));
+        }
+    }
+    Result<void> written =
+        views
+            ? write_output(options.output, is_binary(options.view.kind),
+                           [&](const Sink& sink) { return write_view(*views, options.view, sink); })
+            : tl::unexpected(views.error());
+    if (!written) {
+        fmt::print(stderr, "{}: error: {}\n", tool, written.error().message);
+        return 1;
+    }
+    if (!options.quiet) {
+        std::vector<std::string> said = views->report.warnings;
+        said.insert(said.end(), warnings.begin(), warnings.end());
+        for (std::string& line :
+             unnamed_warnings(views->report, options.request.load.list_unnamed)) {
+            said.push_back(std::move(line));
+        }
+        for (const std::string& warning : said) {
+            fmt::print(stderr, "{}: warning: {}\n", tool, warning);
+        }
+    }
+    return options.strict && views->report.unnamed_locations > 0 ? 2 : 0;
+}
+
+// Parses argv into `options` and shows the view, with the one catch of the tools: what
+// the library reports as Result errors, a failed allocation (or an exception from a
+// dependency) is reported the same way, after unwinding has removed any temporary output
+// file. Usage errors exit 1.
+inline int run(CLI::App& app, int argc, char** argv, ToolOptions& options) {
+    std::string tool = app.get_name();
+    try {
+        app.parse(argc, argv);
+        complete(options);
+        return show(tool.c_str(), options);
+    } catch (const CLI::Success& done) {
+        return app.exit(done);
+    } catch (const CLI::ParseError& error) {
+        app.exit(error);
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr,
+                   "{}: error: out of memory (the input needs more memory than this "
+                   "process may allocate)\n",
+                   tool);
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "{}: error: {}\n", tool, error.what());
+    }
+    return 1;
+}
+
+} // namespace heapkit::cmd

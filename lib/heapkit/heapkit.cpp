@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// The front door: what a tool asks for, loaded, and written as one view.
+#include "heapkit/heapkit.hpp"
+
+#include "heapkit/util/try.hpp"
+
+#include <algorithm>
+
+namespace heapkit {
+namespace {
+
+void add_matches(FilterMatches& into, const FilterMatches& more) {
+    into.focus = into.focus || more.focus;
+    into.ignore = into.ignore || more.ignore;
+}
+
+Result<Profile> load_filtered(std::span<const Input> inputs, const ViewRequest& request,
+                              Views& views) {
+    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile(inputs, request.load));
+    HEAPKIT_TRY_ASSIGN(FilterMatches matched, filter_stacks(loaded.profile, request.stacks));
+    add_matches(views.matched, matched);
+    // A warning said of the dumps and again of the bases is said once, and each file's
+    // unnamed addresses are told once for both.
+    merge_report(views.report, std::move(loaded.report));
+    return std::move(loaded.profile);
+}
+
+Result<Views> load_series_views(const ViewRequest& request) {
+    if (!request.bases.empty()) {
+        return fail("a series is ranked by what grows within it: it takes no base");
+    }
+    HEAPKIT_TRY_ASSIGN(LoadedSeries loaded, load_series(request.inputs, request.load));
+    Views views;
+    for (Profile& dump : loaded.dumps) {
+        HEAPKIT_TRY_ASSIGN(FilterMatches matched, filter_stacks(dump, request.stacks));
+        add_matches(views.matched, matched);
+    }
+    views.series = std::move(loaded.dumps);
+    views.report = std::move(loaded.report);
+    return views;
+}
+
+// pprof has no two-sided profile: the change is the profile less the base.
+Result<std::string> change_pprof(Views& views, const PprofOptions& options) {
+    HEAPKIT_TRY(subtract_base(views.profile, *views.base));
+    return write_pprof(views.profile, options);
+}
+
+Result<void> write_pprof_view(Views& views, const ViewOptions& options, const Sink& sink) {
+    PprofOptions pprof = options.pprof;
+    pprof.default_type = options.folded.sample;
+    pprof.frames = options.folded.frames;
+    HEAPKIT_TRY_ASSIGN(std::string bytes, !views.series.empty()
+                                              ? write_growth_pprof(views.series, pprof)
+                                          : views.base ? change_pprof(views, pprof)
+                                                       : write_pprof(views.profile, pprof));
+    return sink(bytes);
+}
+
+Result<void> write_series_view(Views& views, const ViewOptions& options, const Sink& sink) {
+    switch (options.kind) {
+    case ViewKind::folded:
+        return write_growth_report(views.series, options.folded, options.growth, sink);
+    case ViewKind::flame_graph:
+        return write_growth_graph(views.series, options.folded, options.growth, options.flame,
+                                  sink);
+    case ViewKind::pprof:
+        return write_pprof_view(views, options, sink);
+    case ViewKind::text:
+        break;
+    }
+    return fail("a series has no table of functions: its table ranks stacks by growth");
+}
+
+Result<void> write_profile_view(Views& views, const ViewOptions& options, const Sink& sink) {
+    const FoldedOptions& folded = options.folded;
+    const Profile& after = views.profile;
+    switch (options.kind) {
+    case ViewKind::folded:
+        return views.base ? write_folded_diff(*views.base, after, folded, sink)
+                          : write_folded(after, folded, sink);
+    case ViewKind::flame_graph:
+        return views.base ? write_flame_graph_diff(*views.base, after, folded, options.flame, sink)
+                          : write_flame_graph(after, folded, options.flame, sink);
+    case ViewKind::text:
+        return views.base ? write_text_report_diff(*views.base, after, folded, options.text, sink)
+                          : write_text_report(after, folded, options.text, sink);
+    case ViewKind::pprof:
+        break;
+    }
+    return write_pprof_view(views, options, sink);
+}
+
+} // namespace
+
+Result<Views> load_views(const ViewRequest& request) {
+    if (request.series) {
+        return load_series_views(request);
+    }
+    Views views;
+    HEAPKIT_TRY_ASSIGN(views.profile, load_filtered(request.inputs, request, views));
+    if (!request.bases.empty()) {
+        HEAPKIT_TRY_ASSIGN(views.base, load_filtered(request.bases, request, views));
+    }
+    return views;
+}
+
+Result<void> write_view(Views views, const ViewOptions& options, const Sink& sink) {
+    return views.series.empty() ? write_profile_view(views, options, sink)
+                                : write_series_view(views, options, sink);
+}
+
+bool is_binary(ViewKind kind) {
+    return kind == ViewKind::pprof;
+}
+
+} // namespace heapkit

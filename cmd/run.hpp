@@ -111,8 +111,8 @@ inline int show(const char* tool, const ToolOptions& options) {
     if (!options.quiet) {
         std::vector<std::string> said = views->report.warnings;
         said.insert(said.end(), warnings.begin(), warnings.end());
-        for (std::string& line :
-             unnamed_warnings(views->report, options.request.load.list_unnamed)) {
+        for (std::string& line : unnamed_warnings(views->report, options.request.load.list_unnamed,
+                                                  options.request.load.symbols.cache_directory)) {
             said.push_back(std::move(line));
         }
         for (const std::string& warning : said) {

@@ -108,6 +108,14 @@ if libstdcxx:
           f"the package of {libstdcxx.group(1)} ({package!r}) is not named: {err!r}")
     check("no symbol table" not in err.split(libstdcxx.group(1))[1].splitlines()[0],
           f"libstdc++ exports symbols, yet: {err!r}")
+    # dpkg's answer is kept beside the frame cache: a second command needs no dpkg-query.
+    cache = os.path.join(directory, "cache")
+    env = dict(os.environ, HEAPKIT_CACHE_DIR=cache)
+    run([tool("heapfold"), cpp_dump], env=env)
+    check(package in open(os.path.join(cache, "debian-packages")).read(), "no package kept")
+    env["PATH"] = os.path.join(directory, "no-programs")  # no dpkg-query to be found
+    err = run([tool("heapfold"), cpp_dump], env=env).stderr
+    check(f"Debian's {package}-dbgsym package" in err, f"the kept package is not used: {err!r}")
 else:
     print("SKIP the package check: nothing of libstdc++ stayed unnamed here (its debug file "
           "is installed?)")

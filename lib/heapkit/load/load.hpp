@@ -52,7 +52,9 @@ void merge_report(LoadReport& into, LoadReport more);
 // what the file lacks, and where its debug file is to be had (its Debian package's
 // -dbgsym, found with dpkg-query; DEBUGINFOD_URLS). `list_addresses`: each unnamed address
 // on a line of its own too. Meant once per command, after all its dumps are loaded.
-std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses);
+// `cache_directory` (may be empty): where dpkg's answers are kept between commands.
+std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses,
+                                          const std::string& cache_directory = {});
 
 struct Loaded {
     Profile profile;

@@ -68,7 +68,7 @@ void name_frames(Loaded& loaded, const LoadOptions& options) {
 
 // Asks dpkg for the files whose debug file is wanted: only those with unnamed addresses
 // and no DWARF, all in one call.
-void find_packages(std::vector<ModuleReport>& modules) {
+void find_packages(std::vector<ModuleReport>& modules, const std::string& cache_directory) {
     std::vector<std::string> wanted;
     for (const ModuleReport& module : modules) {
         if (!module.unnamed.empty() && module.problem == FileProblem::none &&
@@ -76,7 +76,7 @@ void find_packages(std::vector<ModuleReport>& modules) {
             wanted.push_back(module.path);
         }
     }
-    std::map<std::string, std::string> packages = debian_packages_of(wanted);
+    std::map<std::string, std::string> packages = debian_packages_of(wanted, cache_directory);
     for (ModuleReport& module : modules) {
         if (auto it = packages.find(module.path); it != packages.end()) {
             module.package = it->second;
@@ -113,8 +113,9 @@ void merge_report(LoadReport& into, LoadReport more) {
     into.unmapped = std::move(unmapped);
 }
 
-std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses) {
-    find_packages(report.modules);
+std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses,
+                                          const std::string& cache_directory) {
+    find_packages(report.modules, cache_directory);
     const char* urls = std::getenv("DEBUGINFOD_URLS");
     UnnamedHints hints{urls != nullptr && *urls != '\0'};
     return describe_unnamed(report.modules, report.unmapped, list_addresses, hints);

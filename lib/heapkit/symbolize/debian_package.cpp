@@ -4,9 +4,14 @@
 #include "heapkit/util/unique_fd.hpp"
 
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <spawn.h>
 #include <string_view>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +78,89 @@ std::string output_of(std::vector<std::string> argv) {
     return out;
 }
 
+// The file's modification time in ns, or -1 when it cannot be read.
+int64_t modified_nanos(const std::string& path) {
+    struct stat status;
+    if (::stat(path.c_str(), &status) != 0) {
+        return -1;
+    }
+    return int64_t{status.st_mtim.tv_sec} * 1000000000 + status.st_mtim.tv_nsec;
+}
+
+// What earlier commands learnt: "path TAB mtime TAB package" lines (package empty: none).
+struct Remembered {
+    int64_t mtime = -1;
+    std::string package;
+};
+constexpr size_t most_remembered = 4096;
+
+std::map<std::string, Remembered> read_remembered(const std::string& file) {
+    std::map<std::string, Remembered> remembered;
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line) && remembered.size() < most_remembered) {
+        size_t first = line.find('\t');
+        size_t second = first == std::string::npos ? first : line.find('\t', first + 1);
+        if (second == std::string::npos) {
+            continue;
+        }
+        Remembered entry;
+        std::string_view mtime = std::string_view(line).substr(first + 1, second - first - 1);
+        if (std::from_chars(mtime.data(), mtime.data() + mtime.size(), entry.mtime).ec !=
+            std::errc()) {
+            continue;
+        }
+        entry.package = line.substr(second + 1);
+        remembered[line.substr(0, first)] = std::move(entry);
+    }
+    return remembered;
+}
+
+// Best effort: a cache that cannot be written is asked again next time.
+void write_remembered(const std::string& file, const std::map<std::string, Remembered>& all) {
+    std::string temporary = file + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(temporary, std::ios::trunc);
+        size_t written = 0;
+        for (const auto& [path, entry] : all) {
+            if (written++ == most_remembered) {
+                break;
+            }
+            out << path << '\t' << entry.mtime << '\t' << entry.package << '\n';
+        }
+        if (!out) {
+            ::unlink(temporary.c_str());
+            return;
+        }
+    }
+    if (::rename(temporary.c_str(), file.c_str()) != 0) {
+        ::unlink(temporary.c_str());
+    }
+}
+
+// dpkg-query -S for `paths`: their owners, by path.
+std::map<std::string, std::string> ask_dpkg(const std::vector<std::string>& paths) {
+    std::map<std::string, std::string> packages;
+    if (paths.empty()) {
+        return packages;
+    }
+    std::map<std::string, std::string> asked; // spelling -> the path it stands for
+    std::vector<std::string> argv{"dpkg-query", "-S"};
+    for (const std::string& path : paths) {
+        for (std::string spelling : {path, merged_usr_alias(path)}) {
+            if (!spelling.empty() && asked.emplace(spelling, path).second) {
+                argv.push_back(spelling);
+            }
+        }
+    }
+    for (OwnedPath& owned : parse_dpkg_search(output_of(std::move(argv)))) {
+        if (auto it = asked.find(owned.path); it != asked.end()) {
+            packages.emplace(it->second, std::move(owned.package));
+        }
+    }
+    return packages;
+}
+
 } // namespace
 
 std::vector<OwnedPath> parse_dpkg_search(const std::string& output) {
@@ -95,24 +183,48 @@ std::vector<OwnedPath> parse_dpkg_search(const std::string& output) {
     return owned;
 }
 
-std::map<std::string, std::string> debian_packages_of(const std::vector<std::string>& paths) {
+std::map<std::string, std::string> debian_packages_of(const std::vector<std::string>& paths,
+                                                      const std::string& cache_directory) {
     std::map<std::string, std::string> packages;
     if (paths.empty()) {
         return packages;
     }
-    std::map<std::string, std::string> asked; // spelling -> the path it stands for
-    std::vector<std::string> argv{"dpkg-query", "-S"};
+    std::string file =
+        cache_directory.empty() ? std::string() : cache_directory + "/debian-packages";
+    std::map<std::string, Remembered> remembered =
+        file.empty() ? std::map<std::string, Remembered>() : read_remembered(file);
+    std::vector<std::string> unknown;
+    std::map<std::string, int64_t> mtimes;
     for (const std::string& path : paths) {
-        for (std::string spelling : {path, merged_usr_alias(path)}) {
-            if (!spelling.empty() && asked.emplace(spelling, path).second) {
-                argv.push_back(spelling);
+        int64_t mtime = modified_nanos(path);
+        mtimes[path] = mtime;
+        auto it = remembered.find(path);
+        if (mtime >= 0 && it != remembered.end() && it->second.mtime == mtime) {
+            if (!it->second.package.empty()) {
+                packages[path] = it->second.package;
             }
+        } else {
+            unknown.push_back(path);
         }
     }
-    for (OwnedPath& owned : parse_dpkg_search(output_of(std::move(argv)))) {
-        if (auto it = asked.find(owned.path); it != asked.end()) {
-            packages.emplace(it->second, std::move(owned.package));
+    if (unknown.empty()) {
+        return packages;
+    }
+    std::map<std::string, std::string> found = ask_dpkg(unknown);
+    for (const std::string& path : unknown) {
+        auto it = found.find(path);
+        std::string package = it == found.end() ? std::string() : it->second;
+        if (!package.empty()) {
+            packages[path] = package;
         }
+        if (mtimes[path] >= 0) {
+            remembered[path] = Remembered{mtimes[path], std::move(package)};
+        }
+    }
+    if (!file.empty()) {
+        std::error_code ignored;
+        std::filesystem::create_directories(cache_directory, ignored);
+        write_remembered(file, remembered);
     }
     return packages;
 }

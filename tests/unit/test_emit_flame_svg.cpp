@@ -201,6 +201,12 @@ TEST_CASE("heapkit flame graph texts: numbers, labels, options") {
     CHECK(fitted_label("parse_config", 11.9) == "parse_con..");
     CHECK(fitted_label("parse_config", 3) == "p..");
     CHECK(fitted_label("parse_config", 2.9) == "");
+    // Versioned libraries' frames keep their offsets; the file name is cut instead.
+    CHECK(fitted_label("libisc-9.18.49-1~deb12u3-Debian.so+0x4ada4", 24) ==
+          "libisc-9.18.49..+0x4ada4");
+    CHECK(fitted_label("libisc-9.18.49-1~deb12u3-Debian.so!0x4ad80", 20) == "libisc-9.1..!0x4ad80");
+    CHECK(fitted_label("libisc-9.18.49-1~deb12u3-Debian.so+0x4ada4", 9) == "libisc-..");
+    CHECK(fitted_label("main+0xzz_not_an_address_at_all", 10) == "main+0xz..");
     CHECK(fitted_label("\xC3\xA9t\xC3\xA9_\xC3\xA9t\xC3\xA9", 5) == "\xC3\xA9t\xC3\xA9..");
     CHECK(display_name("inlined_[i]") == "inlined");
     CHECK(display_name("a_[x]") == "a_[x]");

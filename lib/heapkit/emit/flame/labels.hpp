@@ -13,7 +13,9 @@ namespace heapkit {
 std::string_view display_name(std::string_view name);
 
 // `name` cut to fit `room` characters: whole if it fits, else its first room - 2
-// characters and "..", or "" when fewer than 3 fit. Counted in UTF-8 characters.
+// characters and "..", or "" when fewer than 3 fit. Counted in UTF-8 characters. An
+// unnamed frame's label ("file+0xOFFSET", "file!0xSTART") keeps its address whole and
+// loses the end of its file name instead ("libisc-9.18..+0x4ada4"), while that fits.
 std::string fitted_label(std::string_view name, double room);
 
 } // namespace heapkit

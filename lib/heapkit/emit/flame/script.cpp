@@ -73,11 +73,20 @@ std::string_view flame_script() {
     }
     return found;
   }
+  function cut(name, room) {
+    return name.length <= room ? name.join("") : name.slice(0, room - 2).join("") + "..";
+  }
   function fit(frame, width) {
     var room = Math.floor((width - 3) / layout.charWidth);
     var name = Array.from(frame.name);
-    frame.label.textContent = room < 3 ? "" :
-      name.length <= room ? frame.name : name.slice(0, room - 2).join("") + "..";
+    // As fitted_label: an unnamed frame keeps its address, its file name is cut.
+    var address = /^(.+)([+!]0x[0-9a-f]+)$/.exec(frame.name);
+    if (room >= 3 && name.length > room && address && address[2].length + 3 <= room) {
+      frame.label.textContent = cut(Array.from(address[1]), room - address[2].length) +
+        address[2];
+      return;
+    }
+    frame.label.textContent = room < 3 ? "" : cut(name, room);
   }
   function place(frame, x, width) {
     frame.rect.setAttribute("x", x.toFixed(1));

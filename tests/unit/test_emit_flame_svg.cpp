@@ -87,7 +87,18 @@ TEST_CASE("heapkit::write_flame_svg draws children left-aligned, sorted, within 
     std::string icicle = svg_of("m;b 30\nm;a 50\nm 20\n", options);
     CHECK(rect_attribute(icicle, "all (100 bytes, 100%)", "y") == "36");
     CHECK(rect_attribute(icicle, "a (50 bytes, 50.00%)", "y") == "68");
-    CHECK(icicle.find(">Icicle Graph</text>") != std::string::npos);
+    CHECK(icicle.find(">Icicle Graph: ") != std::string::npos);
+    // Every picture says what it adds up to, in its unit.
+    CHECK(svg.find(">Flame Graph: 100 bytes in all</text>") != std::string::npos);
+}
+
+TEST_CASE("heapkit::write_flame_svg says how a differential graph reads") {
+    FlameOptions options;
+    options.differential = true;
+    options.countname = "objects";
+    std::string svg = svg_of("m;a 10 30\nm;b 40 20\n", options);
+    CHECK(svg.find(">Flame Graph: 50 objects after; red grew, blue shrank, widths are the "
+                   "after values</text>") != std::string::npos);
 }
 
 TEST_CASE("heapkit::write_flame_svg leaves out frames narrower than minwidth") {
@@ -122,7 +133,8 @@ TEST_CASE("heapkit::write_flame_svg escapes names for XML in titles and labels")
     CHECK(has(titles(svg), "bad\xEF\xBF\xBD\xEF\xBF\xBD name (10 &lt;objects&gt;, 100.00%)"));
     CHECK(svg.find('\x01') == std::string::npos);
     options.title = "A & B <C>";
-    CHECK(svg_of("a 1\n", options).find(">A &amp; B &lt;C&gt;</text>") != std::string::npos);
+    CHECK(svg_of("a 1\n", options).find(">A &amp; B &lt;C&gt;: 1 &lt;objects&gt; in all</text>") !=
+          std::string::npos);
 }
 
 TEST_CASE("heapkit::write_flame_svg writes differential titles and change colours") {

@@ -166,11 +166,22 @@ void write_frame(SvgOut& out, const FlameGraph& graph, const Placed& frame, cons
               rgb(fill), left + 3, top + 10.5, label);
 }
 
+// The title (as XML text; `unit` is escaped already), with what the picture adds up to
+// (without its total and unit the reader had to hover the root) and, for a differential
+// graph, how to read it.
+std::string title_of(const FlameOptions& options, const FlameGraph& graph, std::string_view unit) {
+    std::string title = escape_xml(
+        options.title.empty() ? std::string(options.inverted ? "Icicle Graph" : "Flame Graph")
+                              : options.title);
+    if (graph.differential()) {
+        return fmt::format("{}: {} {} after; red grew, blue shrank, widths are the after values",
+                           title, with_thousands(graph.total()), unit);
+    }
+    return fmt::format("{}: {} {} in all", title, with_thousands(graph.total()), unit);
+}
+
 void write_header(SvgOut& out, const Canvas& canvas, const FlameOptions& options,
-                  const FlameDrawing& drawing) {
-    std::string title = options.title.empty()
-                            ? std::string(options.inverted ? "Icicle Graph" : "Flame Graph")
-                            : options.title;
+                  const FlameDrawing& drawing, const std::string& title) {
     Background background = background_of(options.colors);
     if (drawing.nested_at) {
         out.print("<svg x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\">\n", *drawing.nested_at,
@@ -194,8 +205,8 @@ void write_header(SvgOut& out, const Canvas& canvas, const FlameOptions& options
               "<text id=\"search\" x=\"{}\" y=\"24\">Search</text>\n"
               "<text id=\"details\" x=\"{}\" y=\"{}\"> </text>\n"
               "<text id=\"matched\" x=\"{}\" y=\"{}\"> </text>\n",
-              canvas.width / 2, escape_xml(title), side_pad, canvas.width - side_pad, side_pad,
-              text_line, canvas.width - side_pad, text_line);
+              canvas.width / 2, title, side_pad, canvas.width - side_pad, side_pad, text_line,
+              canvas.width - side_pad, text_line);
 }
 
 } // namespace
@@ -255,7 +266,7 @@ Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& option
     std::string unit = escape_xml(options.countname.empty() ? "bytes" : options.countname);
 
     SvgOut out(sink);
-    write_header(out, canvas, options, drawing);
+    write_header(out, canvas, options, drawing, title_of(options, graph, unit));
     out.print("<!-- {} of {} frames drawn; the others are narrower than {}{} -->\n", frames.size(),
               graph.nodes().size() + graph.dropped(), options.minwidth.value,
               options.minwidth.percent ? "%" : " px");

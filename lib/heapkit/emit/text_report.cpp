@@ -92,10 +92,11 @@ std::vector<Row> rows_of(const FlameGraph& graph, const NodeValues& values) {
     return sorted;
 }
 
+// As go tool pprof prints them: the size of `part` (a change's sign is in its value).
 std::string percent(int64_t part, int64_t total) {
     return total == 0 ? "0.00%"
-                      : fmt::format("{:.2f}%",
-                                    100.0 * static_cast<double>(part) / static_cast<double>(total));
+                      : fmt::format("{:.2f}%", std::fabs(100.0 * static_cast<double>(part) /
+                                                         static_cast<double>(total)));
 }
 
 Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
@@ -104,19 +105,28 @@ Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
     std::vector<Row> rows = rows_of(graph, values);
     bool bytes = unit_of(folded.sample) == "bytes";
     int64_t total = values.cum[0];
+    // A change's percentages are of the base's total, as go tool pprof -diff_base gives
+    // them: of the net change, a small net made -2423 % of a 28 kB shrink.
+    int64_t base_total = static_cast<int64_t>(graph.total()) - total;
+    int64_t of = graph.differential() ? base_total : total;
     size_t shown =
         options.node_count == 0 ? rows.size() : std::min(options.node_count, rows.size());
-    std::string out = fmt::format("{}{}: {} total, {} of {} functions shown\n",
-                                  graph.differential() ? "change of " : "", name_of(folded.sample),
-                                  quantity(total, bytes), shown, rows.size());
+    std::string out =
+        graph.differential()
+            ? fmt::format("change of {}: {} total, percentages of the base's {}; {} of {} "
+                          "functions shown\n",
+                          name_of(folded.sample), quantity(total, bytes),
+                          quantity(base_total, bytes), shown, rows.size())
+            : fmt::format("{}: {} total, {} of {} functions shown\n", name_of(folded.sample),
+                          quantity(total, bytes), shown, rows.size());
     out += fmt::format("{:>10} {:>7} {:>7} {:>10} {:>7}  {}\n", "flat", "flat%", "sum%", "cum",
                        "cum%", "function");
     int64_t sum = 0;
     for (size_t r = 0; r < shown; ++r) {
         sum += rows[r].flat;
         out += fmt::format("{:>10} {:>7} {:>7} {:>10} {:>7}  {}\n", quantity(rows[r].flat, bytes),
-                           percent(rows[r].flat, total), percent(sum, total),
-                           quantity(rows[r].cum, bytes), percent(rows[r].cum, total), rows[r].name);
+                           percent(rows[r].flat, of), percent(sum, of),
+                           quantity(rows[r].cum, bytes), percent(rows[r].cum, of), rows[r].name);
     }
     return sink(out);
 }

@@ -51,7 +51,8 @@ Result<void> write_text_report(const Profile& profile, const FoldedOptions& fold
                                const TextOptions& options, const Sink& sink);
 
 // The same table of after - before (write_folded_diff's change): flat and cum are
-// changes, sorted by their size; percentages are of the total change.
+// changes, sorted by their size; percentages are of the base's total (as go tool
+// pprof -diff_base gives them).
 Result<void> write_text_report_diff(const Profile& before, const Profile& after,
                                     const FoldedOptions& folded, const TextOptions& options,
                                     const Sink& sink);

@@ -31,8 +31,13 @@ ChartInput chart_input(const GrowthSeries& series, std::span<const StackTrend> t
                        const std::vector<std::string>& sites, const FoldedOptions& folded) {
     ChartInput input;
     bool bytes = unit_of(folded.sample) == "bytes";
-    input.title = fmt::format("{} over time: the {} strongest leak suspects",
-                              name_of(folded.sample), top.size());
+    bool grows = !top.empty() && top.front().trend.persistent() > 0;
+    input.title =
+        grows ? fmt::format("{} over time: the {} that grow{}", name_of(folded.sample),
+                            top.size() == 1 ? "stack" : fmt::format("{} stacks", top.size()),
+                            top.size() == 1 ? "s" : "")
+              : fmt::format("{} over time: nothing grows; the {} largest stacks",
+                            name_of(folded.sample), top.size());
     input.seconds = series.timed;
     input.bytes = bytes;
     for (size_t d = 0; d < series.dumps; ++d) {
@@ -121,7 +126,16 @@ Result<void> write_graph(std::span<const Profile> dumps, const FoldedOptions& fo
                          const GrowthOptions& options, FlameOptions flame, const Sink& sink) {
     HEAPKIT_TRY_ASSIGN(GrowthSeries series, follow_stacks(dumps, folded));
     size_t wanted = options.node_count == 0 ? default_lines : options.node_count;
-    std::span<const StackTrend> top(series.stacks.data(), std::min(wanted, series.stacks.size()));
+    // Only what grows is drawn (and so sets the scale): a flat 64 MB stack squeezed three
+    // growing ones into the chart's bottom tenth. The ranking puts growth first, so those
+    // are a prefix; when nothing grows, the top stacks as ranked.
+    size_t growing = 0;
+    while (growing < series.stacks.size() && growing < wanted &&
+           series.stacks[growing].trend.persistent() > 0) {
+        ++growing;
+    }
+    std::span<const StackTrend> top(series.stacks.data(),
+                                    growing > 0 ? growing : std::min(wanted, series.stacks.size()));
     HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, top));
     Chart chart = growth_chart(chart_input(series, top, sites, folded), flame.width);
 

@@ -2,11 +2,13 @@
 """--growth never splices processes that ran at the same time (varnish's manager and
 child, a server's workers): two leaky processes run together, their prof_interval dumps
 interleave in time, and a series of all of them is refused with each pid, its dumps and
-how to pick one; the dumps of one process, as the message names them, are a series."""
+how to pick one; the dumps of one process, as the message names them, are a series. Dumps
+that share a modification time are charted a dump apart, not as a vertical jump."""
 
 import glob
 import os
 import re
+import shutil
 import subprocess
 
 from heapkit_e2e import JEMALLOC_SO, PROFILE_CONF, check, fixture, run, tool, workdir
@@ -43,3 +45,22 @@ proc = run([tool("heapfold"), "--growth", *chosen])
 check(re.search(rf"{len(chosen)} dumps in 1 run", proc.stdout),
       f"one process's dumps are not one run: {proc.stdout[:300]!r}")
 print("ok")
+
+# Dumps that share a modification time (written within one tick of the file clock) are
+# drawn a dump apart, not stacked up as vertical jumps at one time.
+tied = os.path.join(directory, "tied")
+os.makedirs(tied)
+ordered = sorted(chosen, key=lambda d: int(re.search(r"\.(\d+)\.[a-z]\d*\.heap$", d).group(1)))
+for dump in ordered:
+    shutil.copy2(dump, tied)
+copies = [os.path.join(tied, os.path.basename(d)) for d in ordered]
+stamp = os.stat(copies[2]).st_mtime_ns
+for dump in copies[2:5]:
+    os.utime(dump, ns=(stamp, stamp))
+svg = run([tool("heapfold"), "-q", "--growth", "--svg", *copies]).stdout
+lines = re.findall(r'<polyline class="growth-line"[^>]* points="([^"]+)"', svg)
+check(lines, "no line drawn")
+for points in lines:
+    xs = [float(point.split(",")[0]) for point in points.split()]
+    check(all(b > a for a, b in zip(xs, xs[1:])), f"a vertical jump at a shared time: {xs}")
+print("ok (tied times)")

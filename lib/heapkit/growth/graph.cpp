@@ -38,10 +38,14 @@ ChartInput chart_input(const GrowthSeries& series, std::span<const StackTrend> t
                             top.size() == 1 ? "s" : "")
               : fmt::format("{} over time: nothing grows; the {} largest stacks",
                             name_of(folded.sample), top.size());
-    input.seconds = series.timed;
+    // Dumps written within one tick of the file clock share a time: drawn over seconds,
+    // their values would stack up as vertical jumps. Then the axis counts dumps.
+    bool apart = std::adjacent_find(series.seconds.begin(), series.seconds.end()) ==
+                 series.seconds.end();
+    input.seconds = series.timed && apart;
     input.bytes = bytes;
     for (size_t d = 0; d < series.dumps; ++d) {
-        input.x.push_back(series.timed ? series.seconds[d] : static_cast<double>(d + 1));
+        input.x.push_back(input.seconds ? series.seconds[d] : static_cast<double>(d + 1));
     }
     for (size_t s = 0; s < top.size(); ++s) {
         const Trend& trend = top[s].trend;

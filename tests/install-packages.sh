@@ -20,6 +20,8 @@ packages=(
   libc6-dbg
   # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
   redis-server redis-tools
+  # a real jemalloc server of two processes, manager and child (test_varnish.py)
+  varnish
   # a real debuginfod server on loopback (test_stripped_names.py); iproute2 brings up
   # the loopback of its network namespace
   debuginfod iproute2

@@ -22,6 +22,8 @@ packages=(
   redis-server redis-tools
   # a real jemalloc server of two processes, manager and child (test_varnish.py)
   varnish
+  # BIND 9's named, jemalloc through libisc (test_bind9.py), and dig to ask it
+  bind9 bind9-dnsutils
   # a real debuginfod server on loopback (test_stripped_names.py); iproute2 brings up
   # the loopback of its network namespace
   debuginfod iproute2

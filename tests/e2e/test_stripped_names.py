@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.request
 
-from heapkit_e2e import (JEMALLOC_SO, PROFILE_CONF, check, elf_vaddr, fixture, go_pprof, heapfold,
+from heapkit_e2e import (check, elf_vaddr, fixture, go_pprof, heapfold,
                          run, run_fixture, tool, workdir)
 
 # The whole test runs in a network namespace with only loopback, so that the debuginfod

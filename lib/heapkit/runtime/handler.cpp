@@ -2,6 +2,7 @@
 #include "heapkit/runtime/handler.hpp"
 
 #include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/index_page.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profile_routes.hpp"
 #include "heapkit/runtime/profiler.hpp"
@@ -181,34 +182,94 @@ Response metrics() {
 struct Route {
     std::string_view path;
     std::vector<std::string_view> methods;
+    std::string_view query; // what an index says each takes (PageInfo)
+    std::string_view about;
     std::function<Response(const Request&)> serve;
 };
 
 const std::vector<Route>& routes() {
     static const std::vector<Route> table = {
-        {"/pprof/heap", {"GET", "HEAD"}, [](const Request&) { return raw_heap(); }},
-        {"/pprof/symbol", {"GET", "HEAD", "POST"}, symbol},
-        {"/pprof/cmdline", {"GET", "HEAD"}, [](const Request&) { return cmdline(); }},
-        {"/pprof/conf", {"GET", "POST"}, conf},
+        {"/", {"GET", "HEAD"}, "", "this index", [](const Request&) { return index_page("/"); }},
+        {"/debug/pprof/",
+         {"GET", "HEAD"},
+         "",
+         "the index of the Go-style pages",
+         [](const Request&) { return index_page("/debug/pprof/"); }},
         {"/debug/pprof/heap",
          {"GET", "HEAD"},
+         "sample=inuse_space|inuse_objects|alloc_space|alloc_objects&symbolize=0|1&threads=0|1"
+         "&seconds=N",
+         "live heap as gzipped pprof (go tool pprof, Pyroscope, Parca); seconds=N: the growth "
+         "over N seconds",
          [](const Request& r) { return asks_delta(r) ? heap_delta(r) : go_heap(r, false); }},
         {"/debug/pprof/allocs",
          {"GET", "HEAD"},
+         "sample=TYPE&symbolize=0|1&threads=0|1&seconds=N",
+         "the heap profile with alloc_space first (needs MALLOC_CONF=prof_accum:true)",
          [](const Request& r) {
              Request allocs = as_allocs(r);
              return asks_delta(allocs) ? heap_delta(allocs) : go_heap(allocs, false);
          }},
-        {"/debug/pprof/profile", {"GET"}, go_cpu_profile},
-        {"/pprof/profile", {"GET"}, jeprof_cpu_profile},
-        {"/pprof/profile/report", {"GET"}, cpu_report},
-        {"/pprof/profile/flamegraph", {"GET"}, cpu_flame_graph_page},
-        {"/pprof/heap/report", {"GET", "HEAD"}, [](const Request& r) { return go_heap(r, false); }},
-        {"/pprof/heap/flamegraph", {"GET", "HEAD"}, heap_flame_graph_page},
+        {"/debug/pprof/profile",
+         {"GET"},
+         "seconds=30&frequency=100&symbolize=0|1",
+         "CPU profile as gzipped pprof, taken over `seconds`",
+         go_cpu_profile},
         {"/debug/pprof/heap.folded",
          {"GET", "HEAD"},
+         "sample=TYPE&threads=0|1",
+         "live heap as collapsed stacks (flamegraph.pl, speedscope)",
          [](const Request& r) { return go_heap(r, true); }},
-        {"/metrics", {"GET", "HEAD"}, [](const Request&) { return metrics(); }},
+        {"/pprof/heap",
+         {"GET", "HEAD"},
+         "",
+         "jemalloc's raw heap dump (jeprof http://HOST:PORT/pprof/heap)",
+         [](const Request&) { return raw_heap(); }},
+        {"/pprof/symbol",
+         {"GET", "HEAD", "POST"},
+         "",
+         "jeprof's symbol lookup (POST 0xADDR+0xADDR...)",
+         symbol},
+        {"/pprof/cmdline",
+         {"GET", "HEAD"},
+         "",
+         "this process's command line",
+         [](const Request&) { return cmdline(); }},
+        {"/pprof/conf",
+         {"GET", "POST"},
+         "prof.active:true|false or prof.reset:LG_SAMPLE",
+         "profiler state; POST changes it (when control is allowed)",
+         conf},
+        {"/pprof/profile",
+         {"GET"},
+         "seconds=30&frequency=100",
+         "CPU profile in gperftools' format, for jeprof",
+         jeprof_cpu_profile},
+        {"/pprof/profile/report",
+         {"GET"},
+         "seconds=10&frequency=200&symbolize=0|1",
+         "CPU profile as gzipped pprof, PostHog's defaults",
+         cpu_report},
+        {"/pprof/profile/flamegraph",
+         {"GET"},
+         "seconds=10&frequency=200&width=1200",
+         "CPU flame graph (SVG)",
+         cpu_flame_graph_page},
+        {"/pprof/heap/report",
+         {"GET", "HEAD"},
+         "sample=TYPE&symbolize=0|1&threads=0|1",
+         "live heap as gzipped pprof",
+         [](const Request& r) { return go_heap(r, false); }},
+        {"/pprof/heap/flamegraph",
+         {"GET", "HEAD"},
+         "sample=TYPE&width=1200",
+         "heap flame graph (SVG)",
+         heap_flame_graph_page},
+        {"/metrics",
+         {"GET", "HEAD"},
+         "",
+         "jemalloc's and the runtime's gauges, Prometheus text",
+         [](const Request&) { return metrics(); }},
     };
     return table;
 }
@@ -250,6 +311,14 @@ std::optional<Response> refuse_control(const Request& request, const HandlerOpti
 
 } // namespace
 
+std::vector<PageInfo> pages() {
+    std::vector<PageInfo> list;
+    for (const Route& route : routes()) {
+        list.push_back({route.path, route.query, route.about});
+    }
+    return list;
+}
+
 struct Handler::Shared {
     std::atomic<unsigned> conversions{0};
 };
@@ -283,6 +352,9 @@ Response Handler::handle(const Request& request) const {
     }
     if (auto refusal = refuse_control(request, m_options)) {
         return *refusal;
+    }
+    if (is_cpu_profile(request) && !m_options.allow_cpu_profiles) {
+        return text(403, "CPU profiles are disabled in this process (allow_cpu_profiles)");
     }
     if (!is_conversion(request)) {
         return route->serve(request);

@@ -47,12 +47,16 @@ Result<CpuRequest> parse_cpu(const Request& request, CpuDefaults defaults) {
     return cpu;
 }
 
-// Parses, takes the profile (409 while another one runs), and writes it with `write`.
+// Parses, takes the profile (409 while another one runs or when the process has a SIGPROF
+// handler of its own), and writes it with `write`.
 template <typename Write>
 Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write write) {
     auto cpu = parse_cpu(request, defaults);
     if (!cpu) {
         return text(400, cpu.error().message);
+    }
+    if (auto free = sigprof_is_free(); !free) {
+        return text(409, free.error().message);
     }
     auto slot = CpuProfileSlot::claim();
     if (!slot) {

@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <optional>
 #include <thread>
+#include <unistd.h>
 
 namespace heapkit::runtime {
 namespace {
@@ -320,6 +321,18 @@ void Server::stop() {
         }
         m_state->daemon.reset(); // closes every connection and joins the threads
     }
+}
+
+void Server::abandon_after_fork() {
+    if (!m_state) {
+        return;
+    }
+    const MHD_DaemonInfo* info =
+        MHD_get_daemon_info(m_state->daemon.get(), MHD_DAEMON_INFO_LISTEN_FD);
+    if (info != nullptr && info->listen_fd != MHD_INVALID_SOCKET) {
+        ::close(info->listen_fd);
+    }
+    static_cast<void>(m_state.release()); // its mutexes and threads were the parent's
 }
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {

@@ -47,6 +47,11 @@ public:
 
     int port() const;
     void stop();
+    // For the child of a fork() without exec, where the threads that served are gone
+    // (fork copies only the calling thread) and nothing can be stopped or joined: closes
+    // the child's copy of the listening socket, so the port stays the parent's alone, and
+    // lets go of the rest without freeing it. The object serves nothing afterwards.
+    void abandon_after_fork();
 
 private:
     struct State;

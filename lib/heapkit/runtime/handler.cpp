@@ -187,8 +187,10 @@ struct Route {
     std::function<Response(const Request&)> serve;
 };
 
+// Never destroyed (nor heap_pages below): a server thread may still answer while the
+// process exits.
 const std::vector<Route>& routes() {
-    static const std::vector<Route> table = {
+    static const auto* table = new std::vector<Route>{
         {"/", {"GET", "HEAD"}, "", "this index", [](const Request&) { return index_page("/"); }},
         {"/debug/pprof/",
          {"GET", "HEAD"},
@@ -271,16 +273,16 @@ const std::vector<Route>& routes() {
          "jemalloc's and the runtime's gauges, Prometheus text",
          [](const Request&) { return metrics(); }},
     };
-    return table;
+    return *table;
 }
 
 // The routes that dump and convert: each holds a dump and a profile (a heap delta holds
 // the first for its whole window). CPU profiles are not counted here: one runs at a time.
 bool is_conversion(const Request& request) {
-    static const std::set<std::string_view> heap_pages = {
+    static const auto* heap_pages = new std::set<std::string_view>{
         "/pprof/heap",         "/debug/pprof/heap",  "/debug/pprof/heap.folded",
         "/debug/pprof/allocs", "/pprof/heap/report", "/pprof/heap/flamegraph"};
-    return heap_pages.count(request.path) != 0 ||
+    return heap_pages->count(request.path) != 0 ||
            (request.path == "/pprof/symbol" && request.method == "POST");
 }
 

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <netinet/in.h>
 #include <optional>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -291,7 +292,18 @@ struct Server::State {
     runtime::State shared;
     std::unique_ptr<MHD_Daemon, DaemonStop> daemon; // last: stopped before the rest goes
     int port = 0;
+    int listen_fd = -1;
+    struct stat listener {}; // what listen_fd was when the server started
 };
+
+namespace {
+
+int listen_fd_of(MHD_Daemon* daemon) {
+    const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    return info != nullptr ? info->listen_fd : MHD_INVALID_SOCKET;
+}
+
+} // namespace
 
 bool is_loopback(const std::string& address) {
     return is_loopback_address(address);
@@ -327,12 +339,17 @@ void Server::abandon_after_fork() {
     if (!m_state) {
         return;
     }
-    const MHD_DaemonInfo* info =
-        MHD_get_daemon_info(m_state->daemon.get(), MHD_DAEMON_INFO_LISTEN_FD);
-    if (info != nullptr && info->listen_fd != MHD_INVALID_SOCKET) {
-        ::close(info->listen_fd);
+    if (m_state->listen_fd != MHD_INVALID_SOCKET) {
+        ::close(m_state->listen_fd);
     }
     static_cast<void>(m_state.release()); // its mutexes and threads were the parent's
+}
+
+bool Server::listener_intact() const {
+    struct stat now {};
+    return m_state && m_state->listen_fd != MHD_INVALID_SOCKET &&
+           ::fstat(m_state->listen_fd, &now) == 0 && now.st_dev == m_state->listener.st_dev &&
+           now.st_ino == m_state->listener.st_ino;
 }
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
@@ -367,6 +384,10 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
         return fail("cannot listen on {}:{}", options.address, options.port);
     }
     state->daemon.reset(daemon);
+    state->listen_fd = listen_fd_of(daemon);
+    if (state->listen_fd != MHD_INVALID_SOCKET) {
+        ::fstat(state->listen_fd, &state->listener);
+    }
     const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     state->port = info != nullptr ? info->port : options.port;
     return std::unique_ptr<Server>(new Server(std::move(state)));

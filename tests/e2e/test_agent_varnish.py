@@ -5,7 +5,6 @@ HEAPKIT_FOLLOW_FORKS=1, in front of a backend of the test's own on loopback: the
 serves its heap on a port of its own, a profile of the child (child_main is on its stacks,
 the cached objects in it), while the manager serves its own."""
 
-import http.server
 import os
 import shutil
 import socket
@@ -13,6 +12,8 @@ import subprocess
 import sys
 import threading
 import time
+
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from agent_e2e import AGENT_SO, Guest, fetch, http, listening_ports
 from heapkit_e2e import check, pprof_raw, pprof_total, workdir
@@ -26,7 +27,7 @@ directory = workdir()
 BODY = b"x" * 60000
 
 
-class Backend(http.server.BaseHTTPRequestHandler):
+class Backend(BaseHTTPRequestHandler):
     def do_GET(self):
         self.send_response(200)
         self.send_header("Content-Length", str(len(BODY)))
@@ -44,7 +45,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-backend = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Backend)
+backend = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
 threading.Thread(target=backend.serve_forever, daemon=True).start()
 front = free_port()
 manager = Guest([varnishd, "-F", "-j", "none", "-n", os.path.join(directory, "varnish"),
@@ -74,8 +75,12 @@ try:
     serving = {pid: listening_ports(pid) for pid in kids}
     child = next((pid for pid, ports in serving.items() if front in ports), None)
     check(child is not None, f"no child of the manager listens on {front}: {serving}")
-    agent_ports = serving[child] - {front}
-    check(len(agent_ports) == 1, f"the child listens on {serving[child]}")
+    for _ in range(50):  # a followed child serves a second after its fork (up to 10 s)
+        agent_ports = listening_ports(child) - {front}
+        if agent_ports:
+            break
+        time.sleep(0.2)
+    check(len(agent_ports) == 1, f"the child listens on {listening_ports(child)}")
     child_url = f"http://127.0.0.1:{agent_ports.pop()}"
     check(child_url != manager_url, "the child serves on the manager's port")
 

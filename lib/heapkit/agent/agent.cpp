@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <pthread.h>
+#include <thread>
 #include <unistd.h>
 
 extern "C" __attribute__((visibility("default"))) const char heapkit_agent_version[] =
@@ -32,6 +33,10 @@ namespace {
 
 // Ports a followed child tries after its parent's before it gives up.
 constexpr int follow_ports = 16;
+// How long a followed child waits before it serves. Programs close the descriptors they
+// inherited right after fork() (varnishd's child does): a server started at once would
+// lose its sockets to that. Children that exec or exit by then never serve.
+constexpr auto follow_delay = std::chrono::seconds(1);
 
 struct Agent {
     AgentConfig config;
@@ -110,12 +115,25 @@ void stop_at_exit() {
         g_agent->exiting = true;
         server = std::move(g_agent->server);
     }
+    if (server && !server->listener_intact()) {
+        // The program closed our descriptors: MHD would abort the process in stop().
+        static_cast<void>(server.release());
+        return;
+    }
     server.reset(); // cuts running profiles short and joins the server's threads
 }
 
 void* serve(void*) {
     pthread_setname_np(pthread_self(), "heapkit-agent");
     Agent& agent = *g_agent;
+    int parent_port;
+    {
+        std::lock_guard lock(agent.mutex);
+        parent_port = agent.parent_port;
+    }
+    if (parent_port >= 0) {
+        std::this_thread::sleep_for(follow_delay);
+    }
     if (auto reason = why_inert()) {
         say(*reason + ": not serving");
         return nullptr;
@@ -125,24 +143,12 @@ void* serve(void*) {
         say(options.error().message + ": not serving");
         return nullptr;
     }
-    int parent_port;
-    {
-        std::lock_guard lock(agent.mutex);
-        parent_port = agent.parent_port;
-    }
     auto server = bind_server(*options, parent_port);
     if (!server) {
         say(fmt::format("{} (port in use?): not serving; the program runs on",
                         server.error().message));
         return nullptr;
     }
-    // The route table and the handler's other statics are built now, so that they are
-    // destroyed at exit after stop_at_exit has run (atexit runs in reverse order).
-    static_cast<void>(runtime::pages());
-    runtime::Request probe;
-    probe.method = "GET";
-    probe.path = "/";
-    static_cast<void>(runtime::Handler().handle(probe));
     int port = (*server)->port();
     std::lock_guard lock(agent.mutex);
     if (agent.exiting) {

@@ -53,9 +53,10 @@ private:
 } // namespace
 
 TEST_CASE("heapkit::runtime::CpuProfileSlot samples 16 busy threads at 1000 Hz") {
-    // A disposition of the program's own, to be found again afterwards.
+    // A disposition of the program's own, to be found again afterwards: ignored (a
+    // handler of its own would keep the profiler off, see below).
     struct sigaction mine {};
-    mine.sa_handler = ignore_sigprof;
+    mine.sa_handler = SIG_IGN;
     sigemptyset(&mine.sa_mask);
     struct sigaction before {};
     REQUIRE(sigaction(SIGPROF, &mine, &before) == 0);
@@ -99,7 +100,7 @@ TEST_CASE("heapkit::runtime::CpuProfileSlot samples 16 busy threads at 1000 Hz")
 
     struct sigaction after {};
     REQUIRE(sigaction(SIGPROF, nullptr, &after) == 0);
-    CHECK((after.sa_handler == ignore_sigprof)); // the previous disposition is back
+    CHECK((after.sa_handler == SIG_IGN)); // the previous disposition is back
     sigaction(SIGPROF, &before, nullptr);
     slot.reset();
     CHECK(CpuProfileSlot::claim() != nullptr);
@@ -168,4 +169,36 @@ TEST_CASE("heapkit::runtime::Handler's CPU pages: bounds, 409 while busy, a prof
     CHECK(svg.content_type == "image/svg+xml");
     CHECK(svg.body.find("width=\"640\"") != std::string::npos);
     CHECK(svg.body.find("spin_for_the_sampler_test") != std::string::npos);
+}
+
+TEST_CASE("heapkit::runtime CPU profiles keep off a SIGPROF handler the process installed") {
+    CHECK(sigprof_is_free());
+    struct sigaction own {};
+    own.sa_handler = ignore_sigprof;
+    struct sigaction previous {};
+    REQUIRE(sigaction(SIGPROF, &own, &previous) == 0);
+    CHECK(!sigprof_is_free());
+    Response refused =
+        Handler().handle(Request{"GET", "/debug/pprof/profile", "seconds=1", {}, "", {}});
+    CHECK(refused.status == 409);
+    CHECK(refused.body.find("SIGPROF handler of its own") != std::string::npos);
+    // Also when it appears between the check and the profile: record() puts it back.
+    auto slot = CpuProfileSlot::claim();
+    REQUIRE(slot != nullptr);
+    CHECK(!slot->record(std::chrono::milliseconds(50), 100));
+    struct sigaction after {};
+    sigaction(SIGPROF, nullptr, &after);
+    bool still_own = after.sa_handler == ignore_sigprof;
+    CHECK(still_own);
+    sigaction(SIGPROF, &previous, nullptr);
+}
+
+TEST_CASE("heapkit::runtime::Handler refuses CPU profiles when they are not allowed") {
+    HandlerOptions options;
+    options.allow_cpu_profiles = false;
+    for (const char* path : {"/debug/pprof/profile", "/pprof/profile", "/pprof/profile/report",
+                             "/pprof/profile/flamegraph"}) {
+        Response response = Handler(options).handle(Request{"GET", path, "seconds=1", {}, "", {}});
+        CHECK_MESSAGE(response.status == 403, path);
+    }
 }

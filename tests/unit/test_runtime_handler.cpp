@@ -95,3 +95,23 @@ TEST_CASE("heapkit::runtime::Handler refuses control by option and sampling unde
     response = Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:10", {}, "", {}});
     CHECK(response.body.find("jemalloc is not loaded") != std::string::npos);
 }
+
+TEST_CASE("heapkit::runtime::Handler's index pages link every page with its parameters") {
+    Response root = get("/");
+    CHECK(root.status == 200);
+    CHECK(root.content_type == "text/html; charset=utf-8");
+    Response go = get("/debug/pprof/");
+    for (const PageInfo& page : pages()) {
+        CHECK(get(std::string(page.path), "", "DELETE").status == 405); // each one is a route
+        if (page.path == "/") {
+            continue;
+        }
+        CHECK_MESSAGE(root.body.find(fmt::format("href=\"{}\"", page.path)) != std::string::npos,
+                      page.path);
+        bool go_style = page.path.starts_with("/debug/pprof/") && page.path != "/debug/pprof/";
+        CHECK_MESSAGE((go.body.find(fmt::format("href=\"{}\"", page.path)) != std::string::npos) ==
+                          go_style,
+                      page.path);
+    }
+    CHECK(root.body.find("seconds=30&amp;frequency=100") != std::string::npos);
+}

@@ -2,12 +2,13 @@
 // libheapkit-agent.so: the runtime's server inside a program that was not built with it,
 // loaded with LD_PRELOAD. A guest in someone else's process, so:
 //  - the constructor only reads the environment and starts one thread; everything else
-//    (finding jemalloc, binding, the server's own threads) happens on that thread, which
-//    waits for the dynamic loader to finish the host's constructors, not the other way;
+//    (finding jemalloc, binding, the server's own threads) happens on that thread, after
+//    HEAPKIT_START_DELAY_MS (1 s): past the host's constructors and the start of its main,
+//    where programs close every descriptor they did not open;
 //  - every thread of ours blocks every signal: the host's signals reach the host's threads;
 //  - a fork()ed child closes its copy of the listening socket and serves nothing, unless
 //    HEAPKIT_FOLLOW_FORKS=1 (then it serves on the next free port after its parent's);
-//  - the server stops at exit() (atexit) in milliseconds, before the statics it uses go;
+//  - the server stops at exit() (atexit) in milliseconds;
 //  - nothing but heapkit_agent_version is exported (agent.map), and what the agent links
 //    statically stays hidden (meson.build), so no symbol of the host binds to ours.
 #include "heapkit/agent/agent_config.hpp"
@@ -33,10 +34,6 @@ namespace {
 
 // Ports a followed child tries after its parent's before it gives up.
 constexpr int follow_ports = 16;
-// How long a followed child waits before it serves. Programs close the descriptors they
-// inherited right after fork() (varnishd's child does): a server started at once would
-// lose its sockets to that. Children that exec or exit by then never serve.
-constexpr auto follow_delay = std::chrono::seconds(1);
 
 struct Agent {
     AgentConfig config;
@@ -131,9 +128,9 @@ void* serve(void*) {
         std::lock_guard lock(agent.mutex);
         parent_port = agent.parent_port;
     }
-    if (parent_port >= 0) {
-        std::this_thread::sleep_for(follow_delay);
-    }
+    // Past the program's start (or its child's), where programs close what they did not
+    // open (AgentConfig::start_delay_ms). One that execs or exits by then is not served.
+    std::this_thread::sleep_for(std::chrono::milliseconds(agent.config.start_delay_ms));
     if (auto reason = why_inert()) {
         say(*reason + ": not serving");
         return nullptr;

@@ -64,6 +64,16 @@ Result<AgentConfig> read_config(const Environment& environment) {
     HEAPKIT_TRY_ASSIGN(config.cpu, read_flag(environment, "HEAPKIT_CPU", true));
     HEAPKIT_TRY_ASSIGN(config.quiet, read_flag(environment, "HEAPKIT_QUIET", false));
     HEAPKIT_TRY_ASSIGN(config.follow_forks, read_flag(environment, "HEAPKIT_FOLLOW_FORKS", false));
+    if (const char* delay = environment("HEAPKIT_START_DELAY_MS");
+        delay != nullptr && *delay != '\0') {
+        std::string_view text = delay;
+        auto parsed =
+            std::from_chars(text.data(), text.data() + text.size(), config.start_delay_ms);
+        if (parsed.ec != std::errc() || parsed.ptr != text.data() + text.size() ||
+            config.start_delay_ms > 600'000) {
+            return fail("HEAPKIT_START_DELAY_MS={}: expected milliseconds, 0 to 600000", text);
+        }
+    }
     return config;
 }
 

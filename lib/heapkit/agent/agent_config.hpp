@@ -18,6 +18,11 @@ struct AgentConfig {
     bool cpu = true;           // HEAPKIT_CPU=0: no CPU profiles (no SIGPROF, ever)
     bool quiet = false;        // HEAPKIT_QUIET=1: nothing on stderr
     bool follow_forks = false; // HEAPKIT_FOLLOW_FORKS=1: a fork()ed child serves too
+    // HEAPKIT_START_DELAY_MS: how long the agent waits, after it is loaded or after a
+    // fork, before it opens any descriptor. Programs close every descriptor they did not
+    // open early in main or right after fork (varnishd does both); a socket of ours made
+    // before that would be closed under the server, and its number reused by the program.
+    unsigned start_delay_ms = 1000;
 };
 
 // How the environment is read: getenv, or a table in tests.

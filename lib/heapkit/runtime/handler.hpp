@@ -22,6 +22,10 @@ struct Request {
     // How a page that takes its time (a CPU profile, a heap delta: Handler::waits) waits
     // out its window; a server passes one that returns early when it stops. Unset: sleep.
     std::function<void(std::chrono::milliseconds)> wait;
+    // True once the server stops: a page whose window was cut short answers 503 at once
+    // instead of converting what it has (symbolizing takes ~0.1 s, which would delay the
+    // process's exit). Unset: never.
+    std::function<bool()> stopping;
 };
 
 struct Response {

@@ -67,6 +67,9 @@ Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write wr
     if (!samples) {
         return text(500, samples.error().message);
     }
+    if (request.stopping && request.stopping()) {
+        return text(503, "the server is stopping");
+    }
     return write(*samples, *cpu);
 }
 
@@ -187,6 +190,9 @@ Response heap_delta(const Request& request) {
         request.wait(std::chrono::seconds(heap.seconds));
     } else {
         std::this_thread::sleep_for(std::chrono::seconds(heap.seconds));
+    }
+    if (request.stopping && request.stopping()) {
+        return text(503, "the server is stopping");
     }
     auto after = heap_now(profiler, heap.load);
     if (!after) {

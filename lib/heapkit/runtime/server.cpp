@@ -166,6 +166,10 @@ MHD_Result wait_apart(State& state, MHD_Connection* connection, Exchange& exchan
         std::unique_lock lock(state.mutex);
         state.woken.wait_for(lock, window, [&] { return state.stopping; });
     };
+    request.stopping = [&state] {
+        std::lock_guard lock(state.mutex);
+        return state.stopping;
+    };
     MHD_suspend_connection(connection);
     std::thread([&state, connection, &exchange, request = std::move(request)] {
         stop_sampling_this_thread();

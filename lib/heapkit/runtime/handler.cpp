@@ -215,7 +215,7 @@ const std::vector<Route>& routes() {
         {"/debug/pprof/profile",
          {"GET"},
          "seconds=30&frequency=100&symbolize=0|1",
-         "CPU profile as gzipped pprof, taken over `seconds`",
+         "CPU profile as gzipped pprof over the next seconds=N",
          go_cpu_profile},
         {"/debug/pprof/heap.folded",
          {"GET", "HEAD"},

@@ -48,6 +48,15 @@ struct HandlerOptions {
     size_t min_lg_sample = 10;
 };
 
+// One page the Handler serves, as an index lists it.
+struct PageInfo {
+    std::string_view path;
+    std::string_view query; // the parameters it takes, "seconds=N&frequency=HZ"; may be empty
+    std::string_view about; // one line for a person
+};
+// Every page, in the order an index shows them.
+std::vector<PageInfo> pages();
+
 // Serves heap profiles of this process (see README "Runtime library"):
 //   jeprof's protocol   GET /pprof/heap, GET|HEAD|POST /pprof/symbol, GET /pprof/cmdline
 //   control             GET /pprof/conf, POST /pprof/conf?prof.active:true|false,
@@ -64,18 +73,10 @@ struct HandlerOptions {
 // Errors: 403 profiling not enabled or not active, control disabled or a sampling rate
 // under the floor; 404 unknown path, 405 wrong method, 400 malformed query or body or a
 // sample type the process does not record, 409 a CPU profile asked for while another
-// runs or in a process with a SIGPROF handler of its own, 413 body over max_body, 500 a dump or
-// conversion that failed (with the reason), 503 (Retry-After) max_conversions busy. Thread-safe;
-// dumps are serialized. Copies share their conversion count. One page the Handler serves, as an
-// index lists it.
-struct PageInfo {
-    std::string_view path;
-    std::string_view query; // the parameters it takes, "seconds=N&frequency=HZ"; may be empty
-    std::string_view about; // one line for a person
-};
-// Every page, in the order an index shows them.
-std::vector<PageInfo> pages();
-
+// runs or in a process with a SIGPROF handler of its own, 413 body over max_body, 500 a
+// dump or conversion that failed (with the reason), 503 (Retry-After) max_conversions
+// busy, or a page whose window the server's stop cut short.
+// Thread-safe; dumps are serialized. Copies share their conversion count.
 class Handler {
 public:
     explicit Handler(HandlerOptions options = {});

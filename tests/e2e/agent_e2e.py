@@ -4,6 +4,7 @@ started with the agent preloaded, their stderr read as it comes, HTTP on loopbac
 
 import os
 import re
+import socket
 import subprocess
 import threading
 import time
@@ -65,13 +66,25 @@ class Guest:
         return f"http://{match.group(1)}:{match.group(2)}"
 
     def stop(self, timeout=10):
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=timeout)
+        end(self.process, timeout)
+
+
+def end(process, timeout=10):
+    """SIGTERM, then SIGKILL after `timeout` s; waits for it either way."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listened on a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def http(url, *, method="GET", data=None, headers=None, timeout=30):
@@ -124,4 +137,5 @@ def listening_ports(pid):
     return ports
 
 
-__all__ = ["AGENT_SO", "JEMALLOC_SO", "Guest", "http", "fetch", "refused", "listening_ports"]
+__all__ = ["AGENT_SO", "JEMALLOC_SO", "Guest", "end", "fetch", "free_port", "http", "refused",
+           "listening_ports"]

@@ -7,13 +7,12 @@ is; the answer is the value /metrics shows. Bounded: about 30 s at most."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import urllib.parse
 
-from agent_e2e import AGENT_SO, Guest, http
+from agent_e2e import AGENT_SO, Guest, end, free_port, http
 from heapkit_e2e import check, workdir
 
 prometheus = shutil.which("prometheus")
@@ -24,12 +23,6 @@ if not (prometheus and server):
     sys.exit(77)
 
 directory = workdir()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def metrics(url):
@@ -104,11 +97,6 @@ try:
         check(False, "no stable gauge to compare in 20 tries")
 finally:
     if scraper is not None:
-        scraper.terminate()
-        try:
-            scraper.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            scraper.kill()
-            scraper.wait()
+        end(scraper)
     redis.stop()
 print("ok")

@@ -6,6 +6,7 @@ says it holds; a CPU profile names the interpreter's evaluation loop."""
 
 import os
 import sys
+import threading
 
 from agent_e2e import AGENT_SO, JEMALLOC_SO, Guest, fetch
 from heapkit_e2e import check, go_pprof, pprof_raw, pprof_total, workdir
@@ -38,8 +39,6 @@ try:
     check(0.9 * 20000 * 4000 <= arrays <= 1.1 * 20000 * 4096,
           f"PyByteArray_Resize holds {arrays} bytes, the script made 80 MB")
     # The CPU profile, while the interpreter works (each line on stdin: one busy round).
-    import threading
-
     def feed():
         for _ in range(400):
             try:

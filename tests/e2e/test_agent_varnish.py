@@ -7,15 +7,13 @@ the cached objects in it), while the manager serves its own."""
 
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import threading
 import time
 
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from agent_e2e import AGENT_SO, Guest, fetch, http, listening_ports
+from agent_e2e import AGENT_SO, Guest, fetch, free_port, http, listening_ports
 from heapkit_e2e import check, pprof_raw, pprof_total, workdir
 
 varnishd = shutil.which("varnishd") or "/usr/sbin/varnishd"
@@ -37,12 +35,6 @@ class Backend(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 backend = ThreadingHTTPServer(("127.0.0.1", 0), Backend)

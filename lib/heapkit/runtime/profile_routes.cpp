@@ -55,13 +55,14 @@ Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write wr
     if (!cpu) {
         return text(400, cpu.error().message);
     }
-    if (auto free = sigprof_is_free(); !free) {
-        return text(409, free.error().message);
-    }
     auto slot = CpuProfileSlot::claim();
     if (!slot) {
         return text(409, "a CPU profile is already being taken in this process; "
                          "ask again when it is done");
+    }
+    // Checked with the slot held: while another profile runs, the handler in place is ours.
+    if (auto free = sigprof_is_free(); !free) {
+        return text(409, free.error().message);
     }
     auto samples = slot->record(std::chrono::seconds(cpu->seconds), cpu->frequency, request.wait);
     if (!samples) {

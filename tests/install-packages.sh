@@ -20,6 +20,9 @@ packages=(
   libc6-dbg
   # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
   redis-server redis-tools
+  # libheapkit-agent.so inside programs nobody relinks (tests/e2e/test_agent_*.py):
+  # varnishd (a manager and its forked child), and a real Prometheus scraping /metrics
+  varnish prometheus
   # the benchmark harness (bench/run.py): peak memory through /usr/bin/time -v
   time
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)

@@ -9,7 +9,7 @@ using namespace heapkit::runtime;
 namespace {
 
 Request request(std::string path, std::string query = "", std::string method = "GET") {
-    return Request{std::move(method), std::move(path), std::move(query), {}, {}, {}};
+    return Request{std::move(method), std::move(path), std::move(query), {}, {}, {}, {}};
 }
 
 bool converts(const std::string& path, const std::string& method = "GET") {
@@ -64,4 +64,15 @@ TEST_CASE("heapkit::runtime::routes marks the pages that wait out a window") {
     CHECK_FALSE(waits("/metrics"));
     CHECK(Handler::waits(request("/debug/pprof/profile", "seconds=1")));
     CHECK_FALSE(Handler::waits(request("/nope")));
+}
+
+TEST_CASE("heapkit::runtime::routes marks the CPU profile pages, and pages() follows the table") {
+    for (const Route& route : routes()) {
+        bool cpu = route.path == "/debug/pprof/profile" || route.path.starts_with("/pprof/profile");
+        CHECK_MESSAGE(route.cpu_profile == cpu, route.path);
+    }
+    std::vector<PageInfo> listed = pages();
+    REQUIRE(listed.size() == routes().size());
+    CHECK(listed.front().path == "/");
+    CHECK(find_route("/debug/pprof/") != nullptr);
 }

@@ -37,7 +37,7 @@ def reply(stream):
     kind, rest = line[:1], line[1:-2].decode()
     if kind == b"$":
         return stream.read(int(rest) + 2)[:-2].decode()
-    check(kind == b"+", f"redis answered {line!r}")
+    check(kind in (b"+", b":"), f"redis answered {line!r}")
     return rest
 
 

@@ -2,6 +2,7 @@
 #include "heapkit/runtime/handler.hpp"
 
 #include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profile_routes.hpp"
 #include "heapkit/runtime/profiler.hpp"
@@ -173,7 +174,7 @@ Response go_heap(const Request& request, bool folded) {
 Response metrics() {
     auto mallctl = Mallctl::find();
     Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
-                                      symbolizer_metrics());
+                                      symbolizer_metrics() + jemalloc_stats_metrics());
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
 }
@@ -209,6 +210,7 @@ const std::vector<Route>& routes() {
          {"GET", "HEAD"},
          [](const Request& r) { return go_heap(r, true); }},
         {"/metrics", {"GET", "HEAD"}, [](const Request&) { return metrics(); }},
+        {"/debug/jemalloc/stats", {"GET", "HEAD"}, jemalloc_stats_page},
     };
     return table;
 }

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/runtime/jemalloc_stats_page.hpp"
+
+#include "heapkit/runtime/page_query.hpp"
+#include "heapkit/stats/jestat.hpp"
+#include "heapkit/stats/smaps.hpp"
+#include "heapkit/util/input.hpp"
+#include "heapkit/util/try.hpp"
+
+#include <array>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+namespace heapkit::runtime {
+namespace {
+
+using WriteCallback = void (*)(void*, const char*);
+using StatsPrint = void (*)(WriteCallback, void*, const char*);
+
+void append(void* out, const char* text) {
+    static_cast<std::string*>(out)->append(text);
+}
+
+// malloc_stats_print under the prefix mallctl was found with ("", "je_", "_rjem_").
+StatsPrint find_stats_print(const Mallctl& mallctl) {
+    std::string name = mallctl.symbol();
+    name = name.substr(0, name.size() - std::string_view("mallctl").size()) + "malloc_stats_print";
+    return reinterpret_cast<StatsPrint>(::dlsym(RTLD_DEFAULT, name.c_str()));
+}
+
+std::optional<stats::ReportFormat> format_named(const std::string& name) {
+    if (name == "text") {
+        return stats::ReportFormat::text;
+    }
+    if (name == "json") {
+        return stats::ReportFormat::json;
+    }
+    if (name == "svg") {
+        return stats::ReportFormat::svg;
+    }
+    return std::nullopt;
+}
+
+const char* content_type(stats::ReportFormat format) {
+    switch (format) {
+    case stats::ReportFormat::json:
+        return "application/json";
+    case stats::ReportFormat::svg:
+        return "image/svg+xml";
+    case stats::ReportFormat::text:
+        break;
+    }
+    return "text/plain; charset=utf-8";
+}
+
+} // namespace
+
+Result<std::string> print_jemalloc_stats(const Mallctl& mallctl) {
+    StatsPrint print = find_stats_print(mallctl);
+    if (print == nullptr) {
+        return fail("malloc_stats_print is not loaded beside {}", mallctl.symbol());
+    }
+    std::string out;
+    out.reserve(1 << 16); // a few resizes while jemalloc prints, not dozens
+    print(append, &out, "J");
+    return out;
+}
+
+Result<stats::Reconciliation> reconcile_this_process() {
+    HEAPKIT_TRY_ASSIGN(Mallctl mallctl, Mallctl::find());
+    HEAPKIT_TRY_ASSIGN(std::string printed, print_jemalloc_stats(mallctl));
+    HEAPKIT_TRY_ASSIGN(stats::JemallocStats figures,
+                       stats::parse_stats(printed, "malloc_stats_print"));
+    std::optional<stats::ResidentMemory> resident;
+    if (auto rollup = read_input("/proc/self/smaps_rollup")) {
+        if (auto parsed = stats::parse_smaps(rollup->bytes, rollup->name)) {
+            resident = *parsed;
+        }
+    }
+    return stats::reconcile(figures, std::nullopt, resident);
+}
+
+Response jemalloc_stats_page(const Request& request) {
+    static constexpr std::array<std::string_view, 1> allowed = {"format"};
+    auto query = parse_query("/debug/jemalloc/stats", request.query, allowed);
+    if (!query) {
+        return failure(400, query.error());
+    }
+    auto named = query->find("format");
+    auto format = format_named(named == query->end() ? "text" : named->second);
+    if (!format) {
+        return failure(400, Error{"/debug/jemalloc/stats: format is text, json or svg"});
+    }
+    if (auto mallctl = Mallctl::find(); !mallctl) {
+        return failure(404, mallctl.error());
+    }
+    auto report = reconcile_this_process();
+    if (!report) {
+        return failure(500, report.error());
+    }
+    Response response = text(200, stats::render(*report, *format, "this process"));
+    response.content_type = content_type(*format);
+    return response;
+}
+
+std::string jemalloc_stats_metrics() {
+    auto report = reconcile_this_process();
+    if (!report) {
+        return "";
+    }
+    std::string out =
+        "# HELP heapkit_jemalloc_waterfall_bytes jestat's reconciliation of jemalloc's "
+        "statistics: each step (signed) and subtotal, by row\n"
+        "# TYPE heapkit_jemalloc_waterfall_bytes gauge\n";
+    for (const stats::Row& row : report->allocator) {
+        out +=
+            fmt::format("heapkit_jemalloc_waterfall_bytes{{row=\"{}\"}} {}\n", row.key, row.bytes);
+    }
+    if (!report->rss.empty()) {
+        out += "# HELP heapkit_rss_split_bytes this process's RSS by kind (smaps_rollup)\n"
+               "# TYPE heapkit_rss_split_bytes gauge\n";
+        for (const stats::Row& row : report->rss) {
+            out += fmt::format("heapkit_rss_split_bytes{{part=\"{}\"}} {}\n", row.key, row.bytes);
+        }
+    }
+    return out;
+}
+
+} // namespace heapkit::runtime

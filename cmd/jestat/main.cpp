@@ -29,12 +29,14 @@ int main(int argc, char** argv) {
                    "jemalloc, thread stacks, other anonymous memory and file-backed pages")
         ->option_text("FILE");
     auto* json = app.add_flag_callback(
-        "--json", [&] { options.format = heapkit::stats::ReportFormat::json; },
-        "print JSON for machines instead of the table");
+                        "--json", [&] { options.format = heapkit::stats::ReportFormat::json; },
+                        "print JSON for machines instead of the table")
+                     ->option_text(" "); // not "Excludes: --svg" where options show values
     app.add_flag_callback(
            "--svg", [&] { options.format = heapkit::stats::ReportFormat::svg; },
            "draw the waterfall as an SVG chart instead of the table")
-        ->excludes(json);
+        ->excludes(json)
+        ->option_text(" ");
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
     app.set_version_flag("--version", std::string("jestat (heapkit) ") + heapkit::cmd::version);

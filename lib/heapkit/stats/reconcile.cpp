@@ -69,8 +69,13 @@ void held_rows(const Reconciliation& out, std::vector<Row>& rows) {
                     fmt::format("tcache_max (now {} bytes), tcache:false, thread.tcache.flush; "
                                 "fewer threads",
                                 stats.tcache_max)});
-    rows.push_back({"allocated", "= allocated", signed_bytes(stats.allocated), true,
-                    "stats.allocated: bytes in allocations of the program and thread caches.", ""});
+    // jemalloc 5.3 allocates malloc_stats_print's 64 KiB output buffer before it reads
+    // the figures it prints (src/jemalloc.c, buf_writer_init).
+    std::string what = "stats.allocated: bytes in allocations of the program and thread caches";
+    what += stats.version.starts_with("5.3")
+                ? ", and the 64 KiB buffer malloc_stats_print held while printing."
+                : ".";
+    rows.push_back({"allocated", "= allocated", signed_bytes(stats.allocated), true, what, ""});
 }
 
 // stats.allocated up to stats.active: slabs and page rounding.

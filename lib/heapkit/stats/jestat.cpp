@@ -12,6 +12,8 @@
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <cstdint>
+
 namespace heapkit::stats {
 
 Result<JemallocStats> parse_stats(std::string_view text, std::string_view source) {
@@ -31,7 +33,8 @@ Result<int64_t> profile_inuse(const std::string& path) {
     HEAPKIT_TRY_ASSIGN(RawDump dump, read_dump(path));
     int64_t total = 0;
     for (const RawStack& stack : dump.stacks) {
-        total += unsample(stack.total, dump.sample_period).inuse_space;
+        int64_t bytes = unsample(stack.total, dump.sample_period).inuse_space;
+        total = bytes > INT64_MAX - total ? INT64_MAX : total + bytes; // saturates, as unsample
     }
     return total;
 }

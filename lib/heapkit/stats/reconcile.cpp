@@ -7,8 +7,12 @@
 namespace heapkit::stats {
 namespace {
 
+// Figures past 2^56 bytes (64 PiB) are not a real process's: capped there, the sums and
+// differences of a waterfall's dozen rows cannot overflow.
+constexpr int64_t max_bytes = int64_t{1} << 56;
+
 int64_t signed_bytes(uint64_t bytes) {
-    return static_cast<int64_t>(std::min<uint64_t>(bytes, INT64_MAX));
+    return static_cast<int64_t>(std::min<uint64_t>(bytes, max_bytes));
 }
 
 std::string decay_words(int64_t ms) {
@@ -191,7 +195,9 @@ Reconciliation reconcile(const JemallocStats& stats, std::optional<int64_t> prof
                          const std::optional<ResidentMemory>& resident) {
     Reconciliation out;
     out.stats = stats;
-    out.profile_inuse = profile_inuse;
+    if (profile_inuse) {
+        out.profile_inuse = std::clamp(*profile_inuse, -max_bytes, max_bytes);
+    }
     out.resident = resident;
     out.worst_bins = worst_bins(stats.merged.bins, out.slab_waste);
     held_rows(out, out.allocator);

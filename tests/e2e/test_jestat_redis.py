@@ -78,16 +78,20 @@ try:
     # 200000 keys, then a quarter deleted at random: partly used slabs.
     check(ask(("DEBUG", "POPULATE", "200000", "key", "100")) == ["OK"], "DEBUG POPULATE failed")
     ask(*[("DEL", *[f"key:{i}" for i in range(j, j + 1000, 4)]) for j in range(0, 200000, 1000)])
-    # INFO's allocator figures are redis' copy from its last cron tick (every 100 ms): the
-    # request is retried until INFO answers the same before and after MALLOC-STATS.
-    for attempt in range(10):
+    # INFO's allocator figures are redis' copy from its last cron tick (every 100 ms): a
+    # tick during the deletes holds their buffers. The request is repeated, 150 ms apart,
+    # until INFO answers the same before and after MALLOC-STATS and as the time before (a
+    # tick came between them: the copy is of the quiet server).
+    previous = None
+    for attempt in range(20):
+        time.sleep(0.15)
         before, stats, after = ask(("INFO", "memory"), ("MEMORY", "MALLOC-STATS"),
                                    ("INFO", "memory"))
-        if allocator(before) == allocator(after):
+        if allocator(before) == allocator(after) == previous:
             break
-        time.sleep(0.05)
+        previous = allocator(after)
     else:
-        check(False, "INFO memory changed around every MEMORY MALLOC-STATS")
+        check(False, "INFO memory never settled around MEMORY MALLOC-STATS in 3 s")
     smaps = open(f"/proc/{redis.pid}/smaps").read()
 finally:
     if redis.poll() is None:

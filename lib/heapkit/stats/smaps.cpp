@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/stats/smaps.hpp"
 
+#include "heapkit/util/text.hpp"
+
 #include <charconv>
 
 namespace heapkit::stats {
@@ -76,18 +78,12 @@ public:
         , m_source(source) {}
 
     Result<ResidentMemory> read() {
-        size_t at = 0;
-        size_t number = 0;
-        while (at < m_text.size()) {
-            size_t end = m_text.find('\n', at);
-            end = end == std::string_view::npos ? m_text.size() : end;
-            std::string_view line = m_text.substr(at, end - at);
-            at = end + 1;
-            ++number;
-            if (line.empty()) {
+        LineCursor lines(m_text);
+        while (auto line = lines.next()) {
+            if (line->empty()) {
                 continue;
             }
-            if (auto done = take(line, number); !done) {
+            if (auto done = take(*line, lines.line_number()); !done) {
                 return tl::unexpected(done.error());
             }
         }

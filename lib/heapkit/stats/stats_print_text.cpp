@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/stats/stats_print_text.hpp"
 
+#include "heapkit/util/text.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <charconv>
@@ -83,13 +84,14 @@ std::string_view in_force(std::string_view line) {
 class TextReader {
 public:
     TextReader(std::string_view text, std::string_view source)
-        : m_text(text)
+        : m_lines(text)
         , m_source(source) {}
 
     Result<JemallocStats> read() {
         m_out.format = "text";
         bool ended = false;
-        while (next_line()) {
+        while (auto next = m_lines.next()) {
+            m_line = *next;
             if (trim(m_line) == end_marker) {
                 ended = true;
                 break;
@@ -116,20 +118,8 @@ public:
     }
 
 private:
-    bool next_line() {
-        if (m_at >= m_text.size()) {
-            return false;
-        }
-        size_t end = m_text.find('\n', m_at);
-        end = end == std::string_view::npos ? m_text.size() : end;
-        m_line = m_text.substr(m_at, end - m_at);
-        m_at = end + 1;
-        ++m_number;
-        return true;
-    }
-
     tl::unexpected<Error> bad(std::string_view what) const {
-        return fail("{}:{}: {}", m_source, m_number, what);
+        return fail("{}:{}: {}", m_source, m_lines.line_number(), what);
     }
 
     Result<uint64_t> value_of(std::string_view token) const {
@@ -142,7 +132,7 @@ private:
 
     Result<void> line() {
         std::string_view text = trim(m_line);
-        if (m_number == 1 && text != begin_marker) {
+        if (m_lines.line_number() == 1 && text != begin_marker) {
             return bad(fmt::format("not jemalloc statistics (expected \"{}\")", begin_marker));
         }
         if (text.starts_with("Version: ")) {
@@ -337,11 +327,9 @@ private:
         return {};
     }
 
-    std::string_view m_text;
+    LineCursor m_lines;
     std::string_view m_source;
-    size_t m_at = 0;
-    std::string_view m_line;
-    size_t m_number = 0;
+    std::string_view m_line; // the line being read
     JemallocStats m_out;
     bool m_totals = false;
     bool m_chosen = false;        // an arena section is being or has been read

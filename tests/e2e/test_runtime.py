@@ -208,6 +208,9 @@ try:
     status, body = request("/debug/jemalloc/stats")
     check(status == 200 and b"From the heap profile to jemalloc's address space" in body,
           f"/debug/jemalloc/stats: {body[:200]!r}")
+    status, body = request("/debug/jemalloc/stats?format=html")
+    check(status == 200 and body.startswith(b"<!DOCTYPE html>") and b"<svg " in body and
+          b"<pre>" in body and b"= RSS" in body, f"format=html: {body[:200]!r}")
     check(request("/debug/jemalloc/stats?format=pdf")[0] == 400, "format=pdf")
 finally:
     stop(process)

@@ -13,7 +13,7 @@ namespace {
 std::string document(const std::string& arenas, const std::string& config_stats = "true") {
     return R"({"jemalloc":{"version":"5.3.0-0-gtest","config":{"prof":true,"stats":)" +
            config_stats +
-           R"(},"opt":{"retain":true,"narenas":8,"background_thread":false,"tcache":true,
+           R"(},"opt":{"retain":true,"prof":true,"prof_prefix":"jeprof","narenas":8,"background_thread":false,"tcache":true,
 "lg_tcache_max":15,"stats_print":true,"stats_print":true},
 "arenas":{"narenas":9,"dirty_decay_ms":10000,"muzzy_decay_ms":-1,"page":4096,
 "tcache_max":32768,"bin":[{"size":8,"nregs":512,"slab_size":4096,"nshards":1},
@@ -44,6 +44,7 @@ TEST_CASE("heapkit::stats::parse_stats_json reads one arena") {
     CHECK(stats->muzzy_decay_ms == -1);
     CHECK(stats->tcache_max == 32768);
     CHECK(stats->retain);
+    CHECK(stats->profiling);
     CHECK(stats->arenas_in_use == 1);
     CHECK(stats->merged.pdirty == 3);
     CHECK(stats->merged.tcache_bytes == 96);

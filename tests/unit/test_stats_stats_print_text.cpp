@@ -21,6 +21,9 @@ Run-time option settings
   opt.dirty_decay_ms: 10000 (arenas.dirty_decay_ms: 5000)
   opt.muzzy_decay_ms: 0 (arenas.muzzy_decay_ms: 0)
   opt.tcache: true
+  opt.prof: true
+  opt.prof_prefix: "jeprof"
+  opt.prof_active: true (prof.active: false)
 Arenas: 9
 Quantum size: 16
 Page size: 4096
@@ -68,6 +71,7 @@ TEST_CASE("heapkit::stats::parse_stats_print_text reads redis' MEMORY MALLOC-STA
     CHECK(stats->active == 5574656);
     CHECK(stats->retained == 2277376);
     CHECK(stats->background_thread); // the value in force, not opt's
+    CHECK(stats->profiling);
     CHECK(stats->dirty_decay_ms == 5000);
     CHECK(stats->tcache_max == 32768);
     CHECK(stats->narenas == 9);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/jemalloc_stats_page.hpp"
 
+#include "heapkit/emit/flame_text.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/stats/jestat.hpp"
 #include "heapkit/stats/smaps.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
 #include <array>
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -26,6 +28,23 @@ StatsPrint find_stats_print(const Mallctl& mallctl) {
     std::string name = mallctl.symbol();
     name = name.substr(0, name.size() - std::string_view("mallctl").size()) + "malloc_stats_print";
     return reinterpret_cast<StatsPrint>(::dlsym(RTLD_DEFAULT, name.c_str()));
+}
+
+// The chart above the table, for a browser. The SVG goes in inline, without its XML
+// declaration (HTML has none).
+std::string html_page(const stats::Reconciliation& report) {
+    std::string chart = stats::render(report, stats::ReportFormat::svg, "this process");
+    chart.erase(0, chart.find("<svg"));
+    // escape_xml replaces control characters, line breaks included: a line at a time.
+    std::string table;
+    std::string text = stats::render(report, stats::ReportFormat::text, "this process");
+    for (size_t at = 0, end = 0; at < text.size(); at = end + 1) {
+        end = std::min(text.find('\n', at), text.size());
+        table += escape_xml(std::string_view(text).substr(at, end - at)) + "\n";
+    }
+    return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Why is RSS bigger than "
+           "the heap profile?</title></head><body>\n" +
+           chart + "<pre>" + table + "</pre>\n</body></html>\n";
 }
 
 std::optional<stats::ReportFormat> format_named(const std::string& name) {
@@ -103,9 +122,10 @@ Response jemalloc_stats_page(const Request& request) {
         return failure(400, query.error());
     }
     auto named = query->find("format");
-    auto format = format_named(named == query->end() ? "text" : named->second);
-    if (!format) {
-        return failure(400, Error{"/debug/jemalloc/stats: format is text, json or svg"});
+    std::string name = named == query->end() ? "text" : named->second;
+    auto format = format_named(name);
+    if (!format && name != "html") {
+        return failure(400, Error{"/debug/jemalloc/stats: format is text, html, json or svg"});
     }
     if (auto mallctl = Mallctl::find(); !mallctl) {
         return failure(404, mallctl.error());
@@ -113,6 +133,11 @@ Response jemalloc_stats_page(const Request& request) {
     auto report = reconcile_this_process();
     if (!report) {
         return failure(500, report.error());
+    }
+    if (!format) {
+        Response page = text(200, html_page(*report));
+        page.content_type = "text/html; charset=utf-8";
+        return page;
     }
     Response response = text(200, stats::render(*report, *format, "this process"));
     response.content_type = content_type(*format);

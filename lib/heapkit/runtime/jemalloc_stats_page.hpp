@@ -19,8 +19,9 @@ Result<std::string> print_jemalloc_stats(const Mallctl& mallctl);
 // This process's figures reconciled: the statistics and smaps_rollup read now.
 Result<stats::Reconciliation> reconcile_this_process();
 
-// GET /debug/jemalloc/stats[?format=text|json|svg]: the reconciliation as jestat prints it.
-// 400 for another format, 404 without jemalloc, 500 when its statistics cannot be read.
+// GET /debug/jemalloc/stats[?format=text|html|json|svg]: the reconciliation as jestat prints
+// it (html: the chart above the table). 400 for another format, 404 without jemalloc, 500 when its
+// statistics cannot be read.
 Response jemalloc_stats_page(const Request& request);
 
 // Prometheus gauges, one per row: heapkit_jemalloc_waterfall_bytes{row="…"} and

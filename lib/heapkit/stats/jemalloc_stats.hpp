@@ -62,6 +62,7 @@ struct JemallocStats {
     bool background_thread = false; // background_thread (the current value, not opt)
     bool retain = false;            // opt.retain
     bool tcache = true;             // opt.tcache
+    bool profiling = false;         // opt.prof: sampled small objects get pages of their own
     uint64_t tcache_max = 0;        // arenas.tcache_max: largest size class cached
     int64_t narenas_option = 0;     // opt.narenas: arenas for automatic assignment
     uint64_t narenas = 0;           // arenas.narenas: arenas that exist (incl. manual)

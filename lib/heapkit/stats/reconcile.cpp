@@ -101,10 +101,18 @@ void active_rows(const Reconciliation& out, std::vector<Row>& rows) {
                                     "long-lived objects apart (their own arena); "
                                     "arena.<i>.purge cannot free it",
                                     stats.arenas_in_use)});
-        rows.push_back({"large_rounding", "large page rounding", gap - slabs, false,
-                        "Large allocations rounded up to pages, plus the page cache_oblivious "
-                        "adds to each.",
-                        "cache_oblivious:false, sizes that are multiples of the page"});
+        // jemalloc counts a sampled object's requested size class as allocated, but gives
+        // it a large extent (at least 16 KiB in 5.3) so that it can carry its profile.
+        rows.push_back(
+            {"large_rounding", "large page rounding", gap - slabs, false,
+             stats.profiling
+                 ? "Large allocations rounded up to pages, the page cache_oblivious adds to "
+                   "each, and (profiling is on) the extent of its own each sampled small "
+                   "object is given."
+                 : "Large allocations rounded up to pages, plus the page cache_oblivious adds "
+                   "to each.",
+             stats.profiling ? "lg_prof_sample (fewer sampled objects), cache_oblivious:false"
+                             : "cache_oblivious:false, sizes that are multiples of the page"});
     }
     rows.push_back({"active", "= active", signed_bytes(stats.active), true,
                     "stats.active: pages of extents in use (slabs and large allocations).", ""});

@@ -180,6 +180,9 @@ Result<void> read_options(const Fields& root, JemallocStats& out) {
     HEAPKIT_TRY_ASSIGN(Fields general, root.object("arenas"));
     HEAPKIT_TRY_ASSIGN(out.retain, opt.boolean("retain"));
     HEAPKIT_TRY_ASSIGN(out.tcache, opt.boolean("tcache"));
+    if (opt.has("prof")) { // a jemalloc built without --enable-prof prints no opt.prof
+        HEAPKIT_TRY_ASSIGN(out.profiling, opt.boolean("prof"));
+    }
     HEAPKIT_TRY_ASSIGN(out.narenas_option, opt.i64("narenas"));
     HEAPKIT_TRY_ASSIGN(out.background_thread, opt.boolean("background_thread"));
     HEAPKIT_TRY_ASSIGN(out.page, general.u64("page"));

@@ -172,6 +172,7 @@ private:
         };
         set_bool("opt.retain", m_out.retain);
         set_bool("opt.tcache", m_out.tcache);
+        set_bool("opt.prof", m_out.profiling);
         set_bool("opt.background_thread", m_out.background_thread);
         auto set_decay = [&](std::string_view label, int64_t& target) -> Result<void> {
             std::string_view value = labelled(text, label);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // heapfold: jemalloc heap dumps -> collapsed stacks for flamegraph.pl, or a flame graph.
-#include "../tool_main.hpp"
+#include "../run.hpp"
 
 namespace {
 
@@ -18,9 +18,11 @@ std::optional<heapkit::FrameStyle> parse_frame_style(std::string_view text) {
 }
 
 // flamegraph.pl's options, under its names; they all need --svg.
-void add_flame_flags(CLI::App& app, bool& draw, heapkit::FlameOptions& flame) {
-    auto* svg = app.add_flag("--svg", draw,
-                             "draw an interactive SVG flame graph instead of printing the stacks");
+CLI::Option* add_flame_flags(CLI::App& app, heapkit::ViewOptions& view) {
+    heapkit::FlameOptions& flame = view.flame;
+    auto* svg = app.add_flag_callback(
+        "--svg", [&view] { view.kind = heapkit::ViewKind::flame_graph; },
+        "draw an interactive SVG flame graph instead of printing the stacks");
     std::string group = "Flame graph (with --svg)";
     app.add_option("--title", flame.title, "the graph's title (default: Flame Graph)")
         ->option_text("TEXT")
@@ -64,90 +66,61 @@ void add_flame_flags(CLI::App& app, bool& draw, heapkit::FlameOptions& flame) {
         ->option_text(" ")
         ->needs(svg)
         ->group(group);
+    return svg;
+}
+
+// heapfold's own flags: the frame text, and which view (--svg, --text; else the stacks).
+void add_view_flags(CLI::App& app, heapkit::cmd::ToolOptions& options) {
+    heapkit::ViewOptions& view = options.view;
+    app.add_option_function<std::string>(
+           "--frame",
+           [&view](const std::string& text) { view.folded.style = *parse_frame_style(text); },
+           "frame text: function (default), function+line (\"name (file.c:12)\"), "
+           "address (module+0xOFFSET)")
+        ->option_text("STYLE")
+        ->check(heapkit::cmd::parsed_by(parse_frame_style, "frame style",
+                                        "function, function+line or address"));
+    app.add_flag("--annotate-inline", view.folded.annotate_inline,
+                 "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
+    app.add_flag("--label-dumps", view.folded.dump_frames,
+                 "start every stack with a frame naming its dump (the file's base name), "
+                 "before any thread frame")
+        ->excludes("--base");
+    auto* svg = add_flame_flags(app, view);
+    auto* text = app.add_flag_callback(
+                        "--text", [&view] { view.kind = heapkit::ViewKind::text; },
+                        "print a table of functions (flat, flat%, sum%, cum, cum%) like jeprof "
+                        "--text and go tool pprof -top")
+                     ->excludes(svg);
+    text->excludes("--growth");
+    auto* node_count =
+        app.add_option_function<size_t>(
+               "--nodecount",
+               [&view](size_t count) { view.text.node_count = view.growth.node_count = count; },
+               "list only the N functions with the largest flat values (default: all); with "
+               "--growth, the N strongest suspects (default 10)")
+            ->option_text("N");
+    app.final_callback([&options, node_count, text] {
+        if (node_count->count() > 0 && text->count() == 0 && !options.request.series) {
+            throw CLI::ValidationError("--nodecount", "needs --text or --growth");
+        }
+    });
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
     heapkit::cmd::ToolOptions options;
-    heapkit::FoldedOptions folded;
-    bool draw = false;
-    heapkit::FlameOptions flame;
-    bool table = false;
-    heapkit::TextOptions text;
     CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input), "
                  "or draw them as a flame graph.",
                  "heapfold");
     heapkit::cmd::add_common_flags(app, options, "value to print");
-    app.add_option_function<std::string>(
-           "--frame", [&](const std::string& text) { folded.style = *parse_frame_style(text); },
-           "frame text: function (default), function+line (\"name (file.c:12)\"), "
-           "address (module+0xOFFSET)")
-        ->option_text("STYLE")
-        ->check(heapkit::cmd::parsed_by(parse_frame_style, "frame style",
-                                        "function, function+line or address"));
-    app.add_flag("--annotate-inline", folded.annotate_inline,
-                 "mark inlined frames with _[i] (flamegraph.pl colours them apart)");
-    app.add_flag("--label-dumps", folded.dump_frames,
-                 "start every stack with a frame naming its dump (the file's base name), "
-                 "before any thread frame")
-        ->excludes("--base");
-    add_flame_flags(app, draw, flame);
-    auto* text_flag = app.add_flag("--text", table,
-                                   "print a table of functions (flat, flat%, sum%, cum, cum%) "
-                                   "like jeprof --text and go tool pprof -top")
-                          ->excludes("--svg");
-    text_flag->excludes("--growth");
-    auto* node_count =
-        app.add_option("--nodecount", text.node_count,
-                       "list only the N functions with the largest flat values (default: all); "
-                       "with --growth, the N strongest suspects (default 10)")
-            ->option_text("N");
-    app.final_callback([&] {
-        if (node_count->count() > 0 && !table && !options.growth) {
-            throw CLI::ValidationError("--nodecount", "needs --text or --growth");
-        }
-    });
+    add_view_flags(app, options);
     app.footer("Examples:\n"
                "  heapfold --svg jeprof.1234.0.f.heap -o heap.svg\n"
                "  heapfold --base old.heap new.heap --svg -o grew.svg\n"
                "  heapfold --growth jeprof.1234.*.i*.heap\n"
                "  heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem --countname=bytes "
                "> heap.svg");
-    auto configure = [&] {
-        folded.sample = options.load.sample;
-        folded.frames = options.frames;
-        folded.thread_frames = options.load.per_thread;
-    };
-    auto write_series = [&](std::vector<heapkit::Profile>& dumps) {
-        configure();
-        heapkit::GrowthOptions growth;
-        if (node_count->count() > 0) {
-            growth.node_count = text.node_count;
-        }
-        return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
-            return draw ? heapkit::write_growth_graph(dumps, folded, growth, flame, sink)
-                        : heapkit::write_growth_report(dumps, folded, growth, sink);
-        });
-    };
-    return heapkit::cmd::run(
-        app, argc, argv, options,
-        [&](heapkit::Profile& profile, const heapkit::Profile* base) {
-            configure();
-            return heapkit::write_output(options.output, false, [&](const heapkit::Sink& sink) {
-                if (table) {
-                    return base
-                               ? heapkit::write_text_report_diff(*base, profile, folded, text, sink)
-                               : heapkit::write_text_report(profile, folded, text, sink);
-                }
-                if (draw) {
-                    return base ? heapkit::write_flame_graph_diff(*base, profile, folded, flame,
-                                                                  sink)
-                                : heapkit::write_flame_graph(profile, folded, flame, sink);
-                }
-                return base ? heapkit::write_folded_diff(*base, profile, folded, sink)
-                            : heapkit::write_folded(profile, folded, sink);
-            });
-        },
-        write_series);
+    return heapkit::cmd::run(app, argc, argv, options);
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // jeprof2pprof: jemalloc heap dumps -> gzipped pprof protobuf.
-#include "../tool_main.hpp"
+#include "../run.hpp"
 
 int main(int argc, char** argv) {
     heapkit::cmd::ToolOptions options;
-    heapkit::PprofOptions pprof;
+    options.view.kind = heapkit::ViewKind::pprof;
+    heapkit::PprofOptions& pprof = options.view.pprof;
     CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format).",
                  "jeprof2pprof");
     heapkit::cmd::add_common_flags(app, options, "default sample type");
@@ -21,28 +22,5 @@ int main(int argc, char** argv) {
                "heap.pb.gz\n"
                "  jeprof2pprof --growth jeprof.1234.*.i*.heap -o growth.pb.gz && "
                "go tool pprof -top -sample_index=growth growth.pb.gz");
-    auto write_series = [&](std::vector<heapkit::Profile>& dumps) {
-        pprof.default_type = options.load.sample;
-        pprof.frames = options.frames;
-        return heapkit::write_output(options.output, true, [&](const heapkit::Sink& sink) {
-            auto bytes = heapkit::write_growth_pprof(dumps, pprof);
-            return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
-        });
-    };
-    return heapkit::cmd::run(
-        app, argc, argv, options,
-        [&](heapkit::Profile& profile, const heapkit::Profile* base) {
-            if (base != nullptr) {
-                if (auto subtracted = heapkit::subtract_base(profile, *base); !subtracted) {
-                    return subtracted;
-                }
-            }
-            pprof.default_type = options.load.sample;
-            pprof.frames = options.frames;
-            return heapkit::write_output(options.output, true, [&](const heapkit::Sink& sink) {
-                auto bytes = heapkit::write_pprof(profile, pprof);
-                return bytes ? sink(*bytes) : tl::unexpected(bytes.error());
-            });
-        },
-        write_series);
+    return heapkit::cmd::run(app, argc, argv, options);
 }

@@ -1,93 +1,119 @@
 // SPDX-License-Identifier: MIT
-// The front door's one pipeline, shared by the tools and the runtime.
+// The front door: what a tool asks for, loaded, and written as one view.
 #include "heapkit/heapkit.hpp"
 
-#include "heapkit/model/build_profile.hpp"
-#include "heapkit/read/read_dump.hpp"
-#include "heapkit/symbolize/symbolize.hpp"
-#include "heapkit/util/gzip.hpp"
-#include "heapkit/util/output.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace heapkit {
 namespace {
 
-Result<RawDump> read_input(const Input& input) {
-    if (!input.bytes) {
-        return read_dump(input.name);
-    }
-    if (is_gzip(*input.bytes)) {
-        HEAPKIT_TRY_ASSIGN(std::string text, gunzip(*input.bytes, input.name));
-        return parse_dump(text, input.name);
-    }
-    return parse_dump(*input.bytes, input.name);
-}
-
-// Pass 1, read: every input parsed; a dump given twice is counted twice, with a warning.
-Result<std::vector<RawDump>> read_inputs(std::span<const Input> inputs, LoadReport& report) {
-    if (inputs.empty()) {
-        return fail("no input dump given");
-    }
-    if (std::count_if(inputs.begin(), inputs.end(),
-                      [](const Input& input) { return !input.bytes && input.name == "-"; }) > 1) {
-        return fail("standard input (\"-\") is given more than once; it can be read only once");
-    }
-    std::vector<RawDump> dumps;
-    std::set<std::string> seen;
-    for (const Input& input : inputs) {
-        if (!input.bytes && !seen.insert(input.name).second) {
-            report.warnings.push_back(fmt::format(
-                "{} is given more than once; its samples are counted each time", input.name));
+// What loading said of `more`, added to `into`: a warning said of the dumps and again of
+// the bases is said once.
+void add_report(LoadReport& into, LoadReport more) {
+    for (std::string& warning : more.warnings) {
+        if (std::find(into.warnings.begin(), into.warnings.end(), warning) == into.warnings.end()) {
+            into.warnings.push_back(std::move(warning));
         }
-        HEAPKIT_TRY_ASSIGN(RawDump dump, read_input(input));
-        dumps.push_back(std::move(dump));
     }
-    return dumps;
+    into.unnamed_locations += more.unnamed_locations;
 }
 
-// Pass 4, symbolize: names for every location, and what could not be named, summed up
-// per file with the next step.
-void name_frames(Loaded& loaded, const LoadOptions& options) {
-    SymbolizeReport symbols = symbolize(loaded.profile, options.symbols);
-    for (std::string& warning : symbols.warnings) {
-        loaded.report.warnings.push_back(std::move(warning));
+Result<Profile> load_filtered(std::span<const Input> inputs, const ViewRequest& request,
+                              LoadReport& report) {
+    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile(inputs, request.load));
+    HEAPKIT_TRY(filter_stacks(loaded.profile, request.stacks));
+    add_report(report, std::move(loaded.report));
+    return std::move(loaded.profile);
+}
+
+Result<Views> load_series_views(const ViewRequest& request) {
+    if (!request.bases.empty()) {
+        return fail("a series is ranked by what grows within it: it takes no base");
     }
-    if (!options.symbols.names) {
-        return;
+    HEAPKIT_TRY_ASSIGN(LoadedSeries loaded, load_series(request.inputs, request.load));
+    for (Profile& dump : loaded.dumps) {
+        HEAPKIT_TRY(filter_stacks(dump, request.stacks));
     }
-    loaded.report.unnamed_locations = symbols.unnamed_locations;
-    for (std::string& line :
-         describe_unnamed(symbols.modules, symbols.unmapped, options.list_unnamed)) {
-        loaded.report.warnings.push_back(std::move(line));
+    Views views;
+    views.series = std::move(loaded.dumps);
+    views.report = std::move(loaded.report);
+    return views;
+}
+
+// pprof has no two-sided profile: the change is the profile less the base.
+Result<std::string> change_pprof(Views& views, const PprofOptions& options) {
+    HEAPKIT_TRY(subtract_base(views.profile, *views.base));
+    return write_pprof(views.profile, options);
+}
+
+Result<void> write_pprof_view(Views& views, const ViewOptions& options, const Sink& sink) {
+    PprofOptions pprof = options.pprof;
+    pprof.default_type = options.folded.sample;
+    pprof.frames = options.folded.frames;
+    HEAPKIT_TRY_ASSIGN(std::string bytes, !views.series.empty()
+                                              ? write_growth_pprof(views.series, pprof)
+                                          : views.base ? change_pprof(views, pprof)
+                                                       : write_pprof(views.profile, pprof));
+    return sink(bytes);
+}
+
+Result<void> write_series_view(Views& views, const ViewOptions& options, const Sink& sink) {
+    switch (options.kind) {
+    case ViewKind::folded:
+        return write_growth_report(views.series, options.folded, options.growth, sink);
+    case ViewKind::flame_graph:
+        return write_growth_graph(views.series, options.folded, options.growth, options.flame,
+                                  sink);
+    case ViewKind::pprof:
+        return write_pprof_view(views, options, sink);
+    case ViewKind::text:
+        break;
     }
+    return fail("a series has no table of functions: its table ranks stacks by growth");
+}
+
+Result<void> write_profile_view(Views& views, const ViewOptions& options, const Sink& sink) {
+    const FoldedOptions& folded = options.folded;
+    const Profile& after = views.profile;
+    switch (options.kind) {
+    case ViewKind::folded:
+        return views.base ? write_folded_diff(*views.base, after, folded, sink)
+                          : write_folded(after, folded, sink);
+    case ViewKind::flame_graph:
+        return views.base ? write_flame_graph_diff(*views.base, after, folded, options.flame, sink)
+                          : write_flame_graph(after, folded, options.flame, sink);
+    case ViewKind::text:
+        return views.base ? write_text_report_diff(*views.base, after, folded, options.text, sink)
+                          : write_text_report(after, folded, options.text, sink);
+    case ViewKind::pprof:
+        break;
+    }
+    return write_pprof_view(views, options, sink);
 }
 
 } // namespace
 
-Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& options) {
-    return catching([&]() -> Result<Loaded> {
-        Loaded loaded;
-        HEAPKIT_TRY_ASSIGN(std::vector<RawDump> dumps, read_inputs(inputs, loaded.report));
-        // Passes 2 and 3, unsample and model: one profile of all dumps.
-        loaded.profile = build_profile(dumps, BuildOptions{options.per_thread});
-        dumps.clear(); // the profile holds all it needs of them
-        HEAPKIT_TRY(check_sample_type(loaded.profile, options.sample));
-        name_frames(loaded, options);
-        return loaded;
-    });
+Result<Views> load_views(const ViewRequest& request) {
+    if (request.series) {
+        return load_series_views(request);
+    }
+    Views views;
+    HEAPKIT_TRY_ASSIGN(views.profile, load_filtered(request.inputs, request, views.report));
+    if (!request.bases.empty()) {
+        HEAPKIT_TRY_ASSIGN(views.base, load_filtered(request.bases, request, views.report));
+    }
+    return views;
 }
 
-Result<void> write_output(const std::string& path, bool binary,
-                          const std::function<Result<void>(const Sink&)>& produce) {
-    return catching([&]() -> Result<void> {
-        OutputStream out({path, binary});
-        HEAPKIT_TRY(out.open());
-        HEAPKIT_TRY(produce([&](std::string_view piece) { return out.write(piece); }));
-        return out.commit();
-    });
+Result<void> write_view(Views views, const ViewOptions& options, const Sink& sink) {
+    return views.series.empty() ? write_profile_view(views, options, sink)
+                                : write_series_view(views, options, sink);
+}
+
+bool is_binary(ViewKind kind) {
+    return kind == ViewKind::pprof;
 }
 
 } // namespace heapkit

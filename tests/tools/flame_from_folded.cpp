@@ -7,7 +7,8 @@
 //
 // flame_from_folded [--differential] [--reverse] [--inverted] [--countname UNIT]
 //                   [--width PX] [--minwidth PX|PCT%]
-#include "heapkit/emit/flame_svg.hpp"
+#include "heapkit/emit/flame/graph.hpp"
+#include "heapkit/emit/flame/svg.hpp"
 
 #include <cstdio>
 #include <string>

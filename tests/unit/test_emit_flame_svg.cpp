@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/flame_svg.hpp"
-#include "heapkit/emit/flame_text.hpp"
+#include "heapkit/emit/flame/graph.hpp"
+#include "heapkit/emit/flame/labels.hpp"
+#include "heapkit/emit/flame/svg.hpp"
+#include "heapkit/emit/quantity.hpp"
+#include "heapkit/util/xml.hpp"
 
 #include <algorithm>
 #include <doctest/doctest.h>

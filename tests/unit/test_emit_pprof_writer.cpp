@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/allocator_frames.hpp"
 #include "heapkit/emit/pprof_writer.hpp"
+#include "heapkit/emit/stacks/allocator_frames.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "profile.pb.h"
 #include "test_profiles.hpp"
@@ -215,10 +216,10 @@ TEST_CASE("heapkit::encode_pprof adds sample types of the caller's values") {
     }
 }
 
-TEST_CASE("heapkit::encode_pprof writes Go's CPU profile types when given a CPU period") {
+TEST_CASE("heapkit::encode_pprof writes Go's CPU profile types when given them") {
     Profile profile = test::make_profile(test::sample_dump);
     PprofOptions options;
-    options.cpu_period_nanos = 10'000'000; // 100 Hz
+    options.cpu = CpuSampleTypes{10'000'000, {3, 5, 7}, {30'000'000, 50'000'000, 70'000'000}};
     pb::Profile p = decode(encode_pprof(profile, options));
     check_valid(p);
     REQUIRE(p.sample_type_size() == 2);
@@ -234,8 +235,17 @@ TEST_CASE("heapkit::encode_pprof writes Go's CPU profile types when given a CPU 
     REQUIRE(p.sample_size() == 3);
     for (int s = 0; s < 3; ++s) {
         const Sample& sample = profile.samples[static_cast<size_t>(s)];
-        CHECK(p.sample(s).value(0) == sample.values.inuse_objects);
-        CHECK(p.sample(s).value(1) == sample.values.inuse_space);
+        CHECK(p.sample(s).value(0) == options.cpu->ticks[static_cast<size_t>(s)]);
+        CHECK(p.sample(s).value(1) == options.cpu->nanos[static_cast<size_t>(s)]);
         CHECK(static_cast<size_t>(p.sample(s).location_id_size()) == sample.location_count);
     }
+}
+
+TEST_CASE("heapkit::write_pprof refuses CPU sample types that do not cover every sample") {
+    Profile profile = test::make_profile(test::sample_dump);
+    PprofOptions options;
+    options.cpu = CpuSampleTypes{10'000'000, {3, 5}, {30, 50}};
+    auto written = write_pprof(profile, options);
+    REQUIRE_FALSE(written);
+    CHECK(written.error().message.find("every sample") != std::string::npos);
 }

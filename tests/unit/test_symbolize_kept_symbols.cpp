@@ -2,6 +2,7 @@
 #include "elf_files.hpp"
 #include "heapkit/symbolize/kept_symbols.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -49,7 +50,8 @@ TEST_CASE("heapkit::KeptSymbols opens a file once, and again when another file t
     // A failure is not kept: the next call tries again (here, a file appeared).
     std::string missing = (dir.path / "missing").string();
     CHECK_FALSE(kept.open(missing).file);
-    CHECK_FALSE(kept.open(missing).error.empty());
+    CHECK_FALSE(kept.open(missing).error.message.empty());
+    CHECK(kept.open(missing).error.system_error == ENOENT);
     std::filesystem::copy_file(built_file("twin_o1"), missing);
     CHECK(kept.open(missing).file);
     // Nor is one that the file's identity would not show: out of descriptors (EMFILE),
@@ -61,9 +63,12 @@ TEST_CASE("heapkit::KeptSymbols opens a file once, and again when another file t
     rlimit none = limit;
     none.rlim_cur = 3; // standard input, output and error: no descriptor left
     REQUIRE(::setrlimit(RLIMIT_NOFILE, &none) == 0);
-    bool opened_without_descriptors = static_cast<bool>(kept.open(later).file);
+    const OpenedFile& starved = kept.open(later);
+    bool opened_without_descriptors = static_cast<bool>(starved.file);
+    int why = starved.error.system_error;
     REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
     CHECK_FALSE(opened_without_descriptors);
+    CHECK(why == EMFILE); // typed, for the runtime to refuse a half-named answer
     CHECK(kept.open(later).file);
 }
 

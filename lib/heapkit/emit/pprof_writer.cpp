@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/pprof_writer.hpp"
 
-#include "heapkit/emit/allocator_frames.hpp"
-#include "heapkit/emit/clone_names.hpp"
-#include "heapkit/emit/dump_labels.hpp"
+#include "heapkit/emit/stacks/allocator_frames.hpp"
+#include "heapkit/emit/stacks/clone_names.hpp"
+#include "heapkit/emit/stacks/dump_labels.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/string_map.hpp"
 #include "heapkit/util/try.hpp"
@@ -15,6 +15,7 @@
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
@@ -101,10 +102,10 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
         value_type->set_type(strings.intern(type.type));
         value_type->set_unit(strings.intern(type.unit));
     }
-    bool cpu = options.cpu_period_nanos > 0;
+    bool cpu = options.cpu.has_value();
     out.mutable_period_type()->set_type(strings.intern(cpu ? "cpu" : "space"));
     out.mutable_period_type()->set_unit(strings.intern(cpu ? "nanoseconds" : "bytes"));
-    out.set_period(cpu ? options.cpu_period_nanos : static_cast<int64_t>(profile.period));
+    out.set_period(cpu ? options.cpu->period_nanos : static_cast<int64_t>(profile.period));
     out.set_default_sample_type(strings.intern(cpu ? "cpu" : name_of(options.default_type)));
     out.set_drop_frames(strings.intern(drop_frames_regex(
         options.frames.keep_allocator_frames || cpu, options.frames.drop_frames)));
@@ -218,7 +219,7 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
         // drop_frames cannot name what a stripped jemalloc leaves unnamed: cut those here,
         // keeping at least one location so that the sample still has a place.
         std::span<const uint32_t> locations = profile.locations_of(sample);
-        size_t skip = options.frames.keep_allocator_frames || options.cpu_period_nanos > 0
+        size_t skip = options.frames.keep_allocator_frames || options.cpu
                           ? 0
                           : allocator_module_prefix(profile, locations);
         skip = std::min(skip, locations.size() - (locations.empty() ? 0 : 1));
@@ -252,13 +253,8 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
     }
 }
 
-std::vector<ExtraSampleType> cpu_sample_types(const Profile& profile) {
-    std::vector<ExtraSampleType> types{{"samples", "count", {}}, {"cpu", "nanoseconds", {}}};
-    for (const Sample& sample : profile.samples) {
-        types[0].values.push_back(sample.values.inuse_objects);
-        types[1].values.push_back(sample.values.inuse_space);
-    }
-    return types;
+std::vector<ExtraSampleType> cpu_sample_types(const CpuSampleTypes& cpu) {
+    return {{"samples", "count", cpu.ticks}, {"cpu", "nanoseconds", cpu.nanos}};
 }
 
 } // namespace
@@ -272,9 +268,13 @@ std::string encode_pprof(const Profile& profile, const PprofOptions& options,
     StringTable strings(out);
     std::vector<SampleType> types = sample_types_of(profile);
     std::vector<ExtraSampleType> cpu_types;
-    if (options.cpu_period_nanos > 0) { // Go's two CPU types instead of the heap's four
+    if (options.cpu) { // Go's two CPU types instead of the heap's four
+        if (options.cpu->ticks.size() != profile.samples.size() ||
+            options.cpu->nanos.size() != profile.samples.size()) {
+            throw std::invalid_argument("CPU sample types need a value for every sample");
+        }
         types.clear();
-        cpu_types = cpu_sample_types(profile);
+        cpu_types = cpu_sample_types(*options.cpu);
         extra = cpu_types;
     }
     add_header(out, strings, profile, options, types, extra);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
 
 #include <cstdint>

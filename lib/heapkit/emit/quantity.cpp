@@ -8,6 +8,17 @@
 namespace heapkit {
 namespace {
 
+// flamegraph.pl divides 100 * part, an integer, by the total: so do we, in the same
+// order, so that the rounding to two decimals agrees (Perl too turns to floating point
+// when 100 * part overflows).
+template <class Integer> std::string percent(Integer part, uint64_t total) {
+    Integer hundredfold = 0;
+    double exact = __builtin_mul_overflow(part, 100, &hundredfold)
+                       ? static_cast<double>(part) * 100
+                       : static_cast<double>(hundredfold);
+    return fmt::format("{:.2f}", total == 0 ? 0.0 : exact / static_cast<double>(total));
+}
+
 constexpr const char* units[] = {"B", "kB", "MB", "GB", "TB"};
 
 // The unit that leaves `magnitude` below 1024 (TB at most), and the magnitude in it.
@@ -49,6 +60,26 @@ std::string quantity(double value, bool bytes) {
         return fmt::format("{}{:.1f}B", sign, magnitude);
     }
     return fmt::format("{}{:.2f}{}", sign, magnitude, units[unit]);
+}
+
+std::string with_thousands(uint64_t value) {
+    std::string digits = fmt::format("{}", value);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out += ',';
+        }
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string percent_of(uint64_t part, uint64_t total) {
+    return percent(part, total);
+}
+
+std::string percent_of(int64_t part, uint64_t total) {
+    return percent(part, total);
 }
 
 } // namespace heapkit

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Values as go tool pprof -top prints them, for the tables.
+// Numbers as the views print them: as go tool pprof -top does in the tables, as
+// flamegraph.pl does in flame graphs' titles.
 #pragma once
 
 #include <cstdint>
@@ -13,5 +14,12 @@ std::string quantity(int64_t value, bool bytes);
 // The same for a rate or a mean: "7.12kB", "512.5B", "0B", counts with one decimal below
 // 1000.
 std::string quantity(double value, bool bytes);
+
+// 1234567 -> "1,234,567".
+std::string with_thousands(uint64_t value);
+
+// 100 * part / total with two decimals ("12.50"), negative parts with a '-'.
+std::string percent_of(uint64_t part, uint64_t total);
+std::string percent_of(int64_t part, uint64_t total);
 
 } // namespace heapkit

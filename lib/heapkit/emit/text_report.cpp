@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // write_text_report (heapkit.hpp): jeprof --text / go tool pprof -top, from the flame
 // graph of the profile's collapsed stacks (so every view shows the same frames).
-#include "heapkit/emit/flame_graph.hpp"
-#include "heapkit/emit/flame_svg.hpp"
+#include "heapkit/emit/flame/svg.hpp"
+#include "heapkit/emit/flame/tree.hpp"
 #include "heapkit/emit/quantity.hpp"
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -121,7 +121,7 @@ Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
     return sink(out);
 }
 
-Result<void> write_report(const FoldedProducer& produce, bool differential,
+Result<void> write_report(const StackProducer& produce, bool differential,
                           const FoldedOptions& folded, const TextOptions& options,
                           const Sink& sink) {
     FlameInput input;
@@ -134,15 +134,15 @@ Result<void> write_report(const FoldedProducer& produce, bool differential,
 
 Result<void> write_text_report(const Profile& profile, const FoldedOptions& folded,
                                const TextOptions& options, const Sink& sink) {
-    auto produce = [&](const Sink& lines) { return write_folded(profile, folded, lines); };
+    auto produce = [&](const StackSink& stacks) { return fold_stacks(profile, folded, stacks); };
     return catching([&] { return write_report(produce, false, folded, options, sink); });
 }
 
 Result<void> write_text_report_diff(const Profile& before, const Profile& after,
                                     const FoldedOptions& folded, const TextOptions& options,
                                     const Sink& sink) {
-    auto produce = [&](const Sink& lines) {
-        return write_folded_diff(before, after, folded, lines);
+    auto produce = [&](const StackSink& stacks) {
+        return fold_stack_changes(before, after, folded, stacks);
     };
     return catching([&] { return write_report(produce, true, folded, options, sink); });
 }

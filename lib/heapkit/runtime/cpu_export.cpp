@@ -53,13 +53,20 @@ Profile cpu_profile(const CpuSamples& samples, bool names) {
 }
 
 Result<std::string> cpu_pprof(const CpuSamples& samples, bool names) {
+    Profile profile = cpu_profile(samples, names);
+    // cpu_profile keeps each stack's ticks as its objects and CPU time as its bytes.
+    CpuSampleTypes cpu{samples.period_nanos(), {}, {}};
+    for (const Sample& sample : profile.samples) {
+        cpu.ticks.push_back(sample.values.inuse_objects);
+        cpu.nanos.push_back(sample.values.inuse_space);
+    }
     PprofOptions options;
-    options.cpu_period_nanos = samples.period_nanos();
+    options.cpu = std::move(cpu);
     if (samples.dropped > 0) {
         options.comments.push_back(
             fmt::format("{} samples dropped: the sample buffer was full", samples.dropped));
     }
-    return write_pprof(cpu_profile(samples, names), options);
+    return write_pprof(profile, options);
 }
 
 std::string cpu_gperftools(const CpuSamples& samples) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/heapkit.hpp"
+#include "heapkit/emit/writers.hpp"
+#include "heapkit/load/load.hpp"
 #include "heapkit/runtime/cpu_sampler.hpp"
 
 #include <string>

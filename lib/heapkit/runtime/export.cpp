@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/export.hpp"
 
-#include "heapkit/emit/frame_text.hpp"
+#include "heapkit/emit/stacks/frame_text.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/maps.hpp"
 #include "heapkit/read/read_dump.hpp"
@@ -24,19 +24,6 @@ namespace {
 const std::shared_ptr<KeptSymbols>& kept_symbols() {
     static const std::shared_ptr<KeptSymbols> kept = make_kept_symbols(SymbolizeOptions{});
     return kept;
-}
-
-// A file that could not be opened because the process is out of descriptors: the names
-// it would have given are missing for a reason that says nothing about the file.
-std::optional<std::string> out_of_descriptors(const std::vector<std::string>& warnings) {
-    for (const std::string& warning : warnings) {
-        for (int error : {EMFILE, ENFILE}) {
-            if (warning.find(std::strerror(error)) != std::string::npos) {
-                return warning;
-            }
-        }
-    }
-    return std::nullopt;
 }
 
 // This process's mappings, as a dump would carry them.
@@ -86,7 +73,7 @@ Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& optio
     HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
     // Failed rather than served half-named: a client cannot tell a missing name from a
     // stripped file, and trying again later would give the full answer.
-    if (auto problem = out_of_descriptors(loaded.report.warnings)) {
+    if (const auto& problem = loaded.report.out_of_descriptors) {
         return fail("symbolization ran out of file descriptors: {}", *problem);
     }
     return std::move(loaded.profile);
@@ -115,10 +102,7 @@ Result<std::string> symbol_lines(const std::vector<uint64_t>& addresses) {
     }
     SymbolizeReport report;
     Profile profile = named_own_profile(std::move(dump), true, report);
-    for (const ModuleReport& module : report.modules) {
-        report.warnings.push_back(module.problem_text);
-    }
-    if (auto problem = out_of_descriptors(report.warnings)) {
+    if (const auto& problem = report.out_of_descriptors) {
         return fail("symbolization ran out of file descriptors: {}", *problem);
     }
     std::string out;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/jemalloc_stats_page.hpp"
 
-#include "heapkit/emit/flame_text.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/stats/jestat.hpp"
 #include "heapkit/stats/smaps.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/try.hpp"
+#include "heapkit/util/xml.hpp"
 
 #include <algorithm>
 #include <array>

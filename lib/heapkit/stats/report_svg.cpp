@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/stats/report_svg.hpp"
 
-#include "heapkit/emit/flame_text.hpp"
 #include "heapkit/emit/quantity.hpp"
+#include "heapkit/util/xml.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -2,9 +2,13 @@
 #include "heapkit/symbolize/elf_module.hpp"
 
 #include "heapkit/symbolize/dwarf_frames.hpp"
+#include "heapkit/util/unique_fd.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gelf.h>
 
@@ -98,6 +102,12 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     Dwfl* dwfl = module->m_dwfl.get();
     if (dwfl == nullptr) {
         return fail("{}: cannot start libdwfl: {}", path, last_dwfl_error());
+    }
+    // libdwfl opens the file itself and tells why it could not only in words: opened here
+    // first, a failure keeps its errno (out of descriptors is the process's problem, not
+    // the file's).
+    if (UniqueFd probe(::open(path.c_str(), O_RDONLY | O_CLOEXEC)); !probe) {
+        return fail_system(errno, "{}: cannot open: {}", path, std::strerror(errno));
     }
     dwfl_report_begin(dwfl);
     // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs.

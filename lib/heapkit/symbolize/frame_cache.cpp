@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/frame_cache.hpp"
 
-#include "heapkit/heapkit.hpp"
+#include "heapkit/symbolize/options.hpp"
 #include "heapkit/util/output.hpp"
 
 #include <algorithm>

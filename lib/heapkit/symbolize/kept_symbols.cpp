@@ -56,7 +56,7 @@ const OpenedFile& KeptSymbols::open(const std::string& path) {
         kept.opened.file = std::move(*opened);
         ++m_stats.opened;
     } else {
-        kept.opened.error = opened.error().message;
+        kept.opened.error = opened.error();
     }
     m_stats.files = m_files.size();
     return kept.opened;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/heapkit.hpp"
 #include "heapkit/model/string_pool.hpp"
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
 #include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/options.hpp"
 
 #include <map>
 #include <memory>
@@ -20,7 +20,7 @@ namespace heapkit {
 // A file opened for symbolization, or why it could not be.
 struct OpenedFile {
     std::unique_ptr<ElfModule> file;
-    std::string error; // why `file` is null
+    Error error; // why `file` is null
 };
 
 // What tells one file on disk from another at the same path.

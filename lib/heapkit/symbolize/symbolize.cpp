@@ -8,6 +8,7 @@
 #include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
@@ -25,18 +26,22 @@ bool is_pseudo_path(const std::string& path) {
 // is given once. With `kept`, files come from (and stay in) what a long-running process
 // keeps; each is asked for once per call, so a file replaced on disk meanwhile does not
 // pull an opened one from under this call.
-class ModuleCache {
+class CallFiles {
 public:
-    ModuleCache(const DebugSearch& search, SymbolizeReport& report, KeptSymbols* kept)
+    CallFiles(const DebugSearch& search, SymbolizeReport& report, KeptSymbols* kept)
         : m_search(search)
         , m_report(report)
-        , m_kept(kept) {}
+        , m_in_memory(kept) {}
 
     // The file at `path`, or why it cannot be opened.
     const OpenedFile& open(const std::string& path) {
         auto [it, inserted] = m_modules.try_emplace(path, nullptr);
         if (inserted) {
-            it->second = m_kept != nullptr ? &m_kept->open(path) : &open_here(path);
+            it->second = m_in_memory != nullptr ? &m_in_memory->open(path) : &open_here(path);
+            int why = it->second->error.system_error;
+            if (why == EMFILE || why == ENFILE) {
+                m_report.out_of_descriptors = it->second->error.message;
+            }
         }
         return *it->second;
     }
@@ -57,14 +62,14 @@ private:
         if (file) {
             opened.file = std::move(*file);
         } else {
-            opened.error = file.error().message;
+            opened.error = file.error();
         }
         return opened;
     }
 
     const DebugSearch& m_search;
     SymbolizeReport& m_report;
-    KeptSymbols* m_kept;
+    KeptSymbols* m_in_memory;
     std::map<std::string, const OpenedFile*> m_modules; // this call's files
     std::map<std::string, OpenedFile> m_owned;          // without `kept`: opened here
     std::set<std::string> m_warned;
@@ -73,13 +78,13 @@ private:
 // The opened file for module `module` (whose mapping, continued, is `extent`), or null
 // when it cannot be used for names.
 const ElfModule* open_module(const Module& module, const Module& extent,
-                             const SymbolizeOptions& options, ModuleCache& cache,
+                             const SymbolizeOptions& options, CallFiles& cache,
                              ModuleNotes& notes) {
     std::string path = locate_file(module, options);
     const OpenedFile& opened = cache.open(path);
     if (!opened.file) {
         notes.problem = FileProblem::missing;
-        notes.problem_text = opened.error;
+        notes.problem_text = opened.error.message;
         return nullptr;
     }
     if (!opened.file->fits_mapping(extent)) {
@@ -101,7 +106,7 @@ const ElfModule* open_module(const Module& module, const Module& extent,
 // Tells each module's remark when some stack runs through it. (Problems are told in the
 // summary of what stayed unnamed, only where something did.)
 void tell_remarks(const std::vector<ModuleNotes>& notes, const std::vector<bool>& used,
-                  ModuleCache& cache) {
+                  CallFiles& cache) {
     for (size_t i = 0; i < notes.size(); ++i) {
         if (!notes[i].remark.empty() && used[i]) {
             cache.warn(notes[i].remark);
@@ -115,7 +120,7 @@ void tell_remarks(const std::vector<ModuleNotes>& notes, const std::vector<bool>
 // Only for modules some stack runs through (`used`).
 void warn_other_builds(const Profile& profile, const std::vector<const ElfModule*>& files,
                        const std::vector<Module>& extents, const std::vector<bool>& used,
-                       const SymbolizeOptions& options, ModuleCache& cache) {
+                       const SymbolizeOptions& options, CallFiles& cache) {
     for (size_t i = 0; i < files.size(); ++i) {
         const Module& module = profile.modules[i];
         std::string path = locate_file(module, options);
@@ -173,18 +178,19 @@ std::vector<uint32_t> lookup_order(const Profile& profile) {
     return order;
 }
 
-// The frames at `vaddr`, from `remembered` (under `key`) when an earlier run resolved
-// them; new answers are added to it. `remembered` null: straight from the file.
-std::vector<Frame> frames_at(const ElfModule& file, uint64_t vaddr, FrameCache* remembered,
-                             const std::string& key, FrameStrings& strings) {
-    if (remembered == nullptr) {
+// The frames at `vaddr`, from the frame cache on disk (under `key`) when an earlier run
+// resolved them; new answers are added to it. `on_disk` null: straight from the file.
+std::vector<Frame> frames_on_disk_or_file(const ElfModule& file, uint64_t vaddr,
+                                          FrameCache* on_disk, const std::string& key,
+                                          FrameStrings& strings) {
+    if (on_disk == nullptr) {
         return file.frames_at(vaddr, strings);
     }
-    if (auto hit = remembered->find(key, vaddr)) {
+    if (auto hit = on_disk->find(key, vaddr)) {
         return {hit->begin(), hit->end()};
     }
     std::vector<Frame> frames = file.frames_at(vaddr, strings);
-    remembered->add(key, vaddr, frames);
+    on_disk->add(key, vaddr, frames);
     return frames;
 }
 
@@ -257,16 +263,16 @@ public:
     Session(Profile& profile, const SymbolizeOptions& options, KeptSymbols* kept)
         : m_profile(profile)
         , m_options(options)
-        , m_kept(kept)
+        , m_in_memory(kept)
         , m_search(debug_dirs_for(options.debug_dirs, options.sysroot))
-        , m_cache(m_search, m_report, kept)
+        , m_call_files(m_search, m_report, kept)
         , m_files(profile.modules.size(), nullptr)
         , m_extents(mapped_extents(profile.modules))
         , m_notes(profile.modules.size())
         , m_used(profile.modules.size(), false)
-        , m_cache_keys(profile.modules.size())
+        , m_frame_keys(profile.modules.size())
         , m_strings(*profile.strings)
-        , m_remembered(options.names ? options.cache_directory : std::string(), *profile.strings) {}
+        , m_on_disk(options.names ? options.cache_directory : std::string(), *profile.strings) {}
 
     // The modules some stack runs through: only their files are opened, searched for
     // DWARF (which can mean inflating whole compressed debug sections) and warned about.
@@ -286,12 +292,12 @@ public:
             if (is_pseudo_path(m_profile.modules[i].path)) {
                 m_notes[i].problem = FileProblem::not_a_file;
             } else if (m_used[i]) {
-                m_files[i] =
-                    open_module(m_profile.modules[i], m_extents[i], m_options, m_cache, m_notes[i]);
+                m_files[i] = open_module(m_profile.modules[i], m_extents[i], m_options,
+                                         m_call_files, m_notes[i]);
             }
         }
         drop_foreign_architectures(m_profile, m_files, m_notes);
-        warn_other_builds(m_profile, m_files, m_extents, m_used, m_options, m_cache);
+        warn_other_builds(m_profile, m_files, m_extents, m_used, m_options, m_call_files);
     }
 
     // Build ids, jemalloc's own module, and what each module can tell (pprof's has_*),
@@ -308,12 +314,12 @@ public:
             // A cached build had DWARF when it was cached: no need to look for it now.
             // && order: no DWARF search unless names are wanted for this module.
             bool dwarf =
-                m_options.names && (m_remembered.has(module.build_id) || m_files[i]->has_dwarf());
+                m_options.names && (m_on_disk.has(module.build_id) || m_files[i]->has_dwarf());
             module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
             // Symbol-table answers are cached too: building a stripped module's symbol
             // index (sorting thousands of exports) cost more than the rest of a warm run.
             if (m_options.names && !module.build_id.empty()) {
-                m_cache_keys[i] = cache_key(module.build_id, dwarf);
+                m_frame_keys[i] = cache_key(module.build_id, dwarf);
             }
         }
     }
@@ -333,11 +339,11 @@ public:
     // nothing is unnamed by mishap: no summary, and no search for symbol tables and
     // DWARF (inflating compressed debug sections) to explain it.
     SymbolizeReport finish() {
-        tell_remarks(m_notes, m_used, m_cache);
+        tell_remarks(m_notes, m_used, m_call_files);
         if (m_options.names) {
             report_modules(m_profile, m_files, m_notes, m_report);
         }
-        for (std::string& warning : m_remembered.save()) {
+        for (std::string& warning : m_on_disk.save()) {
             m_report.warnings.push_back(std::move(warning));
         }
         return std::move(m_report);
@@ -347,8 +353,8 @@ private:
     // The frames at `vaddr` of `file`: kept from an earlier call, else from the frame
     // cache or the file (and then kept).
     std::vector<Frame> lookup(const ElfModule& file, uint64_t vaddr, const std::string& key) {
-        if (m_kept != nullptr && !key.empty()) {
-            if (auto hit = m_kept->find(key, vaddr)) {
+        if (m_in_memory != nullptr && !key.empty()) {
+            if (auto hit = m_in_memory->find(key, vaddr)) {
                 std::vector<Frame> frames(hit->begin(), hit->end());
                 for (Frame& frame : frames) { // the profile's texts outlive what is kept
                     frame.name = m_strings.intern(frame.name);
@@ -358,10 +364,10 @@ private:
                 return frames;
             }
         }
-        FrameCache* through = key.empty() ? nullptr : &m_remembered;
-        std::vector<Frame> frames = frames_at(file, vaddr, through, key, m_strings);
-        if (m_kept != nullptr && !key.empty()) {
-            m_kept->add(key, vaddr, frames);
+        FrameCache* through = key.empty() ? nullptr : &m_on_disk;
+        std::vector<Frame> frames = frames_on_disk_or_file(file, vaddr, through, key, m_strings);
+        if (m_in_memory != nullptr && !key.empty()) {
+            m_in_memory->add(key, vaddr, frames);
         }
         return frames;
     }
@@ -374,7 +380,7 @@ private:
             const Module& module = m_profile.modules[location.module];
             auto vaddr = file->vaddr_of_file_offset(module.file_offset_of(location.address));
             location.frames =
-                vaddr ? lookup(*file, *vaddr, m_cache_keys[location.module]) : std::vector<Frame>{};
+                vaddr ? lookup(*file, *vaddr, m_frame_keys[location.module]) : std::vector<Frame>{};
         } else if (!location.frames.empty() && location.module != no_module) {
             m_profile.modules[location.module].has_functions = true; // named by jeprof
         }
@@ -388,18 +394,21 @@ private:
 
     Profile& m_profile;
     const SymbolizeOptions& m_options;
-    KeptSymbols* m_kept;
+    // Three caches, by how long what they hold lives: files and answers kept in memory
+    // between calls (a long-running process's, or none), the files this call opened, and
+    // answers kept on disk between runs (the frame cache).
+    KeptSymbols* m_in_memory;
     SymbolizeReport m_report;
-    DebugSearch m_search; // outlives every ElfModule in m_cache
-    ModuleCache m_cache;
+    DebugSearch m_search; // outlives every ElfModule in m_call_files
+    CallFiles m_call_files;
     std::vector<const ElfModule*> m_files; // per module; null: no usable file
     std::vector<Module> m_extents;         // per module: its mapping, continued
     std::vector<ModuleNotes> m_notes;
     std::vector<bool> m_used;              // some stack runs through the module
-    std::vector<std::string> m_cache_keys; // where its answers are kept in m_remembered;
+    std::vector<std::string> m_frame_keys; // where its answers are kept in m_on_disk;
                                            // empty: not kept
     FrameStrings m_strings;
-    FrameCache m_remembered;
+    FrameCache m_on_disk;
 };
 
 } // namespace

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/heapkit.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/symbolize/module_report.hpp"
+#include "heapkit/symbolize/options.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ struct SymbolizeReport {
     size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
     std::vector<ModuleReport> modules; // per file the dump maps (describe_unnamed()); names only
     std::vector<uint64_t> unmapped;    // runtime addresses in no mapping, left unnamed
+    // Why a file could not be opened for want of descriptors (EMFILE, ENFILE), when one
+    // could not: its names are missing for the process's reason, not the file's.
+    std::optional<std::string> out_of_descriptors;
 };
 
 // The file to open for `module`: --binary for the main executable, else its path

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/output.hpp"
 
+#include "heapkit/util/sink.hpp"
+#include "heapkit/util/try.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
 #include <cerrno>
@@ -120,6 +122,16 @@ Result<void> write_output(const OutputTarget& target, std::string_view bytes) {
         return ok;
     }
     return out.commit();
+}
+
+Result<void> write_output(const std::string& path, bool binary,
+                          const std::function<Result<void>(const Sink&)>& produce) {
+    return catching([&]() -> Result<void> {
+        OutputStream out({path, binary});
+        HEAPKIT_TRY(out.open());
+        HEAPKIT_TRY(produce([&](std::string_view piece) { return out.write(piece); }));
+        return out.commit();
+    });
 }
 
 } // namespace heapkit

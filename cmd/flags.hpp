@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// The flags jeprof2pprof and heapfold share, read into the library's request and view
+// options; only cmd/ sees CLI11, and only cmd/ reads what the user typed.
+#pragma once
+
+#include "heapkit/heapkit.hpp"
+#include "version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <regex>
+#include <system_error>
+
+namespace heapkit::cmd {
+
+// `path` made absolute against the working directory. Paths go on to libdwfl, which takes
+// a relative debug directory against each binary's own directory instead.
+inline std::string absolute_path(std::string path) {
+    std::error_code failed;
+    std::filesystem::path absolute = std::filesystem::absolute(path, failed);
+    return path.empty() || failed ? path : absolute.string();
+}
+
+// --path-map's OLD=NEW with NEW made absolute; OLD is a path as the dump spells it.
+inline std::string absolute_path_map(std::string pair) {
+    size_t equals = pair.find('=');
+    if (equals == std::string::npos || equals + 1 == pair.size()) {
+        return pair; // malformed (the tool says so) or NEW empty: nothing to resolve
+    }
+    return pair.substr(0, equals + 1) + absolute_path(pair.substr(equals + 1));
+}
+
+// What both tools take: the library's request and view, and what only a tool decides.
+struct ToolOptions {
+    ViewRequest request;             // inputs, bases, series, loading and stack filters
+    ViewOptions view;                // its kind is the tool's (heapfold: after parsing)
+    std::vector<std::string> inputs; // dump paths; "-" is standard input
+    std::vector<std::string> bases;  // --base dumps
+    std::string output;              // "" or "-" is standard output
+    bool cache = true;               // use the frame cache (default_cache_directory())
+    bool quiet = false;              // no progress line, no warnings
+    bool strict = false;             // unnamed frames make exit status 2
+};
+
+// A CLI11 validator that accepts what `parse` accepts, with `expected` in its message.
+template <class Parse>
+CLI::Validator parsed_by(Parse parse, std::string what, std::string expected) {
+    return CLI::Validator(
+        [=](std::string& text) {
+            return parse(text)
+                       ? std::string()
+                       : fmt::format("unknown {} \"{}\"; expected {}", what, text, expected);
+        },
+        "", what);
+}
+
+// ECMAScript, as the library compiles it.
+inline CLI::Validator regex_validator() {
+    return CLI::Validator(
+        [](std::string& pattern) {
+            try {
+                std::regex compiled(pattern, std::regex::ECMAScript);
+                return std::string();
+            } catch (const std::regex_error& error) {
+                return fmt::format("invalid regular expression \"{}\": {}", pattern, error.what());
+            }
+        },
+        "REGEX", "regex");
+}
+
+inline std::optional<PathRewrite> parse_path_rewrite(std::string_view pair) {
+    size_t equals = pair.find('=');
+    if (equals == std::string_view::npos || equals == 0) {
+        return std::nullopt;
+    }
+    return PathRewrite{std::string(pair.substr(0, equals)), std::string(pair.substr(equals + 1))};
+}
+
+// `sample_help` says what --sample chooses for this tool.
+inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::string& sample_help) {
+    LoadOptions& load = options.request.load;
+    SymbolizeOptions& symbols = load.symbols;
+    FrameOptions& frames = options.view.folded.frames;
+    app.add_option("DUMP", options.inputs,
+                   "jemalloc heap_v2 dumps or jeprof symbolized profiles, plain or gzipped; "
+                   "'-' reads standard input; several are merged (with --growth, a series)")
+        ->required();
+    app.add_option("-o,--output", options.output, "write here instead of standard output")
+        ->option_text("FILE");
+    app.add_option("--base", options.bases,
+                   "subtract this earlier dump (repeatable: several are merged); stacks "
+                   "meet by function names, so another run of the program compares")
+        ->option_text("BASE")
+        ->allow_extra_args(false);
+    app.add_option_function<std::string>(
+           "--sample", [&load](const std::string& name) { load.sample = *parse_sample_type(name); },
+           sample_help + ": inuse_space (default), inuse_objects, alloc_space, alloc_objects")
+        ->option_text("TYPE")
+        ->check(parsed_by(parse_sample_type, "sample type",
+                          "inuse_space, inuse_objects, alloc_space or alloc_objects"));
+    app.add_flag("--growth", options.request.series,
+                 "the dumps are a series of one program (at least 3, oldest first by their "
+                 "times): rank stacks by growth that persists")
+        ->excludes("--base");
+    app.add_flag("--threads", load.per_thread, "split every stack by jemalloc thread");
+    app.add_flag("--keep-allocator-frames", frames.keep_allocator_frames,
+                 "keep malloc, operator new and jemalloc-internal frames");
+    app.add_option("--drop-frames", frames.drop_frames,
+                   "cut frames whose whole function name matches REGEX, and all frames they "
+                   "call (pprof's drop_frames)")
+        ->option_text("REGEX")
+        ->check(regex_validator());
+    app.add_option("--focus", options.request.stacks.focus,
+                   "keep only stacks through a function whose name matches REGEX")
+        ->option_text("REGEX")
+        ->check(regex_validator());
+    app.add_option("--ignore", options.request.stacks.ignore,
+                   "leave out stacks through a function whose name matches REGEX")
+        ->option_text("REGEX")
+        ->check(regex_validator());
+    app.add_flag_callback(
+        "--keep-clone-suffixes", [&frames] { frames.merge_clones = false; },
+        "show GCC's copies of a function (f.part.0, f.constprop.0, f.cold) apart from it");
+    app.add_flag_callback(
+        "--no-symbolize", [&symbols] { symbols.names = false; },
+        "leave frames unnamed (addresses, mappings and build ids only)");
+    app.add_option("--binary", symbols.main_binary,
+                   "the program's executable, wherever the dump says it was")
+        ->option_text("PATH")
+        ->transform(absolute_path);
+    app.add_option("--sysroot", symbols.sysroot,
+                   "look for every mapped file under DIR (a container's or host's root)")
+        ->option_text("DIR")
+        ->transform(absolute_path);
+    app.add_option_function<std::vector<std::string>>(
+           "--path-map",
+           [&symbols](const std::vector<std::string>& pairs) {
+               for (const std::string& pair : pairs) {
+                   symbols.path_map.push_back(*parse_path_rewrite(pair));
+               }
+           },
+           "open files under directory (or file) OLD under NEW instead; whole path "
+           "components match (repeatable)")
+        ->option_text("OLD=NEW")
+        ->transform(absolute_path_map)
+        ->check(CLI::Validator(
+            [](std::string& pair) {
+                return parse_path_rewrite(pair)
+                           ? std::string()
+                           : fmt::format("takes OLD=NEW (a path prefix and its replacement), "
+                                         "not \"{}\"",
+                                         pair);
+            },
+            "", "OLD=NEW"))
+        ->allow_extra_args(false); // one value per flag: the dumps that follow stay dumps
+    app.add_option("--debug-dir", symbols.debug_dirs,
+                   "also look for debug files under DIR, in the layouts of /usr/lib/debug "
+                   "(repeatable)")
+        ->option_text("DIR")
+        ->transform(absolute_path)
+        ->allow_extra_args(false);
+    app.add_flag_callback(
+        "--no-cache", [&options] { options.cache = false; },
+        "neither read nor write the frame cache ($HEAPKIT_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
+    app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
+    app.add_flag("-v,--verbose", load.list_unnamed,
+                 "after each module's count of addresses without a name, list them");
+    app.add_flag("--strict", options.strict,
+                 "exit with status 2 when any frame stays unnamed (output is still written)");
+    app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);
+}
+
+} // namespace heapkit::cmd

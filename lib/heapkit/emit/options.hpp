@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// What the views show and how: frames, pprof, collapsed stacks, flame graphs, tables.
+#pragma once
+
+#include "heapkit/unsample/heap_values.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heapkit {
+
+// What every view shows of a frame.
+struct FrameOptions {
+    bool keep_allocator_frames = false; // keep malloc, operator new and jemalloc internals
+    // pprof's drop_frames: an ECMAScript regex matched against whole function names
+    // (argument lists removed); the rootmost matching frame and all leafward are cut.
+    std::string drop_frames;
+    // GCC's copies of a function (f.part.0, f.constprop.0, "[clone .cold]") shown as the
+    // function itself; pprof keeps the symbol as it was as system_name.
+    bool merge_clones = true;
+};
+
+// A CPU profile's sample types, samples/count and cpu/nanoseconds, in place of the heap's
+// four: each sample's values given here rather than read from the heap values. No frame
+// is cut as an allocator's: time spent in malloc is CPU time too.
+struct CpuSampleTypes {
+    int64_t period_nanos = 0;   // the period, in cpu/nanoseconds
+    std::vector<int64_t> ticks; // per Profile::samples entry: samples/count
+    std::vector<int64_t> nanos; // per Profile::samples entry: cpu/nanoseconds
+};
+
+struct PprofOptions {
+    SampleType default_type = SampleType::inuse_space;
+    FrameOptions frames;               // drop_frames goes into the profile's drop_frames field
+    int compress_level = 6;            // zlib level for the gzip wrapper, 0-9
+    std::vector<std::string> comments; // added after the "source: ..." comments
+    // A string label "dump" on every sample naming the dump it came from: the file's base
+    // name, or the whole name where two dumps share a base name.
+    bool dump_labels = false;
+    // Set: a CPU profile, as Go writes one, not a heap profile.
+    std::optional<CpuSampleTypes> cpu;
+};
+
+// What one frame of a collapsed stack says.
+enum class FrameStyle {
+    function,      // "name"
+    function_line, // "name (file.c:12)"
+    address,       // "module+0xOFFSET", one frame per address (inline chains not expanded)
+};
+
+struct FoldedOptions {
+    SampleType sample = SampleType::inuse_space;
+    FrameOptions frames;
+    bool thread_frames = false; // prefix each stack with its thread's label
+    FrameStyle style = FrameStyle::function;
+    bool annotate_inline = false; // suffix inlined frames with "_[i]" (flamegraph.pl's mark)
+    // Prefix each stack with a frame naming its dump (named as PprofOptions::dump_labels
+    // names it), before the thread frame.
+    bool dump_frames = false;
+};
+
+// Colour schemes of a flame graph, named as flamegraph.pl's --colors names them.
+enum class Palette { mem, hot, io, red, green, blue, aqua, yellow, purple, orange };
+
+std::optional<Palette> parse_palette(std::string_view name);
+// "mem, hot, io, ..." for messages.
+std::string_view palette_names();
+
+// Frames narrower than this are left out of the drawing (their parent's box still holds
+// their share): in pixels, or in percent of the total.
+struct MinWidth {
+    double value = 0.1;
+    bool percent = false;
+};
+
+// "0.1" (pixels) or "0.5%"; nullopt for anything else, negatives included.
+std::optional<MinWidth> parse_min_width(std::string_view text);
+
+// How a flame graph is drawn. The names are flamegraph.pl's options.
+struct FlameOptions {
+    std::string title;     // "" for "Flame Graph" ("Icicle Graph" when inverted)
+    unsigned width = 1200; // of the image, pixels; at least min_width
+    MinWidth minwidth;
+    // The unit in each frame's title; "" for "bytes" (for a profile: "bytes" or
+    // "objects", as its sample type counts).
+    std::string countname;
+    Palette colors = Palette::mem;
+    bool inverted = false; // icicle graph: the root at the top
+    // How folded text is read (flame_input()): stacks merged from the leaf; lines with
+    // two counts, "stack before after".
+    bool reverse = false;
+    bool differential = false;
+    // The lines come sorted bytewise (as write_folded writes them): frames too narrow to
+    // draw are dropped while reading, which keeps a million stacks' graph small.
+    bool sorted = false;
+
+    static constexpr unsigned min_width = 100;
+};
+
+struct TextOptions {
+    size_t node_count = 0; // functions listed, largest flat first; 0: all
+};
+
+} // namespace heapkit

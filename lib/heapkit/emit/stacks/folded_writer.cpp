@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/stacks/allocator_frames.hpp"
+#include "heapkit/emit/stacks/clone_names.hpp"
+#include "heapkit/emit/stacks/dump_labels.hpp"
+#include "heapkit/emit/stacks/folded.hpp"
+#include "heapkit/emit/stacks/folded_text.hpp"
+#include "heapkit/emit/stacks/frame_text.hpp"
+#include "heapkit/emit/stacks/sample_stacks.hpp"
+#include "heapkit/emit/stacks/stack_lines.hpp"
+#include "heapkit/emit/writers.hpp"
+#include "heapkit/util/try.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+namespace heapkit {
+namespace {
+
+// flamegraph.pl splits frames on ';' and the count off the last space; a ';' inside a
+// name would split it, so it is shown as ':'.
+std::string frame_label(std::string_view text) {
+    std::string label(text);
+    std::replace(label.begin(), label.end(), ';', ':');
+    return label;
+}
+
+std::string_view base_name(std::string_view path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The function name a view shows, and matches drop_frames against.
+std::string_view shown_name(const Frame& frame, const FoldedOptions& options) {
+    return options.frames.merge_clones ? without_clone_suffixes(frame.name) : frame.name;
+}
+
+std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& options) {
+    std::string text = frame_label(shown_name(frame, options));
+    if (options.style == FrameStyle::function_line && frame.line != 0 && !frame.file.empty()) {
+        text += fmt::format(" ({}:{})", base_name(frame.file), frame.line);
+    }
+    if (inlined && options.annotate_inline) {
+        text += "_[i]";
+    }
+    return text;
+}
+
+// Each location's frame texts (innermost first) as tokens, and whether each is an
+// allocator frame.
+LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
+                               TokenTable& tokens) {
+    AllocatorFrameMatcher matcher(
+        drop_frames_regex(options.frames.keep_allocator_frames, options.frames.drop_frames));
+    LocationTokens all;
+    all.first.reserve(profile.locations.size() + 1);
+    for (const Location& location : profile.locations) {
+        all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
+        if (location.frames.empty() || options.style == FrameStyle::address) {
+            bool allocator =
+                std::any_of(location.frames.begin(), location.frames.end(), [&](const Frame& f) {
+                    return matcher.matches(shown_name(f, options));
+                });
+            all.tokens.push_back(
+                tokens.intern(frame_label(location_address_text(profile, location))));
+            all.allocator.push_back(allocator);
+            continue;
+        }
+        // Every frame but the last is inlined into the next one.
+        for (size_t f = 0; f < location.frames.size(); ++f) {
+            const Frame& frame = location.frames[f];
+            all.tokens.push_back(
+                tokens.intern(frame_text(frame, f + 1 < location.frames.size(), options)));
+            all.allocator.push_back(matcher.matches(shown_name(frame, options)));
+        }
+    }
+    all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
+    return all;
+}
+
+// How many of a stack's frames are printed, counted from the root: jeprof cuts the
+// rootmost allocator (or drop_frames) frame and everything leafward of it.
+uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
+                     std::span<const uint32_t> locations, bool keep_allocator_frames) {
+    size_t in_allocator = keep_allocator_frames ? 0 : allocator_module_prefix(profile, locations);
+    size_t frames = 0;
+    size_t first_kept = 0; // in leaf-first order
+    for (size_t l = 0; l < locations.size(); ++l) {
+        for (uint32_t t = layout.first[locations[l]]; t < layout.first[locations[l] + 1]; ++t) {
+            ++frames;
+            if (l < in_allocator || layout.allocator[t]) {
+                first_kept = frames;
+            }
+        }
+    }
+    return static_cast<uint32_t>(frames - first_kept);
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+    int64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
+}
+
+// Samples with the same locations and thread print the same line: one StackLine for
+// each such group, values summed, so that each is cut and compared once.
+PodVector<StackLine> group_samples(const Profile& profile, const FoldedOptions& options) {
+    SampleGroups groups(profile, options.thread_frames, options.dump_frames);
+    for (uint32_t s = 0; s < profile.samples.size(); ++s) {
+        if (int64_t value = value_of(profile.samples[s].values, options.sample); value != 0) {
+            groups.add(s, value);
+        }
+    }
+    return groups.take();
+}
+
+// Sorts `lines` bytewise as spelled and merges lines that spell alike: different location
+// lists can still print alike (inline frames, cut allocator frames, equal names).
+void sort_and_merge(PodVector<StackLine>& lines, const LineSpeller& speller) {
+    auto printed = std::remove_if(lines.begin(), lines.end(),
+                                  [&](const StackLine& line) { return speller.empty(line); });
+    lines.resize(static_cast<size_t>(printed - lines.begin()));
+    std::sort(lines.begin(), lines.end(),
+              [&](const StackLine& a, const StackLine& b) { return speller.compare(a, b) < 0; });
+    size_t merged = 0;
+    for (const StackLine& line : lines) {
+        if (merged > 0 && speller.compare(lines[merged - 1], line) == 0) {
+            lines[merged - 1].value = saturating_add(lines[merged - 1].value, line.value);
+        } else {
+            lines[merged++] = line;
+        }
+    }
+    lines.resize(merged);
+    auto nonzero = std::remove_if(lines.begin(), lines.end(),
+                                  [](const StackLine& line) { return line.value == 0; });
+    lines.resize(static_cast<size_t>(nonzero - lines.begin()));
+}
+
+// The tokens lines are spelled from, and the speller over them.
+struct Spelling {
+    TokenTable tokens;
+    LocationTokens layout;
+    std::optional<LineSpeller> speller;
+};
+
+// Frame texts tokenized and each line's allocator frames cut (its `kept` set).
+void prepare(const Profile& profile, const FoldedOptions& options, PodVector<StackLine>& lines,
+             Spelling& spelling) {
+    spelling.layout = location_tokens(profile, options, spelling.tokens);
+    std::vector<uint32_t> thread_tokens; // none: no thread frames
+    if (options.thread_frames) {
+        for (const std::string& label : profile.thread_labels) {
+            thread_tokens.push_back(spelling.tokens.intern(frame_label(label)));
+        }
+    }
+    std::vector<uint32_t> dump_tokens; // none: no dump frames
+    if (options.dump_frames) {
+        for (const std::string& label : dump_labels(profile.sources)) {
+            dump_tokens.push_back(spelling.tokens.intern(frame_label(label)));
+        }
+    }
+    for (StackLine& line : lines) {
+        line.kept = kept_frames(profile, spelling.layout,
+                                profile.locations_of(profile.samples[line.sample]),
+                                options.frames.keep_allocator_frames);
+    }
+    spelling.speller.emplace(profile, spelling.layout, spelling.tokens, std::move(thread_tokens),
+                             std::move(dump_tokens));
+}
+
+// Lines are compared and spelled from token ids, never built as strings until they are
+// handed over: for a million stacks, a string per stack (and a hash map of them) took
+// more memory than the profile. Each line is spelled into one buffer, reused.
+Result<void> fold_lines(const Profile& profile, const FoldedOptions& options,
+                        const StackSink& sink) {
+    PodVector<StackLine> lines = group_samples(profile, options);
+    Spelling spelling;
+    prepare(profile, options, lines, spelling);
+    const LineSpeller& speller = *spelling.speller;
+    for (StackLine& line : lines) {
+        line.key = speller.key_of(line);
+    }
+    sort_and_merge(lines, speller);
+    std::string frames;
+    for (const StackLine& line : lines) {
+        frames.resize(speller.length(line));
+        speller.write(line, frames.data());
+        HEAPKIT_TRY(sink(FoldedStack{frames, line.value}));
+    }
+    return {};
+}
+
+Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& options) {
+    SampleStacks spelled;
+    spelled.stack_of_sample.assign(profile.samples.size(), SampleStacks::none);
+    SampleGroups groups(profile, options.thread_frames);
+    for (uint32_t s = 0; s < profile.samples.size(); ++s) {
+        if (int64_t value = value_of(profile.samples[s].values, options.sample); value != 0) {
+            spelled.stack_of_sample[s] = groups.add(s, value);
+        }
+    }
+    PodVector<StackLine> lines = groups.take();
+    Spelling spelling;
+    prepare(profile, options, lines, spelling);
+    std::vector<uint32_t> stack_of_line(lines.size(), SampleStacks::none);
+    std::unordered_map<std::string, uint32_t> ids;
+    std::string text;
+    for (size_t l = 0; l < lines.size(); ++l) {
+        if (spelling.speller->empty(lines[l])) {
+            continue; // nothing left once the allocator frames are cut: no line
+        }
+        text.resize(spelling.speller->length(lines[l]));
+        spelling.speller->write(lines[l], text.data());
+        auto [it, added] = ids.try_emplace(text, static_cast<uint32_t>(spelled.stacks.size()));
+        if (added) {
+            spelled.stacks.push_back(text);
+        }
+        stack_of_line[l] = it->second;
+    }
+    for (uint32_t& stack : spelled.stack_of_sample) {
+        stack = stack == SampleStacks::none ? stack : stack_of_line[stack];
+    }
+    return spelled;
+}
+
+} // namespace
+
+Result<SampleStacks> spell_sample_stacks(const Profile& profile, const FoldedOptions& options) {
+    return catching([&] { return spell_samples(profile, options); });
+}
+
+Result<void> fold_stacks(const Profile& profile, const FoldedOptions& options,
+                         const StackSink& sink) {
+    return catching([&] { return fold_lines(profile, options, sink); });
+}
+
+// The output (often many times the dump's size: each line spells its stack out) goes to
+// `sink` a buffer at a time, never held whole.
+Result<void> write_folded(const Profile& profile, const FoldedOptions& options, const Sink& sink) {
+    FoldedText text(sink);
+    HEAPKIT_TRY(fold_stacks(profile, options, [&](const FoldedStack& stack) {
+        return text.add(stack.frames, {stack.value});
+    }));
+    return text.finish();
+}
+
+Result<std::string> write_folded(const Profile& profile, const FoldedOptions& options) {
+    std::string out;
+    HEAPKIT_TRY(write_folded(profile, options, [&](std::string_view piece) {
+        out += piece;
+        return Result<void>{};
+    }));
+    return out;
+}
+
+} // namespace heapkit

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/stacks/stack_lines.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <stdexcept>
+
+namespace heapkit {
+
+uint32_t TokenTable::intern(std::string text) {
+    auto [it, inserted] = m_ids.try_emplace(std::move(text), static_cast<uint32_t>(m_texts.size()));
+    if (inserted) {
+        m_texts.push_back(&it->first);
+    }
+    return it->second;
+}
+
+SampleGroups::SampleGroups(const Profile& profile, bool threads, bool dumps)
+    : m_profile(profile)
+    , m_threads(threads)
+    , m_dumps(dumps) {
+    if (profile.samples.size() >= std::numeric_limits<uint32_t>::max() / 2) {
+        throw std::length_error("more than 2^31 samples");
+    }
+    size_t size = 16;
+    while (size < 2 * profile.samples.size()) {
+        size *= 2;
+    }
+    m_slots.assign(size, 0);
+    m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
+}
+
+size_t SampleGroups::hash(uint32_t s) const {
+    uint64_t h = static_cast<uint32_t>(thread_of(s)) ^ static_cast<uint64_t>(dump_of(s)) << 32;
+    for (uint32_t location : m_profile.locations_of(m_profile.samples[s])) {
+        h = (h ^ location) * 0x9e3779b97f4a7c15u;
+    }
+    return static_cast<size_t>((h * 0x9e3779b97f4a7c15u) >> m_shift);
+}
+
+uint32_t SampleGroups::add(uint32_t s, int64_t value) {
+    std::span<const uint32_t> locations = m_profile.locations_of(m_profile.samples[s]);
+    size_t mask = m_slots.size() - 1;
+    for (size_t i = hash(s);; i = (i + 1) & mask) {
+        if (m_slots[i] == 0) {
+            m_lines.push_back(StackLine{s, 0, value, 0});
+            m_slots[i] = static_cast<uint32_t>(m_lines.size());
+            return m_slots[i] - 1;
+        }
+        StackLine& line = m_lines[m_slots[i] - 1];
+        std::span<const uint32_t> other = m_profile.locations_of(m_profile.samples[line.sample]);
+        if (thread_of(line.sample) == thread_of(s) && dump_of(line.sample) == dump_of(s) &&
+            std::equal(locations.begin(), locations.end(), other.begin(), other.end())) {
+            int64_t sum = 0;
+            line.value = __builtin_add_overflow(line.value, value, &sum)
+                             ? std::numeric_limits<int64_t>::max()
+                             : sum;
+            return m_slots[i] - 1;
+        }
+    }
+}
+
+// A line's tokens, root first, leading empty texts skipped.
+class LineSpeller::Cursor {
+public:
+    Cursor(const LineSpeller& speller, const StackLine& line)
+        : m_speller(speller)
+        , m_locations(speller.m_profile.locations_of(speller.m_profile.samples[line.sample]))
+        , m_thread(speller.m_thread_tokens.empty() ? -1
+                                                   : speller.m_profile.samples[line.sample].thread)
+        , m_dump(speller.m_dump_tokens.empty()
+                     ? -1
+                     : static_cast<int64_t>(speller.m_profile.samples[line.sample].dump))
+        , m_location(m_locations.size())
+        , m_left(line.kept) {}
+
+    // The next token, or false at the end of the line.
+    bool next(uint32_t& token) {
+        while (raw_next(token)) {
+            if (m_started || !m_speller.m_empty[token]) {
+                m_started = true;
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    bool raw_next(uint32_t& token) {
+        if (m_dump >= 0) {
+            token = m_speller.m_dump_tokens[static_cast<size_t>(m_dump)];
+            m_dump = -1;
+            return true;
+        }
+        if (m_thread >= 0) {
+            token = m_speller.m_thread_tokens[static_cast<size_t>(m_thread)];
+            m_thread = -1;
+            return true;
+        }
+        const LocationTokens& layout = m_speller.m_layout;
+        while (m_left > 0) {
+            if (m_token == m_lowest) { // on to the next location leafward
+                uint32_t location = m_locations[--m_location];
+                m_lowest = layout.first[location];
+                m_token = layout.first[location + 1];
+                continue;
+            }
+            --m_left;
+            token = layout.tokens[--m_token]; // outer function before what it inlined
+            return true;
+        }
+        return false;
+    }
+
+    const LineSpeller& m_speller;
+    std::span<const uint32_t> m_locations;
+    int32_t m_thread;
+    int64_t m_dump;
+    size_t m_location; // index into m_locations, counting down from the root
+    uint32_t m_left;
+    uint32_t m_token = 0; // one past the next token of the current location
+    uint32_t m_lowest = 0;
+    bool m_started = false;
+};
+
+LineSpeller::LineSpeller(const Profile& profile, const LocationTokens& layout,
+                         const TokenTable& tokens, std::vector<uint32_t> thread_tokens,
+                         std::vector<uint32_t> dump_tokens)
+    : m_profile(profile)
+    , m_layout(layout)
+    , m_tokens(tokens)
+    , m_thread_tokens(std::move(thread_tokens))
+    , m_dump_tokens(std::move(dump_tokens))
+    , m_rank_inner(tokens.size())
+    , m_rank_last(tokens.size())
+    , m_empty(tokens.size()) {
+    // Every token's text and a ';' in one string: the piece "text;" of a token is its
+    // stretch of it, "text" the same less the ';'.
+    std::string spelled;
+    std::vector<size_t> start(tokens.size());
+    for (uint32_t token = 0; token < tokens.size(); ++token) {
+        start[token] = spelled.size();
+        spelled += tokens.text(token);
+        spelled += ';';
+    }
+    // Piece 2t is "text;" of token t, piece 2t + 1 is "text".
+    auto piece_text = [&](uint32_t piece) {
+        uint32_t token = piece / 2;
+        return std::string_view(spelled).substr(start[token],
+                                                tokens.text(token).size() + 1 - piece % 2);
+    };
+    std::vector<uint32_t> pieces(2 * tokens.size());
+    for (uint32_t p = 0; p < pieces.size(); ++p) {
+        pieces[p] = p;
+    }
+    std::sort(pieces.begin(), pieces.end(),
+              [&](uint32_t a, uint32_t b) { return piece_text(a) < piece_text(b); });
+    for (uint32_t rank = 0; rank < pieces.size(); ++rank) {
+        uint32_t piece = pieces[rank];
+        (piece % 2 == 0 ? m_rank_inner : m_rank_last)[piece / 2] = rank;
+    }
+    for (uint32_t token = 0; token < tokens.size(); ++token) {
+        m_empty[token] = tokens.text(token).empty();
+    }
+    // Ranks go into keys plus one: 0 stands for "the line has ended".
+    m_key_bits = static_cast<unsigned>(std::bit_width(pieces.size()));
+    m_key_pieces = m_key_bits == 0 ? 0 : 64 / m_key_bits;
+}
+
+uint64_t LineSpeller::key_of(const StackLine& line) const {
+    if (m_key_pieces == 0) {
+        return 0; // no tokens at all
+    }
+    Cursor cursor(*this, line);
+    uint64_t key = 0;
+    uint32_t token = 0;
+    bool more = cursor.next(token);
+    for (unsigned p = 0; p < m_key_pieces; ++p) {
+        uint64_t piece = 0;
+        if (more) {
+            uint32_t next = 0;
+            more = cursor.next(next);
+            piece = uint64_t{more ? m_rank_inner[token] : m_rank_last[token]} + 1;
+            token = next;
+        }
+        key = key << m_key_bits | piece;
+    }
+    return key << (64 - m_key_pieces * m_key_bits);
+}
+
+bool LineSpeller::empty(const StackLine& line) const {
+    uint32_t token = 0;
+    return !Cursor(*this, line).next(token);
+}
+
+int LineSpeller::compare(const StackLine& a, const StackLine& b) const {
+    if (a.key != b.key) {
+        return a.key < b.key ? -1 : 1;
+    }
+    Cursor left(*this, a);
+    Cursor right(*this, b);
+    uint32_t l = 0;
+    uint32_t r = 0;
+    bool has_left = left.next(l);
+    bool has_right = right.next(r);
+    while (has_left && has_right) {
+        uint32_t l_next = 0;
+        uint32_t r_next = 0;
+        bool more_left = left.next(l_next);
+        bool more_right = right.next(r_next);
+        uint32_t l_rank = more_left ? m_rank_inner[l] : m_rank_last[l];
+        uint32_t r_rank = more_right ? m_rank_inner[r] : m_rank_last[r];
+        if (l_rank != r_rank) {
+            return l_rank < r_rank ? -1 : 1;
+        }
+        if (!more_left) {
+            return 0; // equal ranks, equal pieces: both lines end here
+        }
+        l = l_next;
+        r = r_next;
+    }
+    return static_cast<int>(has_left) - static_cast<int>(has_right);
+}
+
+size_t LineSpeller::length(const StackLine& line) const {
+    Cursor cursor(*this, line);
+    size_t length = 0;
+    size_t count = 0;
+    for (uint32_t token = 0; cursor.next(token); ++count) {
+        length += m_tokens.text(token).size();
+    }
+    return count == 0 ? 0 : length + count - 1;
+}
+
+char* LineSpeller::write(const StackLine& line, char* out) const {
+    Cursor cursor(*this, line);
+    bool first = true;
+    for (uint32_t token = 0; cursor.next(token); first = false) {
+        if (!first) {
+            *out++ = ';';
+        }
+        const std::string& text = m_tokens.text(token);
+        out = std::copy(text.begin(), text.end(), out);
+    }
+    return out;
+}
+
+} // namespace heapkit

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/growth/stack_trends.hpp"
+
+#include "heapkit/emit/stacks/folded.hpp"
+#include "heapkit/emit/stacks/sample_stacks.hpp"
+#include "heapkit/growth/series_order.hpp"
+#include "heapkit/util/try.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+
+namespace heapkit {
+namespace {
+
+constexpr size_t min_dumps = 3;
+
+// Seconds since the first dump, and whether they make an axis.
+void place_in_time(std::span<const Profile> dumps, GrowthSeries& series) {
+    series.seconds.assign(dumps.size(), 0);
+    bool known = std::all_of(dumps.begin(), dumps.end(),
+                             [](const Profile& dump) { return dump.time_nanos != 0; });
+    if (!known) {
+        return;
+    }
+    for (size_t d = 0; d < dumps.size(); ++d) {
+        series.seconds[d] = static_cast<double>(dumps[d].time_nanos - dumps[0].time_nanos) / 1e9;
+    }
+    series.timed = has_spread(SeriesShape{series.seconds, series.bounds});
+}
+
+void fit_all(GrowthSeries& series) {
+    std::vector<double> numbers(series.dumps);
+    for (size_t d = 0; d < series.dumps; ++d) {
+        numbers[d] = static_cast<double>(d);
+    }
+    SeriesShape by_dump{numbers, series.bounds};
+    SeriesShape by_second{series.seconds, series.bounds};
+    std::vector<double> y(series.dumps);
+    for (StackTrend& stack : series.stacks) {
+        std::transform(stack.values.begin(), stack.values.end(), y.begin(),
+                       [](int64_t value) { return static_cast<double>(value); });
+        stack.per_dump = fit_trend(by_dump, y);
+        if (series.timed) {
+            stack.per_second = fit_trend(by_second, y);
+        }
+        stack.trend = series.timed ? stack.per_second : stack.per_dump;
+    }
+}
+
+void rank(std::vector<StackTrend>& stacks) {
+    std::sort(stacks.begin(), stacks.end(), [](const StackTrend& a, const StackTrend& b) {
+        if (int order = compare_growth(a.trend, b.trend); order != 0) {
+            return order < 0;
+        }
+        if (a.last() != b.last()) {
+            return a.last() > b.last();
+        }
+        return a.stack < b.stack;
+    });
+}
+
+// Which function_line stack each sample of `dump` has, per its function-style stack in
+// `wanted`: the values of each pair summed. Both spellings come from the same samples, so
+// a line-level stack belongs to exactly one function-level stack, found without parsing.
+std::unordered_map<size_t, std::map<std::string, int64_t>>
+sites_by_stack(const Profile& dump, const SampleStacks& plain, const SampleStacks& lined,
+               const std::unordered_map<std::string_view, size_t>& wanted, SampleType sample) {
+    std::unordered_map<size_t, std::map<std::string, int64_t>> sites;
+    for (size_t s = 0; s < dump.samples.size(); ++s) {
+        uint32_t p = plain.stack_of_sample[s];
+        uint32_t l = lined.stack_of_sample[s];
+        if (p == SampleStacks::none || l == SampleStacks::none) {
+            continue;
+        }
+        auto it = wanted.find(plain.stacks[p]);
+        if (it != wanted.end()) {
+            sites[it->second][lined.stacks[l]] += value_of(dump.samples[s].values, sample);
+        }
+    }
+    return sites;
+}
+
+} // namespace
+
+std::string_view leaf_of(std::string_view stack) {
+    size_t semicolon = stack.rfind(';');
+    return semicolon == std::string_view::npos ? stack : stack.substr(semicolon + 1);
+}
+
+Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedOptions& folded) {
+    if (dumps.size() < min_dumps) {
+        return fail("growth needs at least {} dumps; {} given", min_dumps, dumps.size());
+    }
+    return catching([&]() -> Result<GrowthSeries> {
+        GrowthSeries series;
+        series.dumps = dumps.size();
+        std::vector<DumpStamp> stamps;
+        for (const Profile& dump : dumps) {
+            stamps.push_back(stamp_of(dump));
+        }
+        series.bounds = run_bounds(stamps);
+        if (series.bounds.size() - 1 == dumps.size()) {
+            return fail("growth is measured within a run, and each of these {} dumps is of "
+                        "another run (their pids or the program's load addresses differ): "
+                        "give several dumps of one run",
+                        dumps.size());
+        }
+        place_in_time(dumps, series);
+        std::unordered_map<std::string, size_t> index;
+        for (size_t d = 0; d < dumps.size(); ++d) {
+            HEAPKIT_TRY(fold_stacks(dumps[d], folded, [&](const FoldedStack& line) {
+                auto [it, added] =
+                    index.try_emplace(std::string(line.frames), series.stacks.size());
+                if (added) {
+                    StackTrend stack;
+                    stack.stack = it->first;
+                    stack.values.resize(dumps.size());
+                    series.stacks.push_back(std::move(stack));
+                }
+                series.stacks[it->second].values[d] += line.value;
+                return Result<void>{};
+            }));
+        }
+        fit_all(series);
+        rank(series.stacks);
+        return series;
+    });
+}
+
+Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps,
+                                                  const FoldedOptions& folded,
+                                                  std::span<const StackTrend> stacks) {
+    std::vector<std::string> sites;
+    for (const StackTrend& stack : stacks) {
+        sites.emplace_back(leaf_of(stack.stack));
+    }
+    if (folded.style != FrameStyle::function) {
+        return sites; // lines are spelled already, or there are none to spell
+    }
+    return catching([&]() -> Result<std::vector<std::string>> {
+        // Each dump spelled once, the newest first, for the stacks it is the last to hold.
+        FoldedOptions with_lines = folded;
+        with_lines.style = FrameStyle::function_line;
+        for (size_t d = dumps.size(); d-- > 0;) {
+            std::unordered_map<std::string_view, size_t> wanted;
+            for (size_t s = 0; s < stacks.size(); ++s) {
+                auto holds = [&](int64_t v) { return v != 0; };
+                auto last = std::find_if(stacks[s].values.rbegin(), stacks[s].values.rend(), holds);
+                if (last != stacks[s].values.rend() &&
+                    static_cast<size_t>(stacks[s].values.rend() - last) - 1 == d) {
+                    wanted.emplace(stacks[s].stack, s);
+                }
+            }
+            if (wanted.empty()) {
+                continue;
+            }
+            HEAPKIT_TRY_ASSIGN(SampleStacks plain, spell_sample_stacks(dumps[d], folded));
+            HEAPKIT_TRY_ASSIGN(SampleStacks lined, spell_sample_stacks(dumps[d], with_lines));
+            // Lines of one function part by line there: the site holding the most wins
+            // (the first bytewise among equals).
+            for (auto& [s, candidates] :
+                 sites_by_stack(dumps[d], plain, lined, wanted, folded.sample)) {
+                int64_t best = 0;
+                for (const auto& [stack, value] : candidates) {
+                    if (std::abs(value) > best) {
+                        best = std::abs(value);
+                        sites[s] = std::string(leaf_of(stack));
+                    }
+                }
+            }
+        }
+        return sites;
+    });
+}
+
+} // namespace heapkit

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Every stack of a series followed through its dumps, its trend fitted, ranked.
+#pragma once
+
+#include "heapkit/emit/options.hpp"
+#include "heapkit/growth/trend.hpp"
+#include "heapkit/model/profile.hpp"
+#include "heapkit/util/error.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace heapkit {
+
+struct StackTrend {
+    std::string stack;           // as write_folded spells it: root first, ';' between frames
+    std::vector<int64_t> values; // per dump, oldest first; 0 where the dump lacks it
+    Trend trend;                 // over the series' axis (GrowthSeries::timed)
+    Trend per_dump;              // over dump numbers, whatever the axis
+    Trend per_second;            // over seconds; all zero when the series is not timed
+
+    int64_t first() const { return values.front(); }
+    int64_t last() const { return values.back(); }
+};
+
+struct GrowthSeries {
+    size_t dumps = 0;
+    std::vector<double> seconds; // per dump, since the first one; 0s when not timed
+    std::vector<size_t> bounds;  // runs, as SeriesShape::bounds
+    // Slopes are per second: every dump's time is known and they differ within some run.
+    bool timed = false;
+    std::vector<StackTrend> stacks; // ranked: the strongest suspect first
+};
+
+// Spells every dump with write_folded (`folded`), fits each stack's values, and ranks the
+// stacks (compare_growth, then the larger last value, then the stack bytewise). An error
+// for fewer than 3 dumps.
+Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedOptions& folded);
+
+// The allocating frame (leaf) of each of `stacks` with "(file:line)", as
+// FrameStyle::function_line spells it, from the last dump that holds the stack; the leaf
+// as spelled when no line is known, or when `folded` spells lines or addresses already.
+Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps,
+                                                  const FoldedOptions& folded,
+                                                  std::span<const StackTrend> stacks);
+
+// The last frame of a spelled stack.
+std::string_view leaf_of(std::string_view stack);
+
+} // namespace heapkit

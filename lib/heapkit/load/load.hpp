@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// The pipeline that turns dumps into one profile: read -> unsample -> model -> symbolize;
+// and a series of dumps, each loaded on its own.
+#pragma once
+
+#include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/options.hpp"
+#include "heapkit/unsample/heap_values.hpp"
+#include "heapkit/util/error.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heapkit {
+
+// One dump to load: a jemalloc heap_v2 dump or a jeprof symbolized profile, plain or
+// gzipped.
+struct Input {
+    std::string name; // the file to read ("-": standard input), or a name for messages
+    std::optional<std::string_view> bytes; // the dump already in memory (borrowed for the
+                                           // call): `name` is then not opened
+};
+
+struct LoadOptions {
+    SampleType sample = SampleType::inuse_space; // checked: alloc_* need prof_accum:true
+    bool per_thread = false;                     // one sample per (stack, thread)
+    SymbolizeOptions symbols;
+    bool list_unnamed = false; // the report lists every address left without a name
+};
+
+// What loading could not do, for the user: nothing here stops the profile from being used.
+struct LoadReport {
+    std::vector<std::string> warnings; // one line each, without a "warning:" prefix
+    size_t unnamed_locations = 0;      // locations left without a name (allocator aside)
+    // Why a file could not be opened for want of descriptors (EMFILE, ENFILE), when one
+    // could not: names are then missing for the process's reason, not the file's.
+    std::optional<std::string> out_of_descriptors;
+};
+
+struct Loaded {
+    Profile profile;
+    LoadReport report;
+};
+
+// read -> unsample -> model -> symbolize: the dumps merged into one profile, each dump's
+// addresses placed in its own mappings, frames named from DWARF or symbol tables.
+Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& options);
+
+// A series: dumps of one program over time (prof_interval's jeprof.<pid>.<seq>.i<n>.heap,
+// prof.dump's, dumps of several runs), each loaded on its own, oldest first.
+struct LoadedSeries {
+    std::vector<Profile> dumps;
+    LoadReport report; // what loading said of all of them, each line once; the unnamed
+                       // locations of the dump that left the most
+};
+
+// load_profile for each input apart, then in the order they were written: by the files'
+// modification times, ties broken by jemalloc's sequence number in the file name (the
+// order given when some time is unknown: standard input, memory). An error for fewer than
+// 3 dumps, a file given twice, or dumps of different programs (the main executables'
+// build ids differ).
+Result<LoadedSeries> load_series(std::span<const Input> inputs, const LoadOptions& options);
+
+} // namespace heapkit

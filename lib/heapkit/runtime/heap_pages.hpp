@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// The Handler's pages for jeprof's protocol, profiler control, Go's heap pages and
+// telemetry (routes.cpp lists them with their facts).
+#pragma once
+
+#include "heapkit/runtime/handler.hpp"
+
+namespace heapkit::runtime {
+
+// GET /pprof/heap: jemalloc's raw dump, for jeprof.
+Response raw_heap(const Request& request);
+// GET /pprof/symbol: "num_symbols: 1"; POST: the names of '+'-joined addresses.
+Response symbol(const Request& request);
+// GET /pprof/cmdline: the command line, one argument a line.
+Response cmdline(const Request& request);
+// GET /pprof/conf: the profiler's state; POST ?prof.active:BOOL or ?prof.reset:LG.
+Response conf(const Request& request);
+// GET /debug/pprof/heap (and the pages built on it): gzipped pprof, or with `folded`
+// collapsed stacks.
+Response go_heap(const Request& request, bool folded);
+// GET /metrics: Prometheus text.
+Response metrics(const Request& request);
+
+} // namespace heapkit::runtime

@@ -8,6 +8,8 @@ packages=(
   protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
   libdw-dev libelf-dev zlib1g-dev libiberty-dev
   libjemalloc-dev libjemalloc2 libmicrohttpd-dev wrk
+  # jemalloc's statistics in JSON (jestat, lib/heapkit/stats)
+  nlohmann-json3-dev
   # the runtime's CPU profiler unwinds in its SIGPROF handler with libunwind
   libunwind-dev
   # the Debian packages built and checked (tests/e2e/test_deb.py), bash completion's helpers

@@ -21,7 +21,7 @@ import urllib.request
 from heapkit_e2e import (BASH_COMPLETION, JEMALLOC_SO, SOURCE_DIR, check, completion_loaded, fixture,
                          leaf_is, parse_folded, run, run_fixture, sum_where, workdir)
 
-TOOLS = ("jeprof2pprof", "heapfold", "disable_aslr")
+TOOLS = ("jeprof2pprof", "heapfold", "disable_aslr", "jestat")
 PACKAGES = ("heapkit", "libheapkit0", "libheapkit-dev")
 
 for program in ("dpkg-buildpackage", "dh", "git"):

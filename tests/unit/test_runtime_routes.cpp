@@ -47,7 +47,8 @@ TEST_CASE("heapkit::runtime::routes counts every page that dumps the heap as a c
     }
     CHECK(converts("/pprof/symbol", "POST"));
     CHECK_FALSE(converts("/pprof/symbol", "GET"));
-    for (const char* path : {"/metrics", "/pprof/conf", "/pprof/cmdline", "/debug/pprof/profile"}) {
+    for (const char* path : {"/metrics", "/pprof/conf", "/pprof/cmdline", "/debug/pprof/profile",
+                             "/debug/jemalloc/stats"}) {
         CHECK_FALSE_MESSAGE(converts(path), path);
     }
 }

@@ -63,7 +63,8 @@ std::vector<PageInfo> pages();
 //                       POST /pprof/conf?prof.reset:<lg_sample>
 //   Go style            GET /debug/pprof/heap[?symbolize=0][&threads=1][&sample=TYPE],
 //                       GET /debug/pprof/heap.folded[?sample=TYPE][&threads=1]
-//   telemetry           GET /metrics (Prometheus text)
+//   telemetry           GET /metrics (Prometheus text),
+//                       GET /debug/jemalloc/stats[?format=text|html|json|svg] (jestat's report)
 //   CPU profiles        GET /debug/pprof/profile?seconds=N[&frequency=HZ][&symbolize=0] (pprof),
 //                       GET /pprof/profile?seconds=N (gperftools' format, for jeprof),
 //                       GET /pprof/profile/report, /pprof/profile/flamegraph[?width=] (SVG)

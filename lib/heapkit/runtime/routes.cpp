@@ -3,6 +3,7 @@
 
 #include "heapkit/runtime/heap_pages.hpp"
 #include "heapkit/runtime/index_page.hpp"
+#include "heapkit/runtime/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/profile_routes.hpp"
 
 #include <algorithm>
@@ -98,6 +99,10 @@ const std::vector<Route>& routes() {
          "sample=TYPE&width=1200", "heap flame graph (SVG)", heap_flame_graph_page},
         {"/metrics", get, Converts::never, Waits::never, false, "",
          "jemalloc's and the runtime's gauges, Prometheus text", metrics},
+        {"/debug/jemalloc/stats", get, Converts::never, Waits::never, false,
+         "format=text|html|json|svg",
+         "why RSS is bigger than the heap profile: jemalloc's statistics reconciled",
+         jemalloc_stats_page},
     };
     return *table;
 }

@@ -89,8 +89,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
     app.add_option("--base", options.bases,
-                   "subtract this earlier dump (repeatable: several are merged); stacks "
-                   "meet by function names, so another run of the program compares")
+                   "show the change from this earlier dump (repeatable: several are merged); "
+                   "stacks meet by function names, so another run of the program compares")
         ->option_text("BASE")
         ->allow_extra_args(false);
     app.add_option_function<std::string>(

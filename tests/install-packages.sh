@@ -8,6 +8,8 @@ packages=(
   protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
   libdw-dev libelf-dev zlib1g-dev libiberty-dev
   libjemalloc-dev libjemalloc2 libmicrohttpd-dev wrk
+  # jemalloc's statistics in JSON (jestat, lib/heapkit/stats)
+  nlohmann-json3-dev
   # the runtime's CPU profiler unwinds in its SIGPROF handler with libunwind
   libunwind-dev
   # the Debian packages built and checked (tests/e2e/test_deb.py), bash completion's helpers
@@ -20,8 +22,10 @@ packages=(
   libc6-dbg
   # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
   redis-server redis-tools
-  # a real jemalloc server of two processes, manager and child (test_varnish.py)
-  varnish
+  # libheapkit-agent.so inside programs nobody relinks (tests/e2e/test_agent_*.py):
+  # varnishd (a manager and its forked child), and a real Prometheus scraping /metrics;
+  # varnish is also profiled as the README's recipe says (test_varnish.py)
+  varnish prometheus
   # BIND 9's named, jemalloc through libisc (test_bind9.py), and dig to ask it
   bind9 bind9-dnsutils
   # a real debuginfod server on loopback (test_stripped_names.py); iproute2 brings up

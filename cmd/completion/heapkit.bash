@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# bash completion for heapkit's tools (jeprof2pprof, heapfold, disable_aslr), on top of the
+# bash completion for heapkit's tools (jeprof2pprof, heapfold, disable_aslr, jestat), on top of the
 # bash-completion package's helpers. meson installs this file once per tool name, since
 # bash-completion loads a command's completion from the file named after the command.
 # The lists below follow each tool's --help: tests/e2e/test_completion.py fails when a
@@ -76,6 +76,21 @@ _heapkit_tool() {
     _filedir
 }
 complete -F _heapkit_tool jeprof2pprof heapfold
+
+# jestat STATS [--dump HEAP] [--smaps FILE] [--json|--svg] [-o FILE]: every value is a file.
+_heapkit_jestat() {
+    local cur prev words cword
+    _init_completion || return
+    case $prev in
+    -h | --help | --version) return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        _heapkit_reply '-h --help --dump --smaps --json --svg -o --output --version'
+        return
+    fi
+    _filedir
+}
+complete -F _heapkit_jestat jestat
 
 # disable_aslr [--] PROGRAM [ARGS...]: its own flags only first, then PROGRAM's completion.
 _heapkit_disable_aslr() {

@@ -15,7 +15,7 @@ source_root = os.path.dirname(os.path.abspath(SOURCE_DIR))
 build = os.environ["HEAPKIT_BUILD_ROOT"]
 version = json.loads(run(["meson", "introspect", "--projectinfo", build]).stdout)["version"]
 
-for name in ("jeprof2pprof", "heapfold", "disable_aslr"):
+for name in ("jeprof2pprof", "heapfold", "disable_aslr", "jestat"):
     printed = run([tool(name), "--version"]).stdout.strip()
     check(printed == f"{name} (heapkit) {version}", f"{name} --version: {printed!r}")
     with open(os.path.join(MAN_DIR, f"{name}.1")) as page:

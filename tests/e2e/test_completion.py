@@ -97,4 +97,9 @@ check("heapfold" in offered("disable_aslr", "heapf"), "disable_aslr heapf")
 check(offered("disable_aslr", "heapfold", "--sam") == ["--sample"], "disable_aslr heapfold --sam")
 check(offered("disable_aslr", "--", "heapfold", "--sample", "alloc_") ==
       ["alloc_objects", "alloc_space"], "disable_aslr -- heapfold --sample alloc_")
+# jestat: its flags as --help lists them; files for the statistics and every option.
+jestat_help = run([tool("jestat"), "--help"]).stdout
+check(set(offered("jestat", "-")) == help_flags(jestat_help),
+      f"jestat: {offered('jestat', '-')} against --help's {sorted(help_flags(jestat_help))}")
+check(offered("jestat", "--smaps", "old", cwd=work) == ["old.heap.gz"], "jestat --smaps old")
 print("ok")

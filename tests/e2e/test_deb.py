@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """`dpkg-buildpackage -b -us -uc` builds the Debian packages from a clean copy of the source
 tree (what git holds, as in a fresh clone); lintian finds no error in them; they hold the
-tools, man pages, bash completions, both libraries, the headers and the pkg-config files,
+tools, man pages, bash completions, the agent, both libraries, the headers and the pkg-config files,
 named after the SONAMEs and depending on the packages of every library the binaries load
 and of every header and pkg-config module the -dev files name. Unpacked into a scratch
 root (dpkg -x), the installed tools run and fold a real dump, man renders their pages,
@@ -16,11 +16,12 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.request
 
-from heapkit_e2e import (BASH_COMPLETION, SOURCE_DIR, check, completion_loaded, fixture,
+from heapkit_e2e import (BASH_COMPLETION, JEMALLOC_SO, SOURCE_DIR, check, completion_loaded, fixture,
                          leaf_is, parse_folded, run, run_fixture, sum_where, workdir)
 
-TOOLS = ("jeprof2pprof", "heapfold", "disable_aslr")
+TOOLS = ("jeprof2pprof", "heapfold", "disable_aslr", "jestat")
 PACKAGES = ("heapkit", "libheapkit0", "libheapkit-dev")
 
 for program in ("dpkg-buildpackage", "dh", "git"):
@@ -120,7 +121,9 @@ libdir = f"/usr/lib/{multiarch}"
 wanted = {
     "heapkit": [f"/usr/bin/{t}" for t in TOOLS] +
                [f"/usr/share/man/man1/{t}.1.gz" for t in TOOLS] +
-               [f"/usr/share/bash-completion/completions/{t}" for t in TOOLS],
+               [f"/usr/share/bash-completion/completions/{t}" for t in TOOLS] +
+               [f"/usr/lib/{multiarch}/heapkit/libheapkit-agent.so",
+                "/usr/share/man/man7/heapkit-agent.7.gz"],
     "libheapkit0": [f"{libdir}/libheapkit.so.0", f"{libdir}/libheapkit-runtime.so.0",
                     f"{libdir}/libheapkit.so.{version}",
                     f"{libdir}/libheapkit-runtime.so.{version}"],
@@ -153,7 +156,7 @@ for name, deb in debs.items():
     for path in sorted(contents[name]):
         full = root + path
         if os.path.islink(full) or not os.path.isfile(full) or not (
-                path.startswith("/usr/bin/") or ".so." in path):
+                path.startswith("/usr/bin/") or ".so." in path or path.endswith(".so")):
             continue
         for soname in re.findall(r"NEEDED\s+(\S+)", run(["objdump", "-p", full]).stdout):
             package = ours.get(soname)
@@ -210,6 +213,28 @@ for name in TOOLS:
     if os.path.exists(BASH_COMPLETION):
         check(completion_loaded(f"{root}/usr/share", name),
               f"bash-completion's loader does not find {name}'s completion in the package")
+
+# The agent as installed, in a program that knows nothing of it: it serves /metrics, and
+# its page names where it is installed.
+agent = f"{root}/usr/lib/{multiarch}/heapkit/libheapkit-agent.so"
+host = subprocess.Popen([fixture("agent_host")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True,
+                        env=dict(os.environ, LD_PRELOAD=f"{JEMALLOC_SO} {agent}",
+                                 MALLOC_CONF="prof:true", HEAPKIT_LISTEN="127.0.0.1:0",
+                                 HEAPKIT_START_DELAY_MS="0"))
+try:
+    said = host.stderr.readline()
+    served = re.search(r"serving (http://\S+/)", said)
+    check(served, f"the installed agent said {said!r}")
+    with urllib.request.urlopen(served.group(1) + "metrics", timeout=30) as answer:
+        check(b"heapkit_jemalloc_allocated_bytes" in answer.read(), "no jemalloc gauge")
+finally:
+    host.stdin.close()
+    host.wait(timeout=30)
+page = run(["man", "-l", "-Tutf8", f"{root}/usr/share/man/man7/heapkit-agent.7.gz"],
+           env=dict(os.environ, MANWIDTH="120")).stdout
+check(f"/usr/lib/{multiarch}/heapkit/libheapkit-agent.so" in re.sub(r".\x08", "", page),
+      "heapkit-agent(7) does not name the installed agent")
 
 # A program that knows only the -dev files, through pkg-config.
 USER = r"""

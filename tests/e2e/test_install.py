@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""meson install puts the tools, the library, its headers, pkg-config file, man pages and
+"""meson install puts the tools, the library, the agent, its headers, pkg-config file, man pages and
 bash completions (where bash-completion's loader finds them) under the prefix; only the
 front door and the types it exposes are installed (and no libiberty function exported), each
 header compiles on its own, and a program built with `pkg-config --cflags --libs heapkit`
@@ -18,7 +18,7 @@ prefix = destdir + run(["meson", "introspect", "--buildoptions", build]).stdout.
     '"name": "prefix", "value": "')[1].split('"')[0]
 
 found = {os.path.relpath(os.path.join(d, f), prefix) for d, _, fs in os.walk(prefix) for f in fs}
-for tool in ("jeprof2pprof", "heapfold", "disable_aslr"):
+for tool in ("jeprof2pprof", "heapfold", "disable_aslr", "jestat"):
     check(f"bin/{tool}" in found, f"bin/{tool} not installed: {sorted(found)}")
     check(f"share/man/man1/{tool}.1" in found, f"man page of {tool} not installed")
     check(f"share/bash-completion/completions/{tool}" in found,
@@ -27,6 +27,10 @@ for tool in ("jeprof2pprof", "heapfold", "disable_aslr"):
         check(completion_loaded(os.path.join(prefix, "share"), tool),
               f"bash-completion's loader does not find {tool}'s completion under {prefix}")
 check(any(f.startswith("lib") and "/libheapkit.so" in f for f in found), "libheapkit not installed")
+# The preloadable agent, at a path of its own under the library directory, and its page.
+check(any(f.startswith("lib") and f.endswith("/heapkit/libheapkit-agent.so") for f in found),
+      f"libheapkit-agent.so not installed: {sorted(found)}")
+check("share/man/man7/heapkit-agent.7" in found, "heapkit-agent(7) not installed")
 # libiberty is linked in for its demangler; its functions are not libheapkit's to export.
 library = next(os.path.join(prefix, f) for f in found
                if f.startswith("lib") and os.path.basename(f).startswith("libheapkit.so.")

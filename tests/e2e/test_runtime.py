@@ -3,6 +3,7 @@
 port: real jeprof reads it through its remote protocol, go tool pprof reads its
 /debug/pprof/heap, profiling is switched off and on over HTTP, every error status."""
 
+import json
 import os
 import re
 import socket
@@ -188,6 +189,29 @@ try:
     check(request("/debug/pprof/heap?threads=2")[0] == 400, "400")
     status, body = request("/metrics")
     check(status == 200 and b"heapkit_jemalloc_allocated_bytes" in body, "/metrics")
+    # jestat's reconciliation of the service's own figures, and a gauge per row.
+    for row in (b'heapkit_jemalloc_waterfall_bytes{row="dirty"} ',
+                b'heapkit_rss_split_bytes{part="other_anonymous"} '):
+        check(row in body, f"/metrics lacks {row!r}")
+    status, body = request("/debug/jemalloc/stats?format=json")
+    check(status == 200, f"/debug/jemalloc/stats?format=json: {status} {body[:200]!r}")
+    report = json.loads(body)
+    with open(f"/proc/{process.pid}/status") as f:
+        vm_rss = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+    rss = {row["key"]: row["bytes"] for row in report["rss"]}
+    check_near(rss["rss"], vm_rss, "the page's RSS against /proc/PID/status", 0.1)
+    allocator = {row["key"]: row["bytes"] for row in report["allocator"]}
+    # jemalloc's resident figure is an upper bound (dirty pages count whether touched or
+    # not): only its share of the RSS split is bounded by the RSS.
+    check(0 < allocator["allocated"] <= allocator["active"] <= allocator["resident"] and
+          0 < rss["jemalloc_resident"] <= rss["rss"], f"the page's figures: {allocator} {rss}")
+    status, body = request("/debug/jemalloc/stats")
+    check(status == 200 and b"From the heap profile to jemalloc's address space" in body,
+          f"/debug/jemalloc/stats: {body[:200]!r}")
+    status, body = request("/debug/jemalloc/stats?format=html")
+    check(status == 200 and body.startswith(b"<!DOCTYPE html>") and b"<svg " in body and
+          b"<pre>" in body and b"= RSS" in body, f"format=html: {body[:200]!r}")
+    check(request("/debug/jemalloc/stats?format=pdf")[0] == 400, "format=pdf")
 finally:
     stop(process)
 print("ok")

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache agent_config jemalloc_stats"
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in
@@ -40,7 +40,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$artifacts"
 # Seeds: the checked-in text corpora, plus binary ones made here (nothing binary is
 # committed): gzipped dumps, and small ELF files built from a fixture.
-for target in heap_v2 jeprof_symbolized maps demangle; do
+for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats; do
   cp -r "tests/fuzz/corpus/$target" "$work/$target"
 done
 mkdir -p "$work/gzip" "$work/symbolizer"
@@ -59,6 +59,10 @@ printf 'heapkit frame cache 4\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$wor
   printf '\0\0\0\0\1\0\0\0\2\0\0\0\7\0\0\0\1\0\0\0\5\0\0\0'               # f, "", a.c, 7:1, from 5
   printf '\3\0\0\0\4\0\0\0\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'               # g, _g, ""
 } > "$work/frame_cache/one"
+
+mkdir -p "$work/agent_config" # the agent's environment: listen, delay, CPU
+printf '127.0.0.1:6060\n1000\n1' > "$work/agent_config/v4"
+printf '[::1]:0\n0\noff' > "$work/agent_config/v6"
 
 passed=0
 failed=0

@@ -12,7 +12,7 @@ namespace {
 
 Response get(const std::string& path, const std::string& query = "",
              const std::string& method = "GET", const std::string& body = "") {
-    return Handler(HandlerOptions{64}).handle(Request{method, path, query, {}, body, {}});
+    return Handler(HandlerOptions{64}).handle(Request{method, path, query, {}, body, {}, {}});
 }
 
 __attribute__((noinline)) int named_for_the_symbol_test() {
@@ -67,31 +67,54 @@ TEST_CASE("heapkit::runtime::Handler answers 503 with Retry-After past max_conve
     options.max_conversions = 0; // every conversion finds the limit reached
     Handler handler(options);
     for (const char* path : {"/pprof/heap", "/debug/pprof/heap", "/debug/pprof/heap.folded"}) {
-        Response response = handler.handle(Request{"GET", path, "", {}, "", {}});
+        Response response = handler.handle(Request{"GET", path, "", {}, "", {}, {}});
         CHECK_MESSAGE(response.status == 503, path);
         CHECK(response.headers["Retry-After"] == "1");
     }
-    CHECK(handler.handle(Request{"POST", "/pprof/symbol", "", {}, "0x1", {}}).status == 503);
+    CHECK(handler.handle(Request{"POST", "/pprof/symbol", "", {}, "0x1", {}, {}}).status == 503);
     // What converts nothing is not limited.
-    CHECK(handler.handle(Request{"GET", "/pprof/symbol", "", {}, "", {}}).status == 200);
-    CHECK(handler.handle(Request{"GET", "/metrics", "", {}, "", {}}).status == 200);
+    CHECK(handler.handle(Request{"GET", "/pprof/symbol", "", {}, "", {}, {}}).status == 200);
+    CHECK(handler.handle(Request{"GET", "/metrics", "", {}, "", {}, {}}).status == 200);
 }
 
 TEST_CASE("heapkit::runtime::Handler refuses control by option and sampling under the floor") {
     HandlerOptions closed;
     closed.allow_control = false;
     Response response =
-        Handler(closed).handle(Request{"POST", "/pprof/conf", "prof.active:false", {}, "", {}});
+        Handler(closed).handle(Request{"POST", "/pprof/conf", "prof.active:false", {}, "", {}, {}});
     CHECK(response.status == 403);
     CHECK(response.body.find("allow_control") != std::string::npos);
 
     HandlerOptions floor; // min_lg_sample 10 by default
-    response = Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:0", {}, "", {}});
+    response =
+        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:0", {}, "", {}, {}});
     CHECK(response.status == 403);
     CHECK(response.body.find("min_lg_sample") != std::string::npos);
-    response = Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset%3A9", {}, "", {}});
+    response =
+        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset%3A9", {}, "", {}, {}});
     CHECK(response.status == 403);
     // At the floor, the request goes on (and here finds no jemalloc).
-    response = Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:10", {}, "", {}});
+    response =
+        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:10", {}, "", {}, {}});
     CHECK(response.body.find("jemalloc is not loaded") != std::string::npos);
+}
+
+TEST_CASE("heapkit::runtime::Handler's index pages link every page with its parameters") {
+    Response root = get("/");
+    CHECK(root.status == 200);
+    CHECK(root.content_type == "text/html; charset=utf-8");
+    Response go = get("/debug/pprof/");
+    for (const PageInfo& page : pages()) {
+        CHECK(get(std::string(page.path), "", "DELETE").status == 405); // each one is a route
+        if (page.path == "/") {
+            continue;
+        }
+        CHECK_MESSAGE(root.body.find(fmt::format("href=\"{}\"", page.path)) != std::string::npos,
+                      page.path);
+        bool go_style = page.path.starts_with("/debug/pprof/") && page.path != "/debug/pprof/";
+        CHECK_MESSAGE((go.body.find(fmt::format("href=\"{}\"", page.path)) != std::string::npos) ==
+                          go_style,
+                      page.path);
+    }
+    CHECK(root.body.find("seconds=30&amp;frequency=100") != std::string::npos);
 }

@@ -125,7 +125,14 @@ int64_t wall_nanos() {
     return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-// The handler installed for as long as it lives; the previous disposition put back.
+bool is_handler(const struct sigaction& action) {
+    return (action.sa_flags & SA_SIGINFO) != 0 ||
+           (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
+}
+
+// The handler installed for as long as it lives; the previous disposition put back. A
+// handler of the process's own found in place (installed since sigprof_is_free said
+// otherwise) is put back at once and this one counts as not installed.
 class SigprofHandler {
 public:
     SigprofHandler() {
@@ -134,6 +141,10 @@ public:
         action.sa_flags = SA_SIGINFO | SA_RESTART; // interrupted system calls go on
         sigemptyset(&action.sa_mask);
         m_installed = sigaction(SIGPROF, &action, &m_previous) == 0;
+        if (m_installed && is_handler(m_previous)) {
+            sigaction(SIGPROF, &m_previous, nullptr);
+            m_installed = false;
+        }
     }
     ~SigprofHandler() {
         if (m_installed) {
@@ -201,6 +212,18 @@ void collect(const Slot* slots, size_t count, CpuSamples& samples) {
 
 } // namespace
 
+Result<void> sigprof_is_free() {
+    struct sigaction current {};
+    if (sigaction(SIGPROF, nullptr, &current) != 0) {
+        return fail("CPU profile: cannot read the SIGPROF disposition");
+    }
+    if (is_handler(current)) {
+        return fail("this process has a SIGPROF handler of its own: a CPU profile would take "
+                    "its signals, so none is taken");
+    }
+    return {};
+}
+
 std::unique_ptr<CpuProfileSlot> CpuProfileSlot::claim() {
     bool expected = false;
     if (!g_claimed.compare_exchange_strong(expected, true)) {
@@ -236,7 +259,8 @@ CpuProfileSlot::record(std::chrono::milliseconds duration, unsigned frequency,
         SigprofHandler handler;
         if (!handler.installed()) {
             g_slots.store(nullptr);
-            return fail("CPU profile: cannot install the SIGPROF handler");
+            return fail("CPU profile: cannot install the SIGPROF handler (the process has "
+                        "one of its own?)");
         }
         ProfTimer timer(frequency);
         if (!timer.armed()) {

@@ -29,6 +29,11 @@ struct CpuSamples {
 inline constexpr unsigned max_cpu_frequency = 1000;
 inline constexpr size_t max_cpu_depth = 64; // deeper stacks keep their leafmost frames
 
+// Ok when SIGPROF is free to take: its disposition is the default or ignored. An error
+// when the process installed a handler of its own (a profiler of its own, a timer): a
+// CPU profile would take its signals, so none is taken.
+Result<void> sigprof_is_free();
+
 // The right to profile: one CPU profile at a time per process (a signal handler and a
 // timer are process-wide). Held for the profile's duration.
 class CpuProfileSlot {

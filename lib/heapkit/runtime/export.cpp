@@ -20,10 +20,13 @@ namespace {
 
 // This process's files and their answers, kept across requests: a service maps the same
 // libraries for its whole life, so each is opened once (holding its descriptor) rather
-// than once per request, and a frame found once is not looked up again.
+// than once per request, and a frame found once is not looked up again. Never destroyed:
+// a page may still be converting while the process exits (the statics made after the
+// server started go first, before its stop has waited the page out).
 const std::shared_ptr<KeptSymbols>& kept_symbols() {
-    static const std::shared_ptr<KeptSymbols> kept = make_kept_symbols(SymbolizeOptions{});
-    return kept;
+    static const auto* kept =
+        new std::shared_ptr<KeptSymbols>(make_kept_symbols(SymbolizeOptions{}));
+    return *kept;
 }
 
 // This process's mappings, as a dump would carry them.

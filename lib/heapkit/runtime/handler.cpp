@@ -67,6 +67,9 @@ Response Handler::handle(const Request& request) const {
     if (auto refusal = refuse_control(request, m_options)) {
         return *refusal;
     }
+    if (route->cpu_profile && !m_options.allow_cpu_profiles) {
+        return text(403, "CPU profiles are disabled in this process (allow_cpu_profiles)");
+    }
     if (!counts_as_conversion(*route, request)) {
         return route->serve(request);
     }

@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace heapkit::runtime {
 
@@ -20,6 +22,10 @@ struct Request {
     // How a page that takes its time (a CPU profile, a heap delta: Handler::waits) waits
     // out its window; a server passes one that returns early when it stops. Unset: sleep.
     std::function<void(std::chrono::milliseconds)> wait;
+    // True once the server stops: a page whose window was cut short answers 503 at once
+    // instead of converting what it has (symbolizing takes ~0.1 s, which would delay the
+    // process's exit). Unset: never.
+    std::function<bool()> stopping;
 };
 
 struct Response {
@@ -35,11 +41,21 @@ struct HandlerOptions {
     // once; one more gets 503 with Retry-After at once. Each holds the dump, the profile
     // and the files it names open (README "Runtime library": memory and descriptors).
     unsigned max_conversions = 2;
-    bool allow_control = true; // false: POST /pprof/conf answers 403
+    bool allow_control = true;      // false: POST /pprof/conf answers 403
+    bool allow_cpu_profiles = true; // false: the CPU profile pages answer 403
     // prof.reset:<lg_sample> below this is refused (403): sampling every 2^lg bytes slows
     // every allocation of the process. 0 allows any rate.
     size_t min_lg_sample = 10;
 };
+
+// One page the Handler serves, as an index lists it.
+struct PageInfo {
+    std::string_view path;
+    std::string_view query; // the parameters it takes, "seconds=N&frequency=HZ"; may be empty
+    std::string_view about; // one line for a person
+};
+// Every page, in the order an index shows them.
+std::vector<PageInfo> pages();
 
 // Serves heap profiles of this process (see README "Runtime library"):
 //   jeprof's protocol   GET /pprof/heap, GET|HEAD|POST /pprof/symbol, GET /pprof/cmdline
@@ -47,17 +63,20 @@ struct HandlerOptions {
 //                       POST /pprof/conf?prof.reset:<lg_sample>
 //   Go style            GET /debug/pprof/heap[?symbolize=0][&threads=1][&sample=TYPE],
 //                       GET /debug/pprof/heap.folded[?sample=TYPE][&threads=1]
-//   telemetry           GET /metrics (Prometheus text)
+//   telemetry           GET /metrics (Prometheus text),
+//                       GET /debug/jemalloc/stats[?format=text|html|json|svg] (jestat's report)
 //   CPU profiles        GET /debug/pprof/profile?seconds=N[&frequency=HZ][&symbolize=0] (pprof),
 //                       GET /pprof/profile?seconds=N (gperftools' format, for jeprof),
 //                       GET /pprof/profile/report, /pprof/profile/flamegraph[?width=] (SVG)
 //   heap, more          GET /debug/pprof/heap?seconds=N (delta), /debug/pprof/allocs,
 //                       GET /pprof/heap/report, /pprof/heap/flamegraph[?width=] (SVG)
+//   index               GET / and /debug/pprof/: HTML links to every page (pages())
 // Errors: 403 profiling not enabled or not active, control disabled or a sampling rate
 // under the floor; 404 unknown path, 405 wrong method, 400 malformed query or body or a
 // sample type the process does not record, 409 a CPU profile asked for while another
-// runs, 413 body over max_body, 500 a dump or conversion that failed (with the reason),
-// 503 (Retry-After) max_conversions busy.
+// runs or in a process with a SIGPROF handler of its own, 413 body over max_body, 500 a
+// dump or conversion that failed (with the reason), 503 (Retry-After) max_conversions
+// busy, or a page whose window the server's stop cut short.
 // Thread-safe; dumps are serialized. Copies share their conversion count.
 class Handler {
 public:

@@ -4,6 +4,7 @@
 #include "heapkit/runtime/heap_pages.hpp"
 
 #include "heapkit/runtime/export.hpp"
+#include "heapkit/runtime/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/telemetry.hpp"
@@ -173,7 +174,7 @@ Response go_heap(const Request& request, bool folded) {
 Response metrics(const Request&) {
     auto mallctl = Mallctl::find();
     Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
-                                      symbolizer_metrics());
+                                      symbolizer_metrics() + jemalloc_stats_metrics());
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
 }

@@ -47,7 +47,8 @@ Result<CpuRequest> parse_cpu(const Request& request, CpuDefaults defaults) {
     return cpu;
 }
 
-// Parses, takes the profile (409 while another one runs), and writes it with `write`.
+// Parses, takes the profile (409 while another one runs or when the process has a SIGPROF
+// handler of its own), and writes it with `write`.
 template <typename Write>
 Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write write) {
     auto cpu = parse_cpu(request, defaults);
@@ -59,9 +60,16 @@ Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write wr
         return text(409, "a CPU profile is already being taken in this process; "
                          "ask again when it is done");
     }
+    // Checked with the slot held: while another profile runs, the handler in place is ours.
+    if (auto free = sigprof_is_free(); !free) {
+        return text(409, free.error().message);
+    }
     auto samples = slot->record(std::chrono::seconds(cpu->seconds), cpu->frequency, request.wait);
     if (!samples) {
         return text(500, samples.error().message);
+    }
+    if (request.stopping && request.stopping()) {
+        return text(503, "the server is stopping");
     }
     return write(*samples, *cpu);
 }
@@ -183,6 +191,9 @@ Response heap_delta(const Request& request) {
         request.wait(std::chrono::seconds(heap.seconds));
     } else {
         std::this_thread::sleep_for(std::chrono::seconds(heap.seconds));
+    }
+    if (request.stopping && request.stopping()) {
+        return text(503, "the server is stopping");
     }
     auto after = heap_now(profiler, heap.load);
     if (!after) {

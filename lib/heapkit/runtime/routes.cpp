@@ -2,6 +2,8 @@
 #include "heapkit/runtime/routes.hpp"
 
 #include "heapkit/runtime/heap_pages.hpp"
+#include "heapkit/runtime/index_page.hpp"
+#include "heapkit/runtime/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/profile_routes.hpp"
 
 #include <algorithm>
@@ -17,73 +19,100 @@ Response go_or_delta(const Request& request) {
 
 } // namespace
 
+// Never destroyed: a server thread may still answer while the process exits.
 const std::vector<Route>& routes() {
-    static const std::vector<Route> table = {
-        {"/debug/pprof/heap", get, Converts::always, Waits::for_seconds,
-         "seconds=N&sample=TYPE&symbolize=0|1&threads=0|1",
-         "the heap as gzipped pprof (with seconds: what changed over them)", go_or_delta},
-        {"/debug/pprof/allocs", get, Converts::always, Waits::for_seconds,
-         "seconds=N&sample=TYPE&symbolize=0|1&threads=0|1",
-         "the heap with alloc_space as its default sample type",
+    static const auto* table = new std::vector<Route>{
+        {"/", get, Converts::never, Waits::never, false, "", "this index",
+         [](const Request&) { return index_page("/"); }},
+        {"/debug/pprof/", get, Converts::never, Waits::never, false, "",
+         "the index of the Go-style pages",
+         [](const Request&) { return index_page("/debug/pprof/"); }},
+        {"/debug/pprof/heap", get, Converts::always, Waits::for_seconds, false,
+         "sample=inuse_space|inuse_objects|alloc_space|alloc_objects&symbolize=0|1&threads=0|1"
+         "&seconds=N",
+         "live heap as gzipped pprof (go tool pprof, Pyroscope, Parca); seconds=N: the growth "
+         "over N seconds",
+         go_or_delta},
+        {"/debug/pprof/allocs", get, Converts::always, Waits::for_seconds, false,
+         "sample=TYPE&symbolize=0|1&threads=0|1&seconds=N",
+         "the heap profile with alloc_space first (needs MALLOC_CONF=prof_accum:true)",
          [](const Request& r) { return go_or_delta(as_allocs(r)); }},
-        {"/debug/pprof/heap.folded", get, Converts::always, Waits::never, "sample=TYPE&threads=0|1",
-         "the heap as collapsed stacks (flamegraph.pl's input)",
-         [](const Request& r) { return go_heap(r, true); }},
         {"/debug/pprof/profile",
          {"GET"},
          Converts::never,
          Waits::always,
-         "seconds=N&frequency=HZ&symbolize=0|1",
-         "a CPU profile as gzipped pprof",
+         true,
+         "seconds=30&frequency=100&symbolize=0|1",
+         "CPU profile as gzipped pprof over the next seconds=N",
          go_cpu_profile},
-        {"/pprof/heap/flamegraph", get, Converts::always, Waits::never, "width=PX&sample=TYPE",
-         "the heap as an SVG flame graph", heap_flame_graph_page},
-        {"/pprof/heap/report", get, Converts::always, Waits::never,
-         "sample=TYPE&symbolize=0|1&threads=0|1", "the heap as gzipped pprof",
-         [](const Request& r) { return go_heap(r, false); }},
-        {"/pprof/profile/flamegraph",
-         {"GET"},
-         Converts::never,
-         Waits::always,
-         "seconds=N&frequency=HZ&width=PX",
-         "a CPU profile as an SVG flame graph",
-         cpu_flame_graph_page},
-        {"/pprof/profile/report",
-         {"GET"},
-         Converts::never,
-         Waits::always,
-         "seconds=N&frequency=HZ",
-         "a CPU profile as gzipped pprof (10 s at 200 Hz)",
-         cpu_report},
-        {"/pprof/heap", get, Converts::always, Waits::never, "",
-         "jemalloc's raw dump (jeprof's protocol)", raw_heap},
-        {"/pprof/profile",
-         {"GET"},
-         Converts::never,
-         Waits::always,
-         "seconds=N&frequency=HZ",
-         "a CPU profile in gperftools' format (jeprof's protocol)",
-         jeprof_cpu_profile},
+        {"/debug/pprof/heap.folded", get, Converts::always, Waits::never, false,
+         "sample=TYPE&threads=0|1", "live heap as collapsed stacks (flamegraph.pl, speedscope)",
+         [](const Request& r) { return go_heap(r, true); }},
+        {"/pprof/heap", get, Converts::always, Waits::never, false, "",
+         "jemalloc's raw heap dump (jeprof http://HOST:PORT/pprof/heap)", raw_heap},
         {"/pprof/symbol",
          {"GET", "HEAD", "POST"},
          Converts::on_post,
          Waits::never,
+         false,
          "",
-         "names of POSTed addresses (jeprof's protocol)",
+         "jeprof's symbol lookup (POST 0xADDR+0xADDR...)",
          symbol},
-        {"/pprof/cmdline", get, Converts::never, Waits::never, "",
-         "the command line (jeprof's protocol)", cmdline},
+        {"/pprof/cmdline", get, Converts::never, Waits::never, false, "",
+         "this process's command line", cmdline},
         {"/pprof/conf",
          {"GET", "POST"},
          Converts::never,
          Waits::never,
-         "prof.active:true|false or prof.reset:LG (POST)",
-         "the profiler's state and control",
+         false,
+         "prof.active:true|false or prof.reset:LG_SAMPLE",
+         "profiler state; POST changes it (when control is allowed)",
          conf},
-        {"/metrics", get, Converts::never, Waits::never, "", "telemetry, Prometheus' text format",
-         metrics},
+        {"/pprof/profile",
+         {"GET"},
+         Converts::never,
+         Waits::always,
+         true,
+         "seconds=30&frequency=100",
+         "CPU profile in gperftools' format, for jeprof",
+         jeprof_cpu_profile},
+        {"/pprof/profile/report",
+         {"GET"},
+         Converts::never,
+         Waits::always,
+         true,
+         "seconds=10&frequency=200&symbolize=0|1",
+         "CPU profile as gzipped pprof, PostHog's defaults",
+         cpu_report},
+        {"/pprof/profile/flamegraph",
+         {"GET"},
+         Converts::never,
+         Waits::always,
+         true,
+         "seconds=10&frequency=200&width=1200",
+         "CPU flame graph (SVG)",
+         cpu_flame_graph_page},
+        {"/pprof/heap/report", get, Converts::always, Waits::never, false,
+         "sample=TYPE&symbolize=0|1&threads=0|1", "live heap as gzipped pprof",
+         [](const Request& r) { return go_heap(r, false); }},
+        {"/pprof/heap/flamegraph", get, Converts::always, Waits::never, false,
+         "sample=TYPE&width=1200", "heap flame graph (SVG)", heap_flame_graph_page},
+        {"/metrics", get, Converts::never, Waits::never, false, "",
+         "jemalloc's and the runtime's gauges, Prometheus text", metrics},
+        {"/debug/jemalloc/stats", get, Converts::never, Waits::never, false,
+         "format=text|html|json|svg",
+         "why RSS is bigger than the heap profile: jemalloc's statistics reconciled",
+         jemalloc_stats_page},
     };
-    return table;
+    return *table;
+}
+
+std::vector<PageInfo> pages() {
+    std::vector<PageInfo> all;
+    for (const Route& route : routes()) {
+        all.push_back({route.path, route.query, route.about});
+    }
+    return all;
 }
 
 const Route* find_route(std::string_view path) {

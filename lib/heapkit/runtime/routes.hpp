@@ -31,8 +31,9 @@ struct Route {
     std::vector<std::string_view> methods;
     Converts converts = Converts::never;
     Waits waits = Waits::never;
-    std::string_view query; // what it takes, for index pages: "seconds=N&frequency=HZ"
-    std::string_view about; // one line, for index pages
+    bool cpu_profile = false; // a CPU profile page: refused when allow_cpu_profiles is off
+    std::string_view query;   // what it takes, for index pages: "seconds=N&frequency=HZ"
+    std::string_view about;   // one line, for index pages
     std::function<Response(const Request&)> serve;
 };
 

@@ -16,7 +16,9 @@
 #include <mutex>
 #include <netinet/in.h>
 #include <optional>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace heapkit::runtime {
 namespace {
@@ -164,6 +166,10 @@ MHD_Result wait_apart(State& state, MHD_Connection* connection, Exchange& exchan
         std::unique_lock lock(state.mutex);
         state.woken.wait_for(lock, window, [&] { return state.stopping; });
     };
+    request.stopping = [&state] {
+        std::lock_guard lock(state.mutex);
+        return state.stopping;
+    };
     MHD_suspend_connection(connection);
     std::thread([&state, connection, &exchange, request = std::move(request)] {
         stop_sampling_this_thread();
@@ -290,7 +296,18 @@ struct Server::State {
     runtime::State shared;
     std::unique_ptr<MHD_Daemon, DaemonStop> daemon; // last: stopped before the rest goes
     int port = 0;
+    int listen_fd = -1;
+    struct stat listener {}; // what listen_fd was when the server started
 };
+
+namespace {
+
+int listen_fd_of(MHD_Daemon* daemon) {
+    const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    return info != nullptr ? info->listen_fd : MHD_INVALID_SOCKET;
+}
+
+} // namespace
 
 bool is_loopback(const std::string& address) {
     return is_loopback_address(address);
@@ -320,6 +337,23 @@ void Server::stop() {
         }
         m_state->daemon.reset(); // closes every connection and joins the threads
     }
+}
+
+void Server::abandon_after_fork() {
+    if (!m_state) {
+        return;
+    }
+    if (m_state->listen_fd != MHD_INVALID_SOCKET) {
+        ::close(m_state->listen_fd);
+    }
+    static_cast<void>(m_state.release()); // its mutexes and threads were the parent's
+}
+
+bool Server::listener_intact() const {
+    struct stat now {};
+    return m_state && m_state->listen_fd != MHD_INVALID_SOCKET &&
+           ::fstat(m_state->listen_fd, &now) == 0 && now.st_dev == m_state->listener.st_dev &&
+           now.st_ino == m_state->listener.st_ino;
 }
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
@@ -354,6 +388,10 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
         return fail("cannot listen on {}:{}", options.address, options.port);
     }
     state->daemon.reset(daemon);
+    state->listen_fd = listen_fd_of(daemon);
+    if (state->listen_fd != MHD_INVALID_SOCKET) {
+        ::fstat(state->listen_fd, &state->listener);
+    }
     const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     state->port = info != nullptr ? info->port : options.port;
     return std::unique_ptr<Server>(new Server(std::move(state)));

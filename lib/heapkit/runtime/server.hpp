@@ -47,6 +47,16 @@ public:
 
     int port() const;
     void stop();
+    // For the child of a fork() without exec, where the threads that served are gone
+    // (fork copies only the calling thread) and nothing can be stopped or joined: closes
+    // the child's copy of the listening socket, so the port stays the parent's alone, and
+    // lets go of the rest without freeing it. The object serves nothing afterwards.
+    void abandon_after_fork();
+    // False when the listening socket is no longer the one the server opened: the program
+    // closed it behind the server's back (some close every descriptor they did not open,
+    // after fork()). MHD's threads and their descriptors are then in no state to stop:
+    // stop() would abort the process inside MHD, so a caller lets the server go unstopped.
+    bool listener_intact() const;
 
 private:
     struct State;

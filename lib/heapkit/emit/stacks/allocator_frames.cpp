@@ -164,8 +164,9 @@ std::string join_patterns() {
 } // namespace
 
 const std::string& allocator_frames_regex() {
-    static const std::string regex = join_patterns();
-    return regex;
+    // Never destroyed: a runtime's server thread may still convert while the process exits.
+    static const auto* regex = new std::string(join_patterns());
+    return *regex;
 }
 
 std::string_view simplified_function_name(std::string_view name) {

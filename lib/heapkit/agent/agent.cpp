@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// libheapkit-agent.so: the runtime's server inside a program that was not built with it,
+// loaded with LD_PRELOAD. A guest in someone else's process, so:
+//  - the constructor only reads the environment and starts one thread; everything else
+//    (finding jemalloc, binding, the server's own threads) happens on that thread, after
+//    HEAPKIT_START_DELAY_MS (1 s): past the host's constructors and the start of its main,
+//    where programs close every descriptor they did not open;
+//  - every thread of ours blocks every signal: the host's signals reach the host's threads;
+//  - a fork()ed child closes its copy of the listening socket and serves nothing, unless
+//    HEAPKIT_FOLLOW_FORKS=1 (then it serves on the next free port after its parent's);
+//  - the server stops at exit() (atexit) in milliseconds;
+//  - nothing but heapkit_agent_version is exported (agent.map), and what the agent links
+//    statically stays hidden (meson.build), so no symbol of the host binds to ours.
+#include "heapkit/agent/agent_config.hpp"
+#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/profiler.hpp"
+#include "heapkit/runtime/server.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <pthread.h>
+#include <thread>
+#include <unistd.h>
+
+extern "C" __attribute__((visibility("default"))) const char heapkit_agent_version[] =
+    HEAPKIT_VERSION;
+
+namespace heapkit::agent {
+namespace {
+
+// Ports a followed child tries after its parent's before it gives up.
+constexpr int follow_ports = 16;
+
+struct Agent {
+    AgentConfig config;
+    std::mutex mutex; // guards what follows; held across fork() (atfork handlers)
+    std::unique_ptr<runtime::Server> server;
+    int parent_port = -1; // in a followed child: the port its parent serves on
+    bool exiting = false;
+    bool exit_registered = false;
+};
+
+// Never destroyed: a server thread may look at it while the process exits.
+Agent* g_agent = nullptr;
+
+void say(const std::string& line) {
+    if (g_agent != nullptr && g_agent->config.quiet) {
+        return;
+    }
+    std::string text = fmt::format("heapkit-agent[{}]: {}\n", getpid(), line);
+    // stderr's FILE may be the host's to lock or replace: write(2) the line whole.
+    static_cast<void>(::write(STDERR_FILENO, text.data(), text.size()));
+}
+
+// Why this process cannot be served, if it cannot: no jemalloc, or no heap profiling.
+std::optional<std::string> why_inert() {
+    auto profiler = runtime::Profiler::find();
+    if (!profiler) {
+        return "no jemalloc in this process (no mallctl, je_mallctl or _rjem_mallctl); "
+               "preload it first: LD_PRELOAD=\"libjemalloc.so.2 libheapkit-agent.so\"";
+    }
+    auto enabled = profiler->enabled();
+    if (!enabled || !*enabled) {
+        return "jemalloc's heap profiling is off; start the program with "
+               "MALLOC_CONF=prof:true";
+    }
+    return std::nullopt;
+}
+
+Result<runtime::ServerOptions> server_options(const AgentConfig& config) {
+    runtime::ServerOptions options;
+    options.address = config.address;
+    options.port = config.port;
+    options.threads = 2; // a guest's share: slow clients hold none of them anyway
+    options.handler.allow_control = config.control;
+    options.handler.allow_cpu_profiles = config.cpu;
+    if (!config.token_file.empty()) {
+        auto token = read_token(config.token_file);
+        if (!token) {
+            return tl::unexpected(token.error());
+        }
+        options.bearer_token = *token;
+        options.allow_non_loopback = true;
+    }
+    return options;
+}
+
+// The server on the configured port or, in a followed child, on the first free port
+// after its parent's.
+Result<std::unique_ptr<runtime::Server>> bind_server(runtime::ServerOptions options,
+                                                     int parent_port) {
+    if (parent_port < 0 || options.port == 0) {
+        return runtime::Server::start(options);
+    }
+    for (int port = parent_port + 1; port <= parent_port + follow_ports && port <= 65535; ++port) {
+        options.port = port;
+        if (auto server = runtime::Server::start(options)) {
+            return server;
+        }
+    }
+    return fail("no free port from {} to {}", parent_port + 1, parent_port + follow_ports);
+}
+
+void stop_at_exit() {
+    std::unique_ptr<runtime::Server> server;
+    {
+        std::lock_guard lock(g_agent->mutex);
+        g_agent->exiting = true;
+        server = std::move(g_agent->server);
+    }
+    if (server && !server->listener_intact()) {
+        // The program closed our descriptors: MHD would abort the process in stop().
+        static_cast<void>(server.release());
+        return;
+    }
+    server.reset(); // cuts running profiles short and joins the server's threads
+}
+
+void* serve(void*) {
+    pthread_setname_np(pthread_self(), "heapkit-agent");
+    Agent& agent = *g_agent;
+    int parent_port;
+    {
+        std::lock_guard lock(agent.mutex);
+        parent_port = agent.parent_port;
+    }
+    // Past the program's start (or its child's), where programs close what they did not
+    // open (AgentConfig::start_delay_ms). One that execs or exits by then is not served.
+    std::this_thread::sleep_for(std::chrono::milliseconds(agent.config.start_delay_ms));
+    if (auto reason = why_inert()) {
+        say(*reason + ": not serving");
+        return nullptr;
+    }
+    auto options = server_options(agent.config);
+    if (!options) {
+        say(options.error().message + ": not serving");
+        return nullptr;
+    }
+    auto server = bind_server(*options, parent_port);
+    if (!server) {
+        say(fmt::format("{} (port in use?): not serving; the program runs on",
+                        server.error().message));
+        return nullptr;
+    }
+    int port = (*server)->port();
+    std::lock_guard lock(agent.mutex);
+    if (agent.exiting) {
+        return nullptr; // exit() is under way: the server goes with this thread's return
+    }
+    agent.server = std::move(*server);
+    if (!agent.exit_registered) {
+        agent.exit_registered = std::atexit(stop_at_exit) == 0;
+    }
+    const std::string& address = agent.config.address;
+    bool v6 = address.find(':') != std::string::npos;
+    say(fmt::format("serving http://{}{}{}:{}/", v6 ? "[" : "", address, v6 ? "]" : "", port));
+    return nullptr;
+}
+
+// One detached thread with every signal blocked; the server's threads inherit the mask.
+void start_serving() {
+    sigset_t all;
+    sigset_t previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    if (pthread_create(&thread, &attributes, serve, nullptr) != 0) {
+        say("cannot start a thread: not serving");
+    }
+    pthread_attr_destroy(&attributes);
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+void before_fork() {
+    g_agent->mutex.lock();
+}
+
+void after_fork_in_parent() {
+    g_agent->mutex.unlock();
+}
+
+// Only the forking thread lives on in the child: the server's threads are gone.
+void after_fork_in_child() {
+    Agent& agent = *g_agent;
+    int port = agent.server ? agent.server->port() : agent.config.port;
+    if (agent.server) {
+        agent.server->abandon_after_fork();
+        agent.server.reset();
+    }
+    bool follow = agent.config.follow_forks && !agent.exiting;
+    agent.parent_port = port;
+    agent.mutex.unlock();
+    if (follow) {
+        start_serving();
+    }
+}
+
+__attribute__((constructor)) void load() {
+    auto config = read_config([](const char* name) { return std::getenv(name); });
+    if (!config) {
+        say(config.error().message + ": not serving");
+        return;
+    }
+    g_agent = new Agent{};
+    g_agent->config = std::move(*config);
+    if (pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) != 0) {
+        say("cannot watch for fork(): not serving");
+        return;
+    }
+    start_serving();
+}
+
+} // namespace
+} // namespace heapkit::agent

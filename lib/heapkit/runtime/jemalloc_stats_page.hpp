@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// /debug/jemalloc/stats and the waterfall's gauges on /metrics: jestat's reconciliation of
+// this process's own figures (malloc_stats_print and /proc/self/smaps_rollup, read now).
+#pragma once
+
+#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/mallctl.hpp"
+#include "heapkit/stats/reconcile.hpp"
+#include "heapkit/util/error.hpp"
+
+#include <string>
+
+namespace heapkit::runtime {
+
+// malloc_stats_print's JSON (option "J") of this process, written into a string through
+// its write callback. An error when jemalloc (or its malloc_stats_print) is not loaded.
+Result<std::string> print_jemalloc_stats(const Mallctl& mallctl);
+
+// This process's figures reconciled: the statistics and smaps_rollup read now.
+Result<stats::Reconciliation> reconcile_this_process();
+
+// GET /debug/jemalloc/stats[?format=text|html|json|svg]: the reconciliation as jestat prints
+// it (html: the chart above the table). 400 for another format, 404 without jemalloc, 500 when its
+// statistics cannot be read.
+Response jemalloc_stats_page(const Request& request);
+
+// Prometheus gauges, one per row: heapkit_jemalloc_waterfall_bytes{row="…"} and
+// heapkit_rss_split_bytes{part="…"}. "" without jemalloc.
+std::string jemalloc_stats_metrics();
+
+} // namespace heapkit::runtime

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: MIT
+"""jestat on known causes, made by tests/fixtures/rss_causes.c under the real jemalloc. The
+fixture writes, at one moment, malloc_stats_print's JSON, /proc/self/smaps and what it reads
+itself through mallctl (truth.txt); the report is held against those figures and against
+this file's own reading of smaps and of the heap dump (formats.md section 2), never against
+jestat's own output. Then bad input, and the SVG chart in headless Chromium."""
+
+import json
+import math
+import os
+import shutil
+
+from heapkit_e2e import (check, check_near, chromium, fixture, png_colours, run, tool, workdir,
+                         write_file)
+
+directory = workdir()
+jestat = tool("jestat")
+MIB = 1 << 20
+
+
+def cause(name, conf=None):
+    """Runs the fixture for one cause; returns (its directory, its truth as a dict)."""
+    out = os.path.join(directory, name)
+    os.mkdir(out)
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)  # the fixture links jemalloc itself
+    env.pop("MALLOC_CONF", None)
+    if conf:
+        env["MALLOC_CONF"] = conf
+    run([fixture("rss_causes"), name, out], env=env)
+    with open(os.path.join(out, "truth.txt")) as f:
+        truth = {k: int(v) for k, v in (line.split() for line in f)}
+    return out, truth
+
+
+def report(out, *extra):
+    stats = os.path.join(out, "stats.json")
+    return json.loads(run([jestat, stats, "--json", "--smaps", os.path.join(out, "smaps"),
+                           *extra]).stdout)
+
+
+def rows(report, section="allocator"):
+    return {row["key"]: row["bytes"] for row in report[section]}
+
+
+def smaps_totals(path):
+    """Sums of Rss and Anonymous over the mappings, read here from the file."""
+    totals = {"Rss": 0, "Anonymous": 0}
+    with open(path) as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            if name in totals:
+                totals[name] += int(rest.split()[0]) * 1024
+    return totals
+
+
+def check_common(name, out, truth, got):
+    """Every cause: jemalloc's totals as the fixture read them, steps that add up to each
+    subtotal, and the RSS split adding up to smaps' own Rss."""
+    mine = got["jemalloc"]
+    for total in ("allocated", "active", "metadata", "resident", "mapped", "retained"):
+        check(mine[total] == truth[f"stats.{total}"],
+              f"{name}: {total} {mine[total]}, mallctl says {truth['stats.' + total]}")
+    check(mine["page"] == truth["page"], f"{name}: page {mine['page']}")
+    for section in ("allocator", "rss"):
+        running = 0
+        for row in got[section]:
+            if row["subtotal"] and row["key"] != "profile":
+                check(row["bytes"] == running,
+                      f"{name}: {section} steps add up to {running}, not {row['key']} "
+                      f"{row['bytes']}")
+            running = row["bytes"] if row["subtotal"] else running + row["bytes"]
+            check(row["what"] and (row["subtotal"] or row["knob"]),
+                  f"{name}: row {row['key']} lacks its sentence or knob")
+    allocator = rows(got)
+    check(allocator["dirty"] == truth["pdirty"] * truth["page"], f"{name}: dirty row")
+    check(allocator["tcache"] == truth["tcache_bytes"], f"{name}: tcache row")
+    smaps = smaps_totals(os.path.join(out, "smaps"))
+    rss = rows(got, "rss")
+    check(rss["rss"] == smaps["Rss"], f"{name}: RSS {rss['rss']}, smaps says {smaps['Rss']}")
+    check(rss["file_backed"] == smaps["Rss"] - smaps["Anonymous"], f"{name}: file-backed row")
+
+
+def dump_inuse(path):
+    """The heap dump's in-use bytes, unsampled as formats.md section 2 says (rounded per
+    stack)."""
+    total, period, in_stacks = 0, None, False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("heap_v2/"):
+                period = int(line.split("/")[1])
+            elif line.startswith("@"):
+                in_stacks = True
+            elif line.strip().startswith("t*:") and in_stacks:
+                objects, size = (int(x) for x in line.split("[")[0].split(":")[1:3])
+                if objects and size:
+                    scale = 1 / (1 - math.exp(-(size / objects) / period))
+                    total += math.floor(size * scale + 0.5)
+            elif line.startswith("MAPPED_LIBRARIES"):
+                break
+    return total
+
+
+# (a) Small objects, 90% freed at random: the three size classes top the worst bins, each
+# with its wasted bytes as mallctl's curslabs x slab_size - curregs x size.
+out, truth = cause("fragment", "prof:true,lg_prof_sample:16")
+got = report(out, "--dump", os.path.join(out, "heap"))
+check_common("fragment", out, truth, got)
+worst = {b["size"]: b["wasted"] for b in got["worst_bins"][:3]}
+check(set(worst) == {48, 112, 224}, f"worst size classes {sorted(worst)}, not 48, 112, 224")
+for size, wasted in worst.items():
+    check_near(wasted, truth[f"bin_wasted.{size}"], f"wasted bytes of size class {size}", 0.05)
+expected_waste = sum(v for k, v in truth.items() if k.startswith("bin_wasted."))
+check_near(got["slab_waste"], expected_waste, "partly used slabs in all", 0.05)
+check(rows(got)["slab_waste"] == got["slab_waste"], "the slab row is not the bins' sum")
+check(got["profile_inuse"] == dump_inuse(os.path.join(out, "heap")),
+      f"profile row {got['profile_inuse']}, the dump says {dump_inuse(os.path.join(out, 'heap'))}")
+# Sampled every 64 KiB: an estimate of what the fixture knows it holds, not more.
+check(0.6 * truth["held"] <= got["profile_inuse"] <= 1.5 * truth["held"],
+      f"profile in use {got['profile_inuse']} vs {truth['held']} held")
+text = run([jestat, os.path.join(out, "stats.json")]).stdout
+for needle in ("partly used slabs", "Worst size classes", "dirty_decay_ms", "knob:"):
+    check(needle in text, f"the table lacks {needle!r}:\n{text}")
+
+# (b) A 64 MiB block freed with purging by time off: it stays as dirty pages.
+out, truth = cause("dirty", "dirty_decay_ms:-1")
+got = report(out)
+check_common("dirty", out, truth, got)
+check(rows(got)["dirty"] >= 64 * MIB, f"dirty row {rows(got)['dirty']} under 64 MiB")
+check(got["jemalloc"]["dirty_decay_ms"] == -1, "dirty_decay_ms in force is not -1")
+check("never by time" in next(r["what"] for r in got["allocator"] if r["key"] == "dirty"),
+      "the dirty row does not say decay is off")
+
+# (c) 64 MiB by direct mmap: other anonymous memory, not jemalloc's.
+out, truth = cause("mmap")
+got = report(out)
+check_common("mmap", out, truth, got)
+check_near(rows(got, "rss")["other_anonymous"], truth["mmap_bytes"], "other anonymous row", 0.05)
+
+# (d) 16 threads holding thread caches: the cache row, several arenas, stacks.
+out, truth = cause("threads")
+got = report(out)
+check_common("threads", out, truth, got)
+check(truth["tcache_bytes"] > 0, "the threads' caches are empty")
+check(got["jemalloc"]["arenas_in_use"] == truth["arenas_in_use"] > 1,
+      f"arenas in use {got['jemalloc']['arenas_in_use']}, mallctl says {truth['arenas_in_use']}")
+stacks = rows(got, "rss")["thread_stacks"]
+check(17 * 4096 <= stacks <= 17 * 8 * MIB, f"thread stacks {stacks} for 17 threads")
+
+# Bad input: a message naming the file, exit 1, no output file.
+stats_path = os.path.join(directory, "threads", "stats.json")
+with open(stats_path) as f:
+    good = f.read()
+document = json.loads(good)
+document["jemalloc"]["config"]["stats"] = False
+for key in ("stats", "stats.arenas"):
+    del document["jemalloc"][key]
+cases = {
+    "truncated.json": (good[: len(good) // 2], "truncated"),
+    "other.json": (json.dumps({"name": "left-pad", "version": "1.3.0"}), "not jemalloc"),
+    "nostats.json": (json.dumps(document), "without statistics"),
+    "empty.txt": ("", "not jemalloc statistics"),
+}
+for name, (data, said) in cases.items():
+    path = write_file(directory, name, data)
+    target = os.path.join(directory, name + ".out")
+    proc = run([jestat, path, "-o", target], check=False)
+    check(proc.returncode == 1, f"{name}: exit {proc.returncode}")
+    check(proc.stderr.startswith(f"jestat: error: {path}") and said in proc.stderr,
+          f"{name}: {proc.stderr!r}")
+    check(not os.path.exists(target), f"{name}: an output file was left")
+
+# The chart: drawn by Chromium, each kind of bar in its colour.
+if shutil.which("chromium") is None:
+    print("chart not checked: chromium is not installed (tests/install-packages.sh installs it)")
+    raise SystemExit(0)
+svg = os.path.join(directory, "fragment", "waterfall.svg")
+run([jestat, os.path.join(directory, "fragment", "stats.json"), "--smaps",
+     os.path.join(directory, "fragment", "smaps"), "--svg", "-o", svg])
+shot = os.path.join(directory, "waterfall.png")
+chromium(f"--screenshot={shot}", "--window-size=1000,760", f"file://{svg}")
+width, height, colours = png_colours(shot)
+for name, colour in (("subtotal", (0x4E, 0x79, 0xA7)), ("step", (0xE1, 0x57, 0x59))):
+    check(colours[colour] >= 500, f"{name} bars cover {colours[colour]} pixels")
+if os.environ.get("JESTAT_KEEP_SHOT"):
+    shutil.copy(shot, os.environ["JESTAT_KEEP_SHOT"])
+print("jestat: fragment, dirty, mmap, threads, bad input and the chart checked")

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/writers.hpp"
+#include "test_profiles.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace heapkit;
+
+namespace {
+
+Profile three_stacks() {
+    return test::named_profile({{{"main", "serve", "parse"}, 100},
+                                {{"main", "serve", "cache_put"}, 200},
+                                {{"main", "log_line"}, 300}});
+}
+
+std::string filtered(const StackFilter& filter) {
+    Profile profile = three_stacks();
+    REQUIRE(filter_stacks(profile, filter));
+    return *write_folded(profile, {});
+}
+
+} // namespace
+
+TEST_CASE("heapkit::filter_stacks keeps the stacks through a focus frame") {
+    CHECK(filtered({"serve", ""}) == "main;serve;cache_put 200\nmain;serve;parse 100\n");
+    // A regex searched in the name, as pprof's -focus.
+    CHECK(filtered({"^cache", ""}) == "main;serve;cache_put 200\n");
+    CHECK(filtered({"parse|log", ""}) == "main;log_line 300\nmain;serve;parse 100\n");
+}
+
+TEST_CASE("heapkit::filter_stacks leaves out the stacks through an ignored frame") {
+    CHECK(filtered({"", "serve"}) == "main;log_line 300\n");
+    CHECK(filtered({"serve", "parse"}) == "main;serve;cache_put 200\n");
+    CHECK(filtered({}) == *write_folded(three_stacks(), {}));
+}
+
+TEST_CASE("heapkit::filter_stacks refuses an invalid regex") {
+    Profile profile = three_stacks();
+    auto refused = filter_stacks(profile, {"serve(", ""});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("serve(") != std::string::npos);
+}

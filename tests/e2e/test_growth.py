@@ -47,11 +47,16 @@ def amount(text):
     return float(match.group(1)) * UNITS[match.group(2)]
 
 
+LEFT_OUT = re.compile(r"^(\d+) stacks? that do(es)? not grow left out; ")
+
+
 def growth_table(text):
     """(header, rows): each row a dict of the table's columns and the stack under it."""
     lines = text.splitlines()
     rows = []
     for line in lines[2:]:
+        if LEFT_OUT.match(line):
+            continue  # the line under the table naming what does not grow
         if line.strip().startswith("stack: "):
             rows[-1]["stack"] = line.strip()[len("stack: "):]
             continue
@@ -92,12 +97,24 @@ def expected_fit(runs, leaf):
     return slope, statistics.correlation(xs, ys) ** 2
 
 
-def check_ranking(rows, what):
+def growing(header):
+    """How many stacks the header says grow."""
+    match = re.search(r"stacks, (\d+) grows?,", header)
+    check(match, f"the header does not say how many stacks grow: {header}")
+    return int(match.group(1))
+
+
+def check_ranking(header, rows, what):
     check(rows[0]["site"] == LEAK_SITE and rows[0]["mono"] == "yes",
           f"{what}: the first suspect is not {LEAK_SITE}: {rows}")
+    # Suspects are what grows: the cache that filled and stopped, the libstdc++ start-up
+    # block that never moved and the batch buffer that is freed are not listed for being
+    # there (they were, with growth 0B or below, before the field report).
+    check(all(amount(r["growth"]) > 0 for r in rows), f"{what}: a row that does not grow: {rows}")
+    check(growing(header) == len(rows), f"{what}: {growing(header)} grow, {len(rows)} listed")
     for leaf in ("fill_cache", "grow_buffer"):
-        check(int(row_of(rows, leaf)["rank"]) > 1, f"{what}: {leaf} ranks first")
-    check(row_of(rows, "grow_buffer")["mono"] == "no", f"{what}: the batch buffer is monotonic")
+        found = [r for r in rows if r["stack"].split(";")[-1] == leaf]
+        check(not found or int(found[0]["rank"]) > 1, f"{what}: {leaf} ranks first")
 
 
 def check_fit(rows, runs, what):
@@ -114,21 +131,23 @@ text = run([tool("heapfold"), "-q", "--growth", *reversed(sorted(single))]).stdo
 print(text)
 header, rows = growth_table(text)
 check(f"{len(single)} dumps in 1 run" in header, f"header: {header}")
-check_ranking(rows, "one run")
+check_ranking(header, rows, "one run")
 check_fit(rows, [single], "one run")
 leak = row_of(rows, "leak_steadily")
 check(leak["last"] == "160.00kB", f"20 iterations leak 160 KiB, the table says {leak['last']}")
 check(rows[0]["stack"].endswith(";main;leak_steadily"), f"the leak's stack: {rows[0]['stack']}")
-cache = row_of(rows, "fill_cache")
-# (An interval dump taken inside fill_cache's malloc, after it freed the entry it
-# replaces, may catch the cache one entry short: hence "almost none".)
-check(amount(cache["slope_s"]) > amount(leak["slope_s"])
-      and abs(amount(cache["growth"])) < 0.25 * amount(leak["growth"]),
-      f"the cache's slope should be the larger, its persistent growth almost none: {cache}")
+# The cache grew faster than the leak and stopped: its persistent growth is none, so it
+# is left out, or almost none. (An interval dump taken inside fill_cache's malloc, after
+# it freed the entry it replaces, may catch the cache one entry short.)
+caches = [r for r in rows if r["stack"].split(";")[-1] == "fill_cache"]
+check(not caches or (amount(caches[0]["slope_s"]) > amount(leak["slope_s"])
+                     and amount(caches[0]["growth"]) < 0.25 * amount(leak["growth"])),
+      f"the cache's slope should be the larger, its persistent growth almost none: {caches}")
 check(text == run([tool("heapfold"), "-q", "--growth", *series_order(single)]).stdout,
       "the table depends on the order the dumps are given in")
 shown = growth_table(run([tool("heapfold"), "-q", "--growth", "--nodecount", "2", *single]).stdout)
-check(len(shown[1]) == 2 and "2 shown" in shown[0], f"--nodecount 2: {shown}")
+wanted = min(2, growing(shown[0]))
+check(len(shown[1]) == wanted and f"{wanted} shown" in shown[0], f"--nodecount 2: {shown}")
 
 # 2. Two runs, ASLR on: their addresses differ, their stacks meet by name, and the leak's
 # drop at the restart is no fall (each run has its own intercept).
@@ -150,7 +169,7 @@ text = run([tool("heapfold"), "-q", "--growth", *second_run, *first_run]).stdout
 print(text)
 header, rows = growth_table(text)
 check(f"{len(first_run) + len(second_run)} dumps in 2 runs" in header, f"header: {header}")
-check_ranking(rows, "two runs")
+check_ranking(header, rows, "two runs")
 check_fit(rows, [first_run, second_run], "two runs")
 
 

@@ -87,3 +87,24 @@ TEST_CASE("heapkit::allocation_sites names each stack's leaf") {
     CHECK(leaf_of("main;a;b") == "b");
     CHECK(leaf_of("main") == "main");
 }
+
+TEST_CASE("heapkit::suspect_count shows what grows, or the largest when nothing does") {
+    std::vector<Profile> dumps = series();
+    auto followed = follow_stacks(dumps, {});
+    REQUIRE(followed);
+    // Only the leak grows: the cache stopped, the batch fell back, the flat one never moved.
+    CHECK(growing_count(*followed) == 1);
+    CHECK(suspect_count(*followed, 0) == 1);
+    CHECK(suspect_count(*followed, 10) == 1);
+
+    std::vector<Profile> still;
+    for (int d = 0; d < 3; ++d) {
+        still.push_back(test::named_profile({{{"main", "a"}, 300}, {{"main", "b"}, 200}},
+                                            (d + 1) * 1'000'000'000LL));
+    }
+    auto flat = follow_stacks(still, {});
+    REQUIRE(flat);
+    CHECK(growing_count(*flat) == 0);
+    CHECK(suspect_count(*flat, 0) == 2);
+    CHECK(suspect_count(*flat, 1) == 1);
+}

@@ -40,8 +40,8 @@ ChartInput chart_input(const GrowthSeries& series, std::span<const StackTrend> t
                             name_of(folded.sample), top.size());
     // Dumps written within one tick of the file clock share a time: drawn over seconds,
     // their values would stack up as vertical jumps. Then the axis counts dumps.
-    bool apart = std::adjacent_find(series.seconds.begin(), series.seconds.end()) ==
-                 series.seconds.end();
+    bool apart =
+        std::adjacent_find(series.seconds.begin(), series.seconds.end()) == series.seconds.end();
     input.seconds = series.timed && apart;
     input.bytes = bytes;
     for (size_t d = 0; d < series.dumps; ++d) {
@@ -131,15 +131,8 @@ Result<void> write_graph(std::span<const Profile> dumps, const FoldedOptions& fo
     HEAPKIT_TRY_ASSIGN(GrowthSeries series, follow_stacks(dumps, folded));
     size_t wanted = options.node_count == 0 ? default_lines : options.node_count;
     // Only what grows is drawn (and so sets the scale): a flat 64 MB stack squeezed three
-    // growing ones into the chart's bottom tenth. The ranking puts growth first, so those
-    // are a prefix; when nothing grows, the top stacks as ranked.
-    size_t growing = 0;
-    while (growing < series.stacks.size() && growing < wanted &&
-           series.stacks[growing].trend.persistent() > 0) {
-        ++growing;
-    }
-    std::span<const StackTrend> top(series.stacks.data(),
-                                    growing > 0 ? growing : std::min(wanted, series.stacks.size()));
+    // growing ones into the chart's bottom tenth.
+    std::span<const StackTrend> top(series.stacks.data(), suspect_count(series, wanted));
     HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, top));
     Chart chart = growth_chart(chart_input(series, top, sites, folded), flame.width);
 

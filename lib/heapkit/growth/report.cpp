@@ -15,10 +15,32 @@ namespace {
 std::string describe_series(const GrowthSeries& series, const FoldedOptions& folded, size_t shown) {
     size_t runs = series.bounds.size() - 1;
     std::string span = series.timed ? fmt::format(" over {:.2f} s", series.seconds.back()) : "";
-    return fmt::format("{}: {} dumps in {} run{}{}; {} stacks, {} shown, ranked by growth that "
-                       "persists (monotonic first, then the later half's slope x R^2)\n",
+    size_t growing = growing_count(series);
+    // Suspects are what grows: a stack that holds the same (or less) is listed only when
+    // nothing grows at all.
+    std::string which = growing > 0 ? fmt::format("{} grow{}", growing, growing == 1 ? "s" : "")
+                                    : "none grows, the largest";
+    return fmt::format("{}: {} dumps in {} run{}{}; {} stacks, {}, {} shown, ranked by growth "
+                       "that persists (monotonic first, then the later half's slope x R^2)\n",
                        name_of(folded.sample), series.dumps, runs, runs == 1 ? "" : "s", span,
-                       series.stacks.size(), shown);
+                       series.stacks.size(), which, shown);
+}
+
+// The largest of the stacks that do not grow, for the line under the table: a cache that
+// filled and stopped is not a suspect, but one may want to know it is there.
+std::string left_out(const GrowthSeries& series, std::span<const std::string> sites_of_rest,
+                     bool bytes) {
+    size_t growing = growing_count(series);
+    std::string named;
+    for (size_t s = 0; s < sites_of_rest.size(); ++s) {
+        const StackTrend& stack = series.stacks[growing + s];
+        named += fmt::format("{}{} ({} -> {})", s == 0 ? "" : ", ", sites_of_rest[s],
+                             quantity(stack.first(), bytes), quantity(stack.last(), bytes));
+    }
+    return fmt::format("{} stack{} that do{} not grow left out; the first as ranked: {}\n",
+                       series.stacks.size() - growing,
+                       series.stacks.size() - growing == 1 ? "" : "s",
+                       series.stacks.size() - growing == 1 ? "es" : "", named);
 }
 
 std::string row(size_t rank, const StackTrend& stack, bool timed, bool bytes,
@@ -37,8 +59,7 @@ Result<void> write_growth_report(std::span<const Profile> dumps, const FoldedOpt
                                  const GrowthOptions& options, const Sink& sink) {
     return catching([&]() -> Result<void> {
         HEAPKIT_TRY_ASSIGN(GrowthSeries series, follow_stacks(dumps, folded));
-        size_t shown = options.node_count == 0 ? series.stacks.size()
-                                               : std::min(options.node_count, series.stacks.size());
+        size_t shown = suspect_count(series, options.node_count);
         std::span<const StackTrend> top(series.stacks.data(), shown);
         HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, top));
         bool bytes = unit_of(folded.sample) == "bytes";
@@ -49,6 +70,14 @@ Result<void> write_growth_report(std::span<const Profile> dumps, const FoldedOpt
         for (size_t s = 0; s < shown; ++s) {
             out += row(s + 1, top[s], series.timed, bytes, sites[s]);
             out += fmt::format("{:>5}stack: {}\n", "", top[s].stack);
+        }
+        size_t growing = growing_count(series);
+        if (growing > 0 && growing < series.stacks.size()) {
+            std::span<const StackTrend> rest(series.stacks.data() + growing,
+                                             std::min<size_t>(3, series.stacks.size() - growing));
+            HEAPKIT_TRY_ASSIGN(std::vector<std::string> rest_sites,
+                               allocation_sites(dumps, folded, rest));
+            out += left_out(series, rest_sites, bytes);
         }
         return sink(out);
     });

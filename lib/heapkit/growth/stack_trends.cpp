@@ -122,6 +122,19 @@ Error refuse_concurrent(std::span<const Profile> dumps,
 
 } // namespace
 
+size_t growing_count(const GrowthSeries& series) {
+    // compare_growth ranks every stack that grows before every one that does not.
+    auto grows = [](const StackTrend& stack) { return stack.trend.persistent() > 0; };
+    return static_cast<size_t>(std::find_if_not(series.stacks.begin(), series.stacks.end(), grows) -
+                               series.stacks.begin());
+}
+
+size_t suspect_count(const GrowthSeries& series, size_t wanted) {
+    size_t bound = wanted == 0 ? series.stacks.size() : wanted;
+    size_t growing = growing_count(series);
+    return std::min(bound, growing > 0 ? growing : series.stacks.size());
+}
+
 std::string_view leaf_of(std::string_view stack) {
     size_t semicolon = stack.rfind(';');
     return semicolon == std::string_view::npos ? stack : stack.substr(semicolon + 1);

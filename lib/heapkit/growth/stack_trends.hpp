@@ -46,6 +46,14 @@ Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps
                                                   const FoldedOptions& folded,
                                                   std::span<const StackTrend> stacks);
 
+// How many of the ranked stacks a view shows as suspects: those that grow (persistent
+// growth above 0, a prefix of the ranking), at most `wanted` (0: no bound); when none
+// grows, the first `wanted` as ranked, so that a view still shows what is largest.
+size_t suspect_count(const GrowthSeries& series, size_t wanted);
+
+// How many of the stacks grow (persistent growth above 0).
+size_t growing_count(const GrowthSeries& series);
+
 // The last frame of a spelled stack.
 std::string_view leaf_of(std::string_view stack);
 

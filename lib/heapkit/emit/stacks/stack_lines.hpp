@@ -27,8 +27,8 @@
 //   3. lines with equal keys are compared rank by rank from where the key stopped
 //      (compare), never touching their bytes.
 // On a 1M-stack dump this replaced a string per line (commit 8eaf322): peak RSS 408 ->
-// 168 MiB, user time 2.6 -> 0.6 s, output unchanged. tests/unit/test_emit_stacks_folded_writer.cpp checks
-// it against a string-per-line reference on random profiles.
+// 168 MiB, user time 2.6 -> 0.6 s, output unchanged. tests/unit/test_emit_stacks_folded_writer.cpp
+// checks it against a string-per-line reference on random profiles.
 namespace heapkit {
 
 // Distinct frame texts, each with an id.

@@ -79,6 +79,7 @@ TEST_CASE("heapkit::stats::parse_stats_json refuses what it cannot explain") {
              Case{good.substr(0, good.size() / 2), "truncated"},
              Case{"{\"name\":\"left-pad\"}", "not jemalloc statistics"},
              Case{"[1,2]", "not jemalloc statistics"},
+             Case{R"({"jemalloc":1e99999})", "number overflow"},
              Case{document(R"("0":)" + arena(10), "false"), "without statistics"},
              Case{document(""), "neither"},
              Case{document(R"("0":)" + arena(10) + R"(,"1":)" + arena(10)), "no \"merged\""},

@@ -220,6 +220,10 @@ Result<json> parse_document(std::string_view text, std::string_view source) {
     } catch (const json::parse_error& error) {
         return fail("{}: not valid JSON at byte {}{}", source, error.byte,
                     error.byte >= text.size() ? " (the document ends early: truncated?)" : "");
+    } catch (const json::exception& error) {
+        // A number beyond a double (1e999) is out_of_range, not a parse_error; jemalloc
+        // never prints one.
+        return fail("{}: not jemalloc statistics: {}", source, error.what());
     }
 }
 

@@ -99,6 +99,10 @@ Result<Views> load_views(const ViewRequest& request) {
     }
     Views views;
     HEAPKIT_TRY_ASSIGN(views.profile, load_filtered(request.inputs, request, views));
+    if (!request.bases.empty() && views.profile.from_log) {
+        // The log's measures are not differences: a change of them would need a second log.
+        return fail("an allocation log takes no --base");
+    }
     if (!request.bases.empty()) {
         HEAPKIT_TRY_ASSIGN(views.base, load_filtered(request.bases, request, views));
     }

@@ -83,6 +83,9 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
         return views.base ? write_flame_graph_diff(*views.base, after, folded, options.flame, sink)
                           : write_flame_graph(after, folded, options.flame, sink);
     case ViewKind::text:
+        if (after.from_log) {
+            return write_log_report(after, folded, options.text, sink);
+        }
         return views.base ? write_text_report_diff(*views.base, after, folded, options.text, sink)
                           : write_text_report(after, folded, options.text, sink);
     case ViewKind::pprof:

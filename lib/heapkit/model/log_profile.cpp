@@ -97,6 +97,7 @@ Profile build_log_profile(const ProfLog& log, const std::vector<MapEntry>& maps,
         throw std::logic_error("build_log_profile: a stack of the log became no sample");
     }
     profile.from_log = true;
+    profile.log_free_sites = options.by_free_site;
     profile.has_accum = true;
     profile.duration_nanos = static_cast<int64_t>(log.duration_nanos);
     std::map<uint32_t, int32_t> labels; // log thread index -> Profile::thread_labels

@@ -103,6 +103,7 @@ struct Profile {
     // Made from an allocation log (read/prof_log.hpp): alloc_* are the allocations freed
     // while it ran, inuse_* are 0, and the log's types are in log_samples.
     bool from_log = false;
+    bool log_free_sites = false; // its samples are freeing stacks, not allocating ones
     std::vector<LogSample> log_samples;
     // The texts of every location's frames. Shared: a copy of the profile keeps the
     // texts its frames point to alive.

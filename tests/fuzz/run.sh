@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache agent_config jemalloc_stats"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache agent_config jemalloc_stats prof_log"
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in

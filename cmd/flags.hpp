@@ -102,10 +102,10 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                load.sample_given = true;
            },
            sample_help +
-               ": inuse_space (default), inuse_objects, alloc_space, alloc_objects; of an "
-               "allocation log: alloc_space (default), alloc_objects, temporary_objects, "
-               "temporary_space (freed within 1 ms), byte_seconds, cross_thread_objects, "
-               "cross_thread_space")
+               ": inuse_space (default; alloc_space for an allocation log), inuse_objects, "
+               "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
+               "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
+               "temporary: freed within 1 ms)")
         ->option_text("TYPE")
         ->check(parsed_by(parse_sample_type, "sample type",
                           "inuse_space, inuse_objects, alloc_space, alloc_objects, "

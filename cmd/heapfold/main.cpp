@@ -43,7 +43,8 @@ CLI::Option* add_flame_flags(CLI::App& app, heapkit::ViewOptions& view) {
         ->needs(svg)
         ->group(group);
     app.add_option("--countname", flame.countname,
-                   "unit in frame titles (default: bytes, or objects for the *_objects samples)")
+                   "unit in frame titles (default: bytes, byte-seconds for byte_seconds, or "
+                   "objects for the counts)")
         ->option_text("UNIT")
         ->needs(svg)
         ->group(group);

@@ -11,7 +11,7 @@ import os
 import re
 from collections import defaultdict
 
-from heapkit_e2e import (JEMALLOC_SO, check, fixture, go_pprof, heapfold, pprof_raw, run,
+from heapkit_e2e import (check, fixture, go_pprof, heapfold, pprof_raw, run,
                          tool, workdir, write_file)
 
 LOG_CONF = "prof:true,prof_log:true,prof_time_resolution:high,lg_prof_sample:0,prof_final:true"

@@ -40,7 +40,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$artifacts"
 # Seeds: the checked-in text corpora, plus binary ones made here (nothing binary is
 # committed): gzipped dumps, and small ELF files built from a fixture.
-for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats; do
+for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats prof_log; do
   cp -r "tests/fuzz/corpus/$target" "$work/$target"
 done
 mkdir -p "$work/gzip" "$work/symbolizer"

@@ -15,7 +15,7 @@ _heapkit_flags() {
     jeprof2pprof) echo "$common --compress-level" ;;
     heapfold)
         echo "$common --frame --annotate-inline --svg --title --width --minwidth
-            --countname --colors --inverted --reverse --text --nodecount"
+            --countname --colors --inverted --reverse --text --lifetimes --nodecount"
         ;;
     esac
 }

@@ -66,6 +66,8 @@ Result<void> write_series_view(Views& views, const ViewOptions& options, const S
                                   sink);
     case ViewKind::pprof:
         return write_pprof_view(views, options, sink);
+    case ViewKind::lifetimes:
+        return fail("a series of dumps has no lifetimes: they are in an allocation log");
     case ViewKind::text:
         break;
     }
@@ -88,6 +90,8 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
         }
         return views.base ? write_text_report_diff(*views.base, after, folded, options.text, sink)
                           : write_text_report(after, folded, options.text, sink);
+    case ViewKind::lifetimes:
+        return write_lifetime_chart(after, folded, options.lifetimes, sink);
     case ViewKind::pprof:
         break;
     }

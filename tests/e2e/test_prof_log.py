@@ -11,8 +11,8 @@ import os
 import re
 from collections import defaultdict
 
-from heapkit_e2e import (check, fixture, go_pprof, heapfold, pprof_raw, run,
-                         tool, workdir, write_file)
+from heapkit_e2e import (SVG, check, chromium, fixture, go_pprof, heapfold, png_colours,
+                         pprof_raw, run, tool, workdir, write_file)
 
 LOG_CONF = "prof:true,prof_log:true,prof_time_resolution:high,lg_prof_sample:0,prof_final:true"
 
@@ -160,6 +160,38 @@ for name, (want, lifetimes) in truth.items():
     xthr = 100 * want["cross_thread_objects"] / want["alloc_objects"]
     check(abs(float(row[10].rstrip("%")) - xthr) <= 0.1, f"{name} xthr {row[10]}")
 check("per allocating site by alloc_space" in header, header)
+
+# --- the lifetime chart: each site's bars are the log's lifetimes, bucketed here -----------
+def bucket(nanos):
+    """Four log-scale buckets a decade from 100 ns (what is shorter goes to the first)."""
+    return 0 if nanos <= 0 else min(35, max(0, math.floor((math.log10(nanos) - 2) * 4)))
+
+
+chart = os.path.join(directory, "lifetimes.svg")
+run([tool("heapfold"), "--lifetimes", log_path, dump_path, "-o", chart])
+import xml.etree.ElementTree as ET  # noqa: E402
+
+bars = defaultdict(dict)  # site -> {bar start text: count}
+for rect in ET.parse(chart).getroot().iter(f"{SVG}rect"):
+    title = rect.find(f"{SVG}title")
+    if title is None:
+        continue
+    match = re.match(r"^(.*): ([\d,]+) objects lived (\S+) to (\S+) ", title.text)
+    check(match, f"bar title {title.text!r}")
+    bars[match.group(1)][match.group(3)] = int(match.group(2).replace(",", ""))
+for name, (_, lifetimes) in truth.items():
+    counts = defaultdict(int)
+    for life in lifetimes:
+        counts[bucket(life)] += 1
+    check(sorted(bars[name].values()) == sorted(counts.values()),
+          f"{name}'s bars {bars[name]}, the log's buckets {dict(counts)}")
+lived_bar = max(bars["lived_alloc"], key=bars["lived_alloc"].get)
+check(lived_bar.endswith("ms") and 17 <= float(lived_bar[:-2]) <= 60, f"lived_alloc's tallest bar starts at {lived_bar}")
+png = os.path.join(directory, "lifetimes.png")
+chromium(f"--screenshot={png}", "--window-size=1200,400", f"file://{chart}")
+_, _, colours = png_colours(png)
+orange = sum(n for (r, g, b), n in colours.items() if abs(r - 0xd9) < 8 and abs(g - 0x82) < 8 and abs(b - 0x2b) < 8)
+check(orange > 500, f"the sites' bars cover {orange} pixels of the screenshot")
 
 # --- bad logs --------------------------------------------------------------------------
 def refused(args, *parts):

@@ -118,6 +118,9 @@ try:
         check(status == 200 and b"<svg" in body[:400], f"svg: {status} {body[:200]!r}")
         frames = flame_frames(body.decode())
         check(frames and "Allocation log: byte_seconds" in body.decode(), "svg title")
+        status, body = request("/debug/jemalloc/log?seconds=1&format=lifetimes")
+        check(status == 200 and b"Lifetimes of objects" in body and b"make_message" in body,
+              f"lifetimes: {status} {body[:300]!r}")
     finally:
         load.finish()
 

@@ -2,68 +2,15 @@
 // write_log_report (writers.hpp): an allocation log's table, one row per site. A site is
 // the leaf of a sample's stack as every other view spells it (allocator frames cut, the
 // same names), so the table's rows are the flame graph's leaves.
+#include "heapkit/emit/log_sites.hpp"
 #include "heapkit/emit/quantity.hpp"
-#include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace heapkit {
 namespace {
-
-struct Site {
-    std::string name;
-    HeapValues heap;
-    LogValues log;
-    std::vector<Lifetime> lifetimes;
-    int64_t ranked_by = 0; // the chosen sample type's value
-};
-
-void add(Site& site, const Profile& profile, const Sample& sample, SampleType type) {
-    site.heap.alloc_objects += sample.values.alloc_objects;
-    site.heap.alloc_space += sample.values.alloc_space;
-    site.ranked_by += value_of(profile, sample, type);
-    if (sample.log >= profile.log_samples.size()) {
-        return;
-    }
-    const LogSample& log = profile.log_samples[sample.log];
-    site.log.temporary_objects += log.values.temporary_objects;
-    site.log.temporary_space += log.values.temporary_space;
-    site.log.byte_seconds += log.values.byte_seconds;
-    site.log.cross_thread_objects += log.values.cross_thread_objects;
-    site.log.cross_thread_space += log.values.cross_thread_space;
-    site.lifetimes.insert(site.lifetimes.end(), log.lifetimes.begin(), log.lifetimes.end());
-}
-
-// The sites of the profile, largest value of the chosen type first.
-Result<std::vector<Site>> sites_of(const Profile& profile, const FoldedOptions& folded) {
-    FoldedOptions every = folded; // a site with no value of the chosen type still has a row
-    every.sample = SampleType::alloc_objects;
-    HEAPKIT_TRY_ASSIGN(SampleStacks spelled, spell_sample_stacks(profile, every));
-    std::map<std::string_view, Site> by_name;
-    for (size_t s = 0; s < profile.samples.size(); ++s) {
-        uint32_t stack = spelled.stack_of_sample[s];
-        if (stack == SampleStacks::none) {
-            continue;
-        }
-        std::string_view line = spelled.stacks[stack];
-        std::string_view leaf = line.substr(line.rfind(';') + 1);
-        Site& site = by_name[leaf];
-        site.name = std::string(leaf);
-        add(site, profile, profile.samples[s], folded.sample);
-    }
-    std::vector<Site> sites;
-    for (auto& [name, site] : by_name) {
-        sites.push_back(std::move(site));
-    }
-    std::sort(sites.begin(), sites.end(), [](const Site& a, const Site& b) {
-        return std::tie(b.ranked_by, b.heap.alloc_space, a.name) <
-               std::tie(a.ranked_by, a.heap.alloc_space, b.name);
-    });
-    return sites;
-}
 
 // Lifetimes weighed by what each allocation stands for: the smallest lifetime that
 // `share` of the weight does not exceed.
@@ -96,7 +43,7 @@ std::string share(double part, double total) {
     return total > 0 ? fmt::format("{:.1f}%", 100 * part / total) : "-";
 }
 
-std::string row(Site& site, double seconds) {
+std::string row(LogSite& site, double seconds) {
     std::vector<Lifetime>& lifetimes = site.lifetimes;
     std::sort(lifetimes.begin(), lifetimes.end(),
               [](const Lifetime& a, const Lifetime& b) { return a.nanos < b.nanos; });
@@ -130,11 +77,11 @@ std::string row(Site& site, double seconds) {
 Result<void> write_log_report(const Profile& profile, const FoldedOptions& folded,
                               const TextOptions& options, const Sink& sink) {
     return catching([&]() -> Result<void> {
-        HEAPKIT_TRY_ASSIGN(std::vector<Site> sites, sites_of(profile, folded));
+        HEAPKIT_TRY_ASSIGN(std::vector<LogSite> sites, sites_of(profile, folded));
         double seconds = static_cast<double>(profile.duration_nanos) / 1e9;
         int64_t objects = 0;
         int64_t bytes = 0;
-        for (const Site& site : sites) {
+        for (const LogSite& site : sites) {
             objects += site.heap.alloc_objects;
             bytes += site.heap.alloc_space;
         }

@@ -58,6 +58,12 @@ Result<void> write_text_report(const Profile& profile, const FoldedOptions& fold
 Result<void> write_log_report(const Profile& profile, const FoldedOptions& folded,
                               const TextOptions& options, const Sink& sink);
 
+// An allocation log's lifetimes as an SVG chart: a histogram (log-scale buckets, 100 ns to
+// 100 s) of all its objects, and one per site for the first options.site_count sites of
+// write_log_report's ranking. An error for a profile that is not a log's.
+Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& folded,
+                                  const LifetimeOptions& options, const Sink& sink);
+
 // The same table of after - before (write_folded_diff's change): flat and cum are
 // changes, sorted by their size; percentages are of the base's total (as go tool
 // pprof -diff_base gives them).

@@ -26,7 +26,7 @@ constexpr unsigned max_log_seconds = 60;
 constexpr std::string_view log_keys[] = {"seconds",    "format",    "sample",
                                          "free_sites", "symbolize", "width"};
 
-enum class LogFormat { pprof, text, svg };
+enum class LogFormat { pprof, text, svg, lifetimes };
 
 struct LogRequest {
     unsigned seconds = 10;
@@ -51,8 +51,10 @@ Result<LogRequest> parse_log(const Request& request) {
             log.format = LogFormat::text;
         } else if (format == "svg") {
             log.format = LogFormat::svg;
+        } else if (format == "lifetimes") {
+            log.format = LogFormat::lifetimes;
         } else if (format != "pprof") {
-            return fail("format={}: expected pprof, text or svg", format);
+            return fail("format={}: expected pprof, text, svg or lifetimes", format);
         }
     }
     if (query.count("sample")) {
@@ -156,6 +158,10 @@ Response answer(const Profile& profile, const LogRequest& log) {
     case LogFormat::text:
         written = write_log_report(profile, folded, {}, sink);
         return written ? text(200, std::move(body)) : text(500, written.error().message);
+    case LogFormat::lifetimes:
+        written = write_lifetime_chart(profile, folded, {8, log.width}, sink);
+        return written ? binary(std::move(body), "image/svg+xml", "")
+                       : text(500, written.error().message);
     case LogFormat::svg:
         FlameOptions flame;
         flame.width = log.width;

@@ -105,7 +105,8 @@ const std::vector<Route>& routes() {
          Converts::never,
          Waits::always,
          false,
-         "seconds=10&format=pprof|text|svg&sample=TYPE&free_sites=0|1&symbolize=0|1&width=1200",
+         "seconds=10&format=pprof|text|svg|lifetimes&sample=TYPE&free_sites=0|1&symbolize=0|1&"
+         "width=1200",
          "what churns: jemalloc's allocation log over the next seconds=N (lifetimes, "
          "temporaries, cross-thread frees)",
          jemalloc_log_page},

@@ -109,7 +109,8 @@ void add_view_flags(CLI::App& app, heapkit::cmd::ToolOptions& options) {
                    view.lifetimes.site_count = count;
                },
                "list only the N functions with the largest flat values (default: all); with "
-               "--growth, the N strongest suspects (default 10)")
+               "--growth, the N strongest suspects (default 10); with --lifetimes, the N first "
+               "sites charted (default 8)")
             ->option_text("N")
             ->check(CLI::Validator(
                 [](std::string& number) {

@@ -216,7 +216,7 @@ Response jemalloc_log_page(const Request& request) {
         return text(500, parsed.error().message);
     }
     if (parsed->allocations.empty()) {
-        return text(404, fmt::format("no allocation was logged in {} s: jemalloc logs a sampled "
+        return text(503, fmt::format("no allocation was logged in {} s: jemalloc logs a sampled "
                                      "allocation when it is freed while the log runs (one per "
                                      "{} bytes allocated); ask for more seconds, under load",
                                      log->seconds, parsed->sample_period()));

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/unsample/heap_values.hpp"
 
-#include <algorithm>
-#include <iterator>
 
 namespace heapkit {
 
@@ -91,10 +89,6 @@ int64_t value_of(const LogValues& values, SampleType type) {
     }
 }
 
-bool is_log_type(SampleType type) {
-    return std::find(std::begin(log_sample_types), std::end(log_sample_types), type) !=
-           std::end(log_sample_types);
-}
 
 bool needs_accum(SampleType type) {
     return type == SampleType::alloc_objects || type == SampleType::alloc_space;

@@ -58,8 +58,11 @@ std::optional<SampleType> parse_sample_type(std::string_view name);
 int64_t value_of(const HeapValues& values, SampleType type); // 0 for a log's types
 int64_t value_of(const LogValues& values, SampleType type);  // 0 for the heap's types
 
-// True for the types only an allocation log has.
-bool is_log_type(SampleType type);
+// True for the types only an allocation log has (they follow the heap's four): inline, as
+// the views ask it per sample.
+constexpr bool is_log_type(SampleType type) {
+    return type >= SampleType::temporary_objects;
+}
 
 // True for alloc_objects and alloc_space: they need jemalloc's accumulated counts.
 bool needs_accum(SampleType type);

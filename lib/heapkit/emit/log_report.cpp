@@ -93,10 +93,10 @@ Result<void> write_log_report(const Profile& profile, const FoldedOptions& folde
             with_thousands(static_cast<uint64_t>(objects)), quantity(bytes, true), seconds,
             profile.log_free_sites ? "freeing" : "allocating", name_of(folded.sample), shown,
             sites.size());
-        out +=
-            fmt::format("{:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>10} {:>6}  {}\n",
-                        "allocs/s", "bytes/s", "life_p50", "life_p90", "life_p99", "life_max",
-                        "<=1ms", "<=10ms", "<=1s", "byte_secs", "xthr", "site");
+        out += fmt::format(
+            "{:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>10} {:>6}  {}\n",
+            profile.log_free_sites ? "frees/s" : "allocs/s", "bytes/s", "life_p50", "life_p90",
+            "life_p99", "life_max", "<=1ms", "<=10ms", "<=1s", "byte_secs", "xthr", "site");
         for (size_t s = 0; s < shown; ++s) {
             out += row(sites[s], seconds);
         }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/unsample/heap_values.hpp"
 
-
 namespace heapkit {
 
 std::string_view name_of(SampleType type) {
@@ -88,7 +87,6 @@ int64_t value_of(const LogValues& values, SampleType type) {
         return 0;
     }
 }
-
 
 bool needs_accum(SampleType type) {
     return type == SampleType::alloc_objects || type == SampleType::alloc_space;

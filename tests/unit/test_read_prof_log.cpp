@@ -103,3 +103,28 @@ TEST_CASE("heapkit::looks_like_prof_log tells JSON from dumps") {
     CHECK_FALSE(looks_like_prof_log("--- symbol\n"));
     CHECK_FALSE(looks_like_prof_log(""));
 }
+
+TEST_CASE(
+    "heapkit::parse_prof_log reads allocations wherever they stand, and refuses non-objects") {
+    // jemalloc writes info, threads, stack_traces, allocations; indexes are checked once
+    // all is read, so another order reads the same.
+    std::string reordered =
+        R"({"allocations":[)" + one_allocation +
+        R"(],"info":{"duration":1,"version":"v","lg_sample_rate":0,)"
+        R"("prof_time_resolution":"high","pid":1},)"
+        R"("threads":[{"thr_uid":0,"thr_name":""},{"thr_uid":1,"thr_name":""}],)"
+        R"("stack_traces":[["0x1"],["0x2"]]})";
+    auto log = parse_prof_log(reordered, "r.json");
+    REQUIRE(log);
+    REQUIRE(log->allocations.size() == 1);
+    CHECK(log->allocations[0].usize == 4096);
+    auto number = parse_prof_log(log_with(one_allocation + ",7"), "7.json");
+    REQUIRE_FALSE(number);
+    CHECK(number.error().message == "7.json: allocations[1]: expected an object");
+    auto missing = parse_prof_log(R"({"info":{"duration":1,"version":"v","lg_sample_rate":0,)"
+                                  R"("prof_time_resolution":"high","pid":1},"threads":[],)"
+                                  R"("stack_traces":[]})",
+                                  "m.json");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message.find("m.json: \"allocations\" is missing") == 0);
+}

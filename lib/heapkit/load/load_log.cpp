@@ -36,7 +36,8 @@ Result<Profile> load_log_profile(ProfLog log, std::vector<RawDump> dumps,
                                  const LoadOptions& options, LoadReport& report) {
     if (dumps.size() != 1) {
         return fail("{}: an allocation log carries no memory map: give one heap dump of the "
-                    "same process beside it (e.g. {}.{}.0.f.heap from prof_final:true){}",
+                    "same process beside it (e.g. {}.{}.0.f.heap from prof_final:true){}; a series "
+                    "(--growth) takes no log",
                     log.source, "jeprof", log.pid,
                     dumps.empty() ? "" : fmt::format(", not {}", dumps.size()));
     }

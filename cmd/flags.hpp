@@ -84,7 +84,9 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     FrameOptions& frames = options.view.folded.frames;
     app.add_option("DUMP", options.inputs,
                    "jemalloc heap_v2 dumps or jeprof symbolized profiles, plain or gzipped; "
-                   "'-' reads standard input; several are merged (with --growth, a series)")
+                   "'-' reads standard input; several are merged (with --growth, a series); "
+                   "or jemalloc's allocation log (prof_log: <prefix>.<pid>.<seq>.json) with a "
+                   "dump of the same process for its map")
         ->required();
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
@@ -94,11 +96,23 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->option_text("BASE")
         ->allow_extra_args(false);
     app.add_option_function<std::string>(
-           "--sample", [&load](const std::string& name) { load.sample = *parse_sample_type(name); },
-           sample_help + ": inuse_space (default), inuse_objects, alloc_space, alloc_objects")
+           "--sample",
+           [&load](const std::string& name) {
+               load.sample = *parse_sample_type(name);
+               load.sample_given = true;
+           },
+           sample_help +
+               ": inuse_space (default; alloc_space for an allocation log), inuse_objects, "
+               "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
+               "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
+               "temporary: freed within 1 ms)")
         ->option_text("TYPE")
         ->check(parsed_by(parse_sample_type, "sample type",
-                          "inuse_space, inuse_objects, alloc_space or alloc_objects"));
+                          "inuse_space, inuse_objects, alloc_space, alloc_objects, "
+                          "temporary_objects, temporary_space, byte_seconds, "
+                          "cross_thread_objects or cross_thread_space"));
+    app.add_flag("--free-sites", load.log_free_sites,
+                 "of an allocation log: stacks where objects were freed, not allocated");
     app.add_flag("--growth", options.request.series,
                  "the dumps are a series of one program (at least 3, oldest first by their "
                  "times): rank stacks by growth that persists")

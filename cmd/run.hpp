@@ -90,8 +90,15 @@ inline std::vector<std::string> wrapper_hint(const Views& views, const ToolOptio
 
 // The view written; 0 done, 1 an input or output error, 2 under --strict when a frame
 // stayed unnamed. Warnings come last, each file's once for the whole command.
-inline int show(const char* tool, const ToolOptions& options) {
-    auto views = load_views(options.request);
+inline int show(const char* tool, const ToolOptions& given) {
+    auto views = load_views(given.request);
+    // An allocation log has nothing in use: its views default to what was allocated.
+    ToolOptions options = given;
+    if (views) {
+        const LoadOptions& load = given.request.load;
+        options.view.folded.sample =
+            default_sample_of(views->profile, load.sample, load.sample_given);
+    }
     std::vector<std::string> warnings;
     if (views && !options.quiet) {
         warnings = unmatched_filters(*views, options);

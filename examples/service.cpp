@@ -11,12 +11,15 @@
 #include "heapkit/runtime/server.hpp"
 
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,6 +86,55 @@ __attribute__((noinline)) void grow_slowly() {
     }
 }
 
+// Churn for the allocation log (HEAPKIT_EXAMPLE_CHURN=1, /debug/jemalloc/log): a producer
+// that every millisecond makes a 256-byte scratch buffer it frees at once, and a 512-byte
+// message it hands to a consumer thread, which frees it. Bounded: 10 minutes at most.
+struct Scratch {
+    char bytes[256];
+};
+struct Message {
+    char bytes[512];
+};
+
+__attribute__((noinline)) Scratch* make_scratch() {
+    return new Scratch{};
+}
+
+__attribute__((noinline)) Message* make_message() {
+    return new Message{};
+}
+
+void churn() {
+    static std::mutex lock;
+    static std::condition_variable ready;
+    static std::deque<Message*> queue;
+    std::thread([] {
+        // jemalloc logs the frees of a thread only once it has allocated (its profiling
+        // data is made then): one allocation, kept.
+        static auto* consumer_name = new std::string("churn consumer, freeing messages");
+        static_cast<void>(consumer_name);
+        for (;;) {
+            std::unique_lock<std::mutex> held(lock);
+            ready.wait(held, [] { return !queue.empty(); });
+            Message* message = queue.front();
+            queue.pop_front();
+            held.unlock();
+            delete message; // freed by another thread than the one that allocated it
+        }
+    }).detach();
+    for (int i = 0; i < 600000; ++i) {
+        Scratch* scratch = make_scratch();
+        delete scratch;
+        Message* message = make_message();
+        {
+            std::lock_guard<std::mutex> held(lock);
+            queue.push_back(message);
+        }
+        ready.notify_one();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
 // Started after the stop signals are blocked: the threads inherit the mask.
 void start_background_work() {
     const char* burn = std::getenv("HEAPKIT_EXAMPLE_BURN");
@@ -92,6 +144,10 @@ void start_background_work() {
     const char* grow = std::getenv("HEAPKIT_EXAMPLE_GROW");
     if (grow != nullptr && std::string(grow) == "1") {
         std::thread(grow_slowly).detach();
+    }
+    const char* churning = std::getenv("HEAPKIT_EXAMPLE_CHURN");
+    if (churning != nullptr && std::string(churning) == "1") {
+        std::thread(churn).detach();
     }
 }
 

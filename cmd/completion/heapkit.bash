@@ -7,7 +7,7 @@
 
 # Flags of jeprof2pprof (cmd/flags.hpp's add_common_flags and its own) or heapfold.
 _heapkit_flags() {
-    local common='-h --help -o --output --base --sample --growth --threads --keep-allocator-frames
+    local common='-h --help -o --output --base --sample --free-sites --growth --threads --keep-allocator-frames
         --drop-frames --focus --ignore --keep-clone-suffixes --no-symbolize --binary
         --sysroot --path-map --debug-dir --no-cache -q --quiet -v --verbose --strict
         --label-dumps --version'
@@ -15,7 +15,7 @@ _heapkit_flags() {
     jeprof2pprof) echo "$common --compress-level" ;;
     heapfold)
         echo "$common --frame --annotate-inline --svg --title --width --minwidth
-            --countname --colors --inverted --reverse --text --nodecount"
+            --countname --colors --inverted --reverse --text --lifetimes --nodecount"
         ;;
     esac
 }
@@ -40,7 +40,8 @@ _heapkit_tool() {
         return
         ;;
     --sample)
-        _heapkit_reply 'inuse_space inuse_objects alloc_space alloc_objects'
+        _heapkit_reply 'inuse_space inuse_objects alloc_space alloc_objects temporary_objects
+            temporary_space byte_seconds cross_thread_objects cross_thread_space'
         return
         ;;
     --frame)
@@ -52,7 +53,7 @@ _heapkit_tool() {
         return
         ;;
     --countname)
-        _heapkit_reply 'bytes objects'
+        _heapkit_reply 'bytes objects byte-seconds'
         return
         ;;
     --compress-level)

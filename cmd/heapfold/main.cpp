@@ -43,7 +43,8 @@ CLI::Option* add_flame_flags(CLI::App& app, heapkit::ViewOptions& view) {
         ->needs(svg)
         ->group(group);
     app.add_option("--countname", flame.countname,
-                   "unit in frame titles (default: bytes, or objects for the *_objects samples)")
+                   "unit in frame titles (default: bytes, byte-seconds for byte_seconds, or "
+                   "objects for the counts)")
         ->option_text("UNIT")
         ->needs(svg)
         ->group(group);
@@ -93,12 +94,23 @@ void add_view_flags(CLI::App& app, heapkit::cmd::ToolOptions& options) {
                         "--text and go tool pprof -top")
                      ->excludes(svg);
     text->excludes("--growth");
+    app.add_flag_callback(
+           "--lifetimes", [&view] { view.kind = heapkit::ViewKind::lifetimes; },
+           "of an allocation log: an SVG of how long objects lived (log-scale histograms, all "
+           "sites and the --nodecount first, default 8, as --text ranks them)")
+        ->excludes(svg)
+        ->excludes(text)
+        ->excludes("--growth");
     auto* node_count =
         app.add_option_function<size_t>(
                "--nodecount",
-               [&view](size_t count) { view.text.node_count = view.growth.node_count = count; },
+               [&view](size_t count) {
+                   view.text.node_count = view.growth.node_count = count;
+                   view.lifetimes.site_count = count;
+               },
                "list only the N functions with the largest flat values (default: all); with "
-               "--growth, the N strongest suspects (default 10)")
+               "--growth, the N strongest suspects (default 10); with --lifetimes, the N first "
+               "sites charted (default 8)")
             ->option_text("N")
             ->check(CLI::Validator(
                 [](std::string& number) {
@@ -113,8 +125,9 @@ void add_view_flags(CLI::App& app, heapkit::cmd::ToolOptions& options) {
                 },
                 "N >= 1", "N"));
     app.final_callback([&options, node_count, text] {
-        if (node_count->count() > 0 && text->count() == 0 && !options.request.series) {
-            throw CLI::ValidationError("--nodecount", "needs --text or --growth");
+        if (node_count->count() > 0 && text->count() == 0 && !options.request.series &&
+            options.view.kind != heapkit::ViewKind::lifetimes) {
+            throw CLI::ValidationError("--nodecount", "needs --text, --lifetimes or --growth");
         }
     });
 }

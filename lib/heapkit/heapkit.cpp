@@ -66,6 +66,8 @@ Result<void> write_series_view(Views& views, const ViewOptions& options, const S
                                   sink);
     case ViewKind::pprof:
         return write_pprof_view(views, options, sink);
+    case ViewKind::lifetimes:
+        return fail("a series of dumps has no lifetimes: they are in an allocation log");
     case ViewKind::text:
         break;
     }
@@ -83,8 +85,13 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
         return views.base ? write_flame_graph_diff(*views.base, after, folded, options.flame, sink)
                           : write_flame_graph(after, folded, options.flame, sink);
     case ViewKind::text:
+        if (after.from_log) {
+            return write_log_report(after, folded, options.text, sink);
+        }
         return views.base ? write_text_report_diff(*views.base, after, folded, options.text, sink)
                           : write_text_report(after, folded, options.text, sink);
+    case ViewKind::lifetimes:
+        return write_lifetime_chart(after, folded, options.lifetimes, sink);
     case ViewKind::pprof:
         break;
     }
@@ -99,6 +106,10 @@ Result<Views> load_views(const ViewRequest& request) {
     }
     Views views;
     HEAPKIT_TRY_ASSIGN(views.profile, load_filtered(request.inputs, request, views));
+    if (!request.bases.empty() && views.profile.from_log) {
+        // The log's measures are not differences: a change of them would need a second log.
+        return fail("an allocation log takes no --base");
+    }
     if (!request.bases.empty()) {
         HEAPKIT_TRY_ASSIGN(views.base, load_filtered(request.bases, request, views));
     }

@@ -56,7 +56,9 @@ enum class ViewKind {
     folded,      // collapsed stacks (a base: "stack BEFORE AFTER"; a series: the table of
                  // growth suspects)
     flame_graph, // SVG (a base: differential; a series: the growth chart above the graph)
-    text,        // the table of functions (a series: not available)
+    text,        // the table of functions (a series: not available); an allocation log's
+                 // table per site
+    lifetimes,   // an allocation log's lifetime histograms (SVG; only a log has them)
 };
 
 struct ViewOptions {
@@ -66,6 +68,7 @@ struct ViewOptions {
     FlameOptions flame;
     TextOptions text;
     GrowthOptions growth;
+    LifetimeOptions lifetimes;
 };
 
 // Writes the view of `views` that `options` ask for to `sink`. A base means the same for

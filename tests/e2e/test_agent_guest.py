@@ -72,8 +72,8 @@ try:
                  "/debug/pprof/profile", "/pprof/heap", "/pprof/symbol", "/pprof/profile",
                  "/pprof/heap/flamegraph", "/pprof/profile/flamegraph", "/metrics"):
         check(page in links, f"the index does not link {page}: {links}")
-    for link in links:  # each a page that exists (the CPU ones briefly: 1 s each)
-        query = "?seconds=1" if "profile" in link else ""
+    for link in links:  # each a page that exists (those that wait briefly: 1 s each)
+        query = "?seconds=1" if "profile" in link or link.endswith("/log") else ""
         status, _, body = http(url + link + query)
         check(status != 404 and status != 405, f"index link {link}: {status} {body[:200]!r}")
     status, _, go_index = http(url + "/debug/pprof/")

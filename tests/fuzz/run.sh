@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache agent_config jemalloc_stats"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache agent_config jemalloc_stats prof_log"
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in
@@ -40,7 +40,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$artifacts"
 # Seeds: the checked-in text corpora, plus binary ones made here (nothing binary is
 # committed): gzipped dumps, and small ELF files built from a fixture.
-for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats; do
+for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats prof_log; do
   cp -r "tests/fuzz/corpus/$target" "$work/$target"
 done
 mkdir -p "$work/gzip" "$work/symbolizer"

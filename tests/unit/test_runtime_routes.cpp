@@ -55,7 +55,7 @@ TEST_CASE("heapkit::runtime::routes counts every page that dumps the heap as a c
 
 TEST_CASE("heapkit::runtime::routes marks the pages that wait out a window") {
     for (const char* path : {"/debug/pprof/profile", "/pprof/profile", "/pprof/profile/report",
-                             "/pprof/profile/flamegraph"}) {
+                             "/pprof/profile/flamegraph", "/debug/jemalloc/log"}) {
         CHECK_MESSAGE(waits(path), path);
     }
     CHECK(waits("/debug/pprof/heap", "seconds=5"));

@@ -101,6 +101,11 @@ struct FlameOptions {
     static constexpr unsigned min_width = 100;
 };
 
+struct LifetimeOptions {
+    size_t site_count = 8; // sites charted below the one for all; 0: all
+    unsigned width = 1200; // px
+};
+
 struct TextOptions {
     size_t node_count = 0; // functions listed, largest flat first; 0: all
 };

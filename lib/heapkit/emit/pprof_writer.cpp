@@ -82,6 +82,11 @@ private:
 };
 
 std::vector<SampleType> sample_types_of(const Profile& profile) {
+    if (profile.from_log) { // nothing is in use: what was allocated, and the log's measures
+        std::vector<SampleType> types = {SampleType::alloc_objects, SampleType::alloc_space};
+        types.insert(types.end(), std::begin(log_sample_types), std::end(log_sample_types));
+        return types;
+    }
     if (profile.has_accum) {
         return {SampleType::alloc_objects, SampleType::alloc_space, SampleType::inuse_objects,
                 SampleType::inuse_space};
@@ -227,7 +232,7 @@ void append_samples(std::string& out, const Profile& profile, const std::vector<
             entry.add_location_id(locations[l] + 1);
         }
         for (SampleType type : types) {
-            entry.add_value(value_of(sample.values, type));
+            entry.add_value(value_of(profile, sample, type));
         }
         for (const ExtraSampleType& type : extra) {
             entry.add_value(type.values[s]);

@@ -50,6 +50,20 @@ Result<void> write_flame_graph_diff(const Profile& before, const Profile& after,
 Result<void> write_text_report(const Profile& profile, const FoldedOptions& folded,
                                const TextOptions& options, const Sink& sink);
 
+// An allocation log's table (Profile::from_log), one row per site (the leaf of its stacks
+// as write_folded spells them) ranked by folded.sample: allocations and bytes per second
+// of the log, lifetime p50/p90/p99/max, the shares freed within 1 ms / 10 ms / 1 s,
+// byte-seconds, and the share freed by another thread. Lifetimes are weighed by what each
+// allocation stands for once unsampled.
+Result<void> write_log_report(const Profile& profile, const FoldedOptions& folded,
+                              const TextOptions& options, const Sink& sink);
+
+// An allocation log's lifetimes as an SVG chart: a histogram (log-scale buckets, 100 ns to
+// 100 s) of all its objects, and one per site for the first options.site_count sites of
+// write_log_report's ranking. An error for a profile that is not a log's.
+Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& folded,
+                                  const LifetimeOptions& options, const Sink& sink);
+
 // The same table of after - before (write_folded_diff's change): flat and cum are
 // changes, sorted by their size; percentages are of the base's total (as go tool
 // pprof -diff_base gives them).

@@ -17,7 +17,8 @@
 namespace heapkit {
 
 // One dump to load: a jemalloc heap_v2 dump or a jeprof symbolized profile, plain or
-// gzipped.
+// gzipped; or jemalloc's allocation log (<prefix>.<pid>.<seq>.json), given with one dump
+// of the same process for its memory map.
 struct Input {
     std::string name; // the file to read ("-": standard input), or a name for messages
     std::optional<std::string_view> bytes; // the dump already in memory (borrowed for the
@@ -26,10 +27,19 @@ struct Input {
 
 struct LoadOptions {
     SampleType sample = SampleType::inuse_space; // checked: alloc_* need prof_accum:true
-    bool per_thread = false;                     // one sample per (stack, thread)
+    // `sample` was chosen, not left at its default: an allocation log, which has nothing
+    // in use, refuses inuse_* only when chosen (its views default to alloc_space).
+    bool sample_given = false;
+    bool per_thread = false; // one sample per (stack, thread)
     SymbolizeOptions symbols;
     bool list_unnamed = false; // the report lists every address left without a name
+    // An allocation log's samples are its freeing stacks (and threads), not allocating ones.
+    bool log_free_sites = false;
 };
+
+// The sample type a view of `profile` shows when none was chosen: alloc_space for an
+// allocation log (nothing is in use), else `chosen`.
+SampleType default_sample_of(const Profile& profile, SampleType chosen, bool given);
 
 // What loading could not do, for the user: nothing here stops the profile from being used.
 struct LoadReport {

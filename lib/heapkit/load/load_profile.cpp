@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // load_profile (load/load.hpp): the pipeline the tools and the runtime share.
 #include "heapkit/load/load.hpp"
+#include "heapkit/load/load_log.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/symbolize/debian_package.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/gzip.hpp"
+#include "heapkit/util/input.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -17,19 +19,45 @@
 namespace heapkit {
 namespace {
 
-Result<RawDump> read_input(const Input& input) {
+// What pass 1 read: dumps, and allocation logs (told apart by their first byte).
+struct ReadInputs {
+    std::vector<RawDump> dumps;
+    std::vector<ProfLog> logs;
+};
+
+Result<void> parse_text(std::string_view text, const std::string& name, ReadInputs& into,
+                        const ParsedUpTo& parsed_up_to = {}) {
+    if (looks_like_prof_log(text)) {
+        HEAPKIT_TRY_ASSIGN(ProfLog log, parse_prof_log(text, name));
+        into.logs.push_back(std::move(log));
+        return {};
+    }
+    HEAPKIT_TRY_ASSIGN(RawDump dump, parse_dump(text, name, parsed_up_to));
+    into.dumps.push_back(std::move(dump));
+    return {};
+}
+
+Result<void> read_input(const Input& input, ReadInputs& into) {
     if (!input.bytes) {
-        return read_dump(input.name);
+        // read_dump's way: mapped, pages released as the parser goes by.
+        HEAPKIT_TRY_ASSIGN(InputBuffer buffer, InputBuffer::open(input.name));
+        size_t dumps = into.dumps.size();
+        HEAPKIT_TRY(parse_text(buffer.text(), buffer.name(), into,
+                               [&](const char* position) { buffer.release_before(position); }));
+        if (into.dumps.size() > dumps) {
+            into.dumps.back().modified_nanos = buffer.modified_nanos();
+        }
+        return {};
     }
     if (is_gzip(*input.bytes)) {
         HEAPKIT_TRY_ASSIGN(std::string text, gunzip(*input.bytes, input.name));
-        return parse_dump(text, input.name);
+        return parse_text(text, input.name, into);
     }
-    return parse_dump(*input.bytes, input.name);
+    return parse_text(*input.bytes, input.name, into);
 }
 
 // Pass 1, read: every input parsed; a dump given twice is counted twice, with a warning.
-Result<std::vector<RawDump>> read_inputs(std::span<const Input> inputs, LoadReport& report) {
+Result<ReadInputs> read_inputs(std::span<const Input> inputs, LoadReport& report) {
     if (inputs.empty()) {
         return fail("no input dump given");
     }
@@ -37,17 +65,29 @@ Result<std::vector<RawDump>> read_inputs(std::span<const Input> inputs, LoadRepo
                       [](const Input& input) { return !input.bytes && input.name == "-"; }) > 1) {
         return fail("standard input (\"-\") is given more than once; it can be read only once");
     }
-    std::vector<RawDump> dumps;
+    ReadInputs read;
     std::set<std::string> seen;
     for (const Input& input : inputs) {
         if (!input.bytes && !seen.insert(input.name).second) {
             report.warnings.push_back(fmt::format(
                 "{} is given more than once; its samples are counted each time", input.name));
         }
-        HEAPKIT_TRY_ASSIGN(RawDump dump, read_input(input));
-        dumps.push_back(std::move(dump));
+        HEAPKIT_TRY(read_input(input, read));
     }
-    return dumps;
+    return read;
+}
+
+// Passes 2 and 3, unsample and model: one profile of all dumps, or of the one log.
+Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& report) {
+    if (read.logs.empty()) {
+        return build_profile(read.dumps, BuildOptions{options.per_thread});
+    }
+    if (read.logs.size() > 1) {
+        return fail("{} and {} are both allocation logs: give one log (with a dump of its "
+                    "process) at a time",
+                    read.logs[0].source, read.logs[1].source);
+    }
+    return load_log_profile(std::move(read.logs.front()), std::move(read.dumps), options, report);
 }
 
 // Pass 4, symbolize: names for every location, and what could not be named, summed up
@@ -89,14 +129,19 @@ void find_packages(std::vector<ModuleReport>& modules, const std::string& cache_
 Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& options) {
     return catching([&]() -> Result<Loaded> {
         Loaded loaded;
-        HEAPKIT_TRY_ASSIGN(std::vector<RawDump> dumps, read_inputs(inputs, loaded.report));
-        // Passes 2 and 3, unsample and model: one profile of all dumps.
-        loaded.profile = build_profile(dumps, BuildOptions{options.per_thread});
-        dumps.clear(); // the profile holds all it needs of them
-        HEAPKIT_TRY(check_sample_type(loaded.profile, options.sample));
+        HEAPKIT_TRY_ASSIGN(ReadInputs read, read_inputs(inputs, loaded.report));
+        // The profile holds all it needs of what was read, which goes at once.
+        HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
+        HEAPKIT_TRY(
+            check_sample_type(loaded.profile, default_sample_of(loaded.profile, options.sample,
+                                                                options.sample_given)));
         name_frames(loaded, options);
         return loaded;
     });
+}
+
+SampleType default_sample_of(const Profile& profile, SampleType chosen, bool given) {
+    return profile.from_log && !given ? SampleType::alloc_space : chosen;
 }
 
 void merge_report(LoadReport& into, LoadReport more) {

@@ -67,6 +67,22 @@ struct Sample {
     uint32_t location_count = 0;
     int32_t thread = -1; // index into Profile::thread_labels, or -1
     uint32_t dump = 0;   // the dump it came from: index into Profile::sources
+    // Of an allocation log: index into Profile::log_samples (in what was padding).
+    uint32_t log = no_log_sample;
+
+    static constexpr uint32_t no_log_sample = std::numeric_limits<uint32_t>::max();
+};
+
+// One allocation's lifetime and what it stands for once unsampled.
+struct Lifetime {
+    uint64_t nanos = 0;
+    double weight = 1; // unsampling's scale for its size
+};
+
+// What an allocation log says of one sample beyond its HeapValues.
+struct LogSample {
+    LogValues values;
+    std::vector<Lifetime> lifetimes; // of each allocation, in the log's order
 };
 
 // The unsampled, merged content of one or more dumps.
@@ -84,6 +100,11 @@ struct Profile {
     PodVector<uint32_t> sample_locations; // indexes into `locations`, sample after sample,
                                           // each leaf first; samples may share a range
     std::vector<std::string> thread_labels;
+    // Made from an allocation log (read/prof_log.hpp): alloc_* are the allocations freed
+    // while it ran, inuse_* are 0, and the log's types are in log_samples.
+    bool from_log = false;
+    bool log_free_sites = false; // its samples are freeing stacks, not allocating ones
+    std::vector<LogSample> log_samples;
     // The texts of every location's frames. Shared: a copy of the profile keeps the
     // texts its frames point to alive.
     std::shared_ptr<StringPool> strings = std::make_shared<StringPool>();
@@ -102,7 +123,18 @@ struct Profile {
     }
 };
 
-// An error when `type` needs accumulated counts and the profile has none.
+// A sample's value of `type`, a log's types included (0 where the profile has none).
+inline int64_t value_of(const Profile& profile, const Sample& sample, SampleType type) {
+    if (!is_log_type(type)) {
+        return value_of(sample.values, type);
+    }
+    return sample.log < profile.log_samples.size()
+               ? value_of(profile.log_samples[sample.log].values, type)
+               : 0;
+}
+
+// An error when `type` needs accumulated counts and the profile has none, when it is a
+// log's type and the profile is a dump's, or an in-use type and the profile a log's.
 Result<void> check_sample_type(const Profile& profile, SampleType type);
 
 // Which stacks the views keep, in pprof's vocabulary: ECMAScript regexes searched in

@@ -45,6 +45,14 @@ std::vector<MapEntry> own_maps() {
     return maps;
 }
 
+// Names (or not) for a profile of this process's addresses, with the kept files.
+SymbolizeReport name_own(Profile& profile, bool names) {
+    SymbolizeOptions options;
+    options.names = names;
+    options.kept = kept_symbols();
+    return symbolize(profile, options);
+}
+
 // `dump`, of this process, placed in its mappings now and named (or not) with the kept
 // files; what symbolization could not do goes to `report`.
 Profile named_own_profile(RawDump dump, bool names, SymbolizeReport& report) {
@@ -53,10 +61,7 @@ Profile named_own_profile(RawDump dump, bool names, SymbolizeReport& report) {
     std::vector<RawDump> dumps;
     dumps.push_back(std::move(dump));
     Profile profile = build_profile(dumps, {});
-    SymbolizeOptions options;
-    options.names = names;
-    options.kept = kept_symbols();
-    report = symbolize(profile, options);
+    report = name_own(profile, names);
     return profile;
 }
 
@@ -85,6 +90,14 @@ Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& optio
 Profile own_profile(RawDump dump, bool names) {
     SymbolizeReport report;
     return named_own_profile(std::move(dump), names, report);
+}
+
+Result<Profile> own_log_profile(const ProfLog& log, const LogBuildOptions& options, bool names) {
+    Profile profile = build_log_profile(log, own_maps(), options);
+    if (const auto& problem = name_own(profile, names).out_of_descriptors) {
+        return fail("symbolization ran out of file descriptors: {}", *problem);
+    }
+    return profile;
 }
 
 Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& options) {

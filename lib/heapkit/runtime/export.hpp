@@ -3,6 +3,7 @@
 
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/load/load.hpp"
+#include "heapkit/model/log_profile.hpp"
 #include "heapkit/read/raw_dump.hpp"
 
 #include <cstdint>
@@ -24,6 +25,10 @@ Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& optio
 // profile: placed in /proc/self/maps as it is now, named with the symbols kept across
 // requests, or given build ids only when `names` is false.
 Profile own_profile(RawDump dump, bool names);
+
+// An allocation log this process wrote, placed in /proc/self/maps as it is now and named
+// as own_profile names; an error when the process ran out of descriptors on the way.
+Result<Profile> own_log_profile(const ProfLog& log, const LogBuildOptions& options, bool names);
 
 // The same dump as collapsed stacks.
 Result<std::string> folded_from_dump(std::string_view dump, const LoadOptions& options);

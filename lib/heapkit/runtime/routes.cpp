@@ -4,6 +4,7 @@
 #include "heapkit/runtime/heap_pages.hpp"
 #include "heapkit/runtime/index_page.hpp"
 #include "heapkit/runtime/jemalloc_stats_page.hpp"
+#include "heapkit/runtime/log_page.hpp"
 #include "heapkit/runtime/profile_routes.hpp"
 
 #include <algorithm>
@@ -99,6 +100,16 @@ const std::vector<Route>& routes() {
          "sample=TYPE&width=1200", "heap flame graph (SVG)", heap_flame_graph_page},
         {"/metrics", get, Converts::never, Waits::never, false, "",
          "jemalloc's and the runtime's gauges, Prometheus text", metrics},
+        {"/debug/jemalloc/log",
+         {"GET"},
+         Converts::never,
+         Waits::always,
+         false,
+         "seconds=10&format=pprof|text|svg|lifetimes&sample=TYPE&free_sites=0|1&symbolize=0|1&"
+         "width=1200",
+         "what churns: jemalloc's allocation log over the next seconds=N (lifetimes, "
+         "temporaries, cross-thread frees)",
+         jemalloc_log_page},
         {"/debug/jemalloc/stats", get, Converts::never, Waits::never, false,
          "format=text|html|json|svg",
          "why RSS is bigger than the heap profile: jemalloc's statistics reconciled",

@@ -25,6 +25,13 @@ struct Unsampled {
 // over N samples is within N/2 of the float sum.
 Unsampled unsample(uint64_t objects, uint64_t bytes, uint64_t period);
 
+// The scale itself, for objects of `average_bytes` (> 0): what one sampled object of that
+// size stands for. An allocation log weighs each allocation by it, exactly.
+double unsample_scale(double average_bytes, uint64_t period);
+
+// The rounding rule above, for a sum of scaled values.
+int64_t round_saturating(double value);
+
 // unsample() applied to the cur and accum pairs of one count line.
 HeapValues unsample(const SampledCounts& counts, uint64_t period);
 

@@ -31,10 +31,14 @@ Result<void> draw(const StackProducer& produce, const FlameOptions& options, con
     return write_flame_svg(graph, options, sink);
 }
 
-// "bytes" or "objects", as the sample type counts, unless the user named the unit.
+// "bytes", "byte-seconds" or "objects", as the sample type counts, unless the user named
+// the unit.
 FlameOptions with_unit(FlameOptions options, const FoldedOptions& folded) {
     if (options.countname.empty()) {
-        options.countname = unit_of(folded.sample) == "bytes" ? "bytes" : "objects";
+        std::string_view unit = unit_of(folded.sample);
+        options.countname = unit == "bytes"          ? "bytes"
+                            : unit == "byte_seconds" ? "byte-seconds"
+                                                     : "objects";
     }
     return options;
 }

@@ -110,7 +110,7 @@ int64_t saturating_add(int64_t a, int64_t b) {
 PodVector<StackLine> group_samples(const Profile& profile, const FoldedOptions& options) {
     SampleGroups groups(profile, options.thread_frames, options.dump_frames);
     for (uint32_t s = 0; s < profile.samples.size(); ++s) {
-        if (int64_t value = value_of(profile.samples[s].values, options.sample); value != 0) {
+        if (int64_t value = value_of(profile, profile.samples[s], options.sample); value != 0) {
             groups.add(s, value);
         }
     }
@@ -198,7 +198,7 @@ Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& 
     spelled.stack_of_sample.assign(profile.samples.size(), SampleStacks::none);
     SampleGroups groups(profile, options.thread_frames);
     for (uint32_t s = 0; s < profile.samples.size(); ++s) {
-        if (int64_t value = value_of(profile.samples[s].values, options.sample); value != 0) {
+        if (int64_t value = value_of(profile, profile.samples[s], options.sample); value != 0) {
             spelled.stack_of_sample[s] = groups.add(s, value);
         }
     }

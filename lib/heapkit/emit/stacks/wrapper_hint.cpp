@@ -39,7 +39,7 @@ Result<std::optional<WrapperHint>> find_wrapper_hint(const Profile& profile,
     int64_t total = 0;
     for (size_t s = 0; s < profile.samples.size(); ++s) {
         uint32_t stack = spelled.stack_of_sample[s];
-        int64_t value = std::llabs(value_of(profile.samples[s].values, options.sample));
+        int64_t value = std::llabs(value_of(profile, profile.samples[s], options.sample));
         if (stack != SampleStacks::none) {
             value_of_stack[stack] += value;
             total += value;

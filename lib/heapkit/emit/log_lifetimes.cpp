@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// write_lifetime_chart (writers.hpp): how long the objects of an allocation log lived, as
+// one histogram per site (the table's sites, in its order) above one for all of them.
+// Lifetimes span nanoseconds to minutes, so the buckets are logarithmic: four per decade
+// from 100 ns to 100 s. Each row is scaled to its own tallest bar, as its shape (when its
+// objects die) is the point, not its size (the table gives rates).
+#include "heapkit/emit/log_sites.hpp"
+#include "heapkit/emit/quantity.hpp"
+#include "heapkit/emit/writers.hpp"
+#include "heapkit/util/try.hpp"
+#include "heapkit/util/xml.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace heapkit {
+namespace {
+
+constexpr int first_decade = 2; // 10^2 ns = 100 ns
+constexpr int decades = 9;      // up to 10^11 ns = 100 s
+constexpr int per_decade = 4;
+constexpr int bucket_count = decades * per_decade;
+constexpr double left = 260; // the site names' column, px
+constexpr double right = 20; // margin, px
+constexpr double row_height = 56;
+constexpr double bar_area = 40; // of a row: the bars' height at most
+
+using Buckets = std::array<double, bucket_count>;
+
+// The bucket of a lifetime; what is shorter than 100 ns or longer than 100 s goes to the
+// first or last one.
+int bucket_of(uint64_t nanos) {
+    if (nanos == 0) {
+        return 0;
+    }
+    double position = (std::log10(static_cast<double>(nanos)) - first_decade) * per_decade;
+    return std::clamp(static_cast<int>(std::floor(position)), 0, bucket_count - 1);
+}
+
+// Where bucket `b` begins, ns.
+double bucket_start(int b) {
+    return std::pow(10.0, first_decade + static_cast<double>(b) / per_decade);
+}
+
+std::string duration(double nanos) {
+    if (nanos < 1e3) {
+        return fmt::format("{:.0f}ns", nanos);
+    }
+    if (nanos < 1e6) {
+        return fmt::format("{:.3g}us", nanos / 1e3);
+    }
+    if (nanos < 1e9) {
+        return fmt::format("{:.3g}ms", nanos / 1e6);
+    }
+    return fmt::format("{:.3g}s", nanos / 1e9);
+}
+
+Buckets histogram(const std::vector<Lifetime>& lifetimes) {
+    Buckets counts{};
+    for (const Lifetime& lifetime : lifetimes) {
+        counts[static_cast<size_t>(bucket_of(lifetime.nanos))] += lifetime.weight;
+    }
+    return counts;
+}
+
+struct ChartFrame {
+    double width;
+    double bar_width;
+    double x(double position) const { return left + position * bar_width; }
+};
+
+void draw_row(std::string& out, const ChartFrame& frame, double top, std::string_view name,
+              const Buckets& counts, std::string_view colour) {
+    double tallest = *std::max_element(counts.begin(), counts.end());
+    double total = 0;
+    for (double count : counts) {
+        total += count;
+    }
+    fmt::format_to(std::back_inserter(out),
+                   "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"site\">{}</text>\n",
+                   left - 8, top + bar_area - 4, escape_xml(name));
+    fmt::format_to(std::back_inserter(out),
+                   "<line x1=\"{}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"base\"/>\n",
+                   left, frame.width - right, top + bar_area, top + bar_area);
+    for (int b = 0; b < bucket_count; ++b) {
+        double count = counts[static_cast<size_t>(b)];
+        if (count <= 0 || tallest <= 0) {
+            continue;
+        }
+        double height = std::max(1.0, bar_area * count / tallest);
+        fmt::format_to(
+            std::back_inserter(out),
+            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+            "<title>{}: {} objects lived {} to {} ({:.1f}%)</title></rect>\n",
+            frame.x(b) + 0.5, top + bar_area - height, frame.bar_width - 1, height, colour,
+            escape_xml(name), with_thousands(static_cast<uint64_t>(std::llround(count))),
+            duration(bucket_start(b)), duration(bucket_start(b + 1)), 100 * count / total);
+    }
+}
+
+void draw_axis(std::string& out, const ChartFrame& frame, double top, double bottom) {
+    for (int d = 0; d <= decades; ++d) {
+        double x = frame.x(d * per_decade);
+        fmt::format_to(std::back_inserter(out),
+                       "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" "
+                       "class=\"grid\"/>\n<text x=\"{0:.1f}\" y=\"{3:.1f}\" "
+                       "text-anchor=\"middle\">{4}</text>\n",
+                       x, top, bottom, bottom + 16, duration(bucket_start(d * per_decade)));
+    }
+    // The table's limits: 1 ms ("temporary"), 10 ms, 1 s.
+    for (int exponent : {6, 7, 9}) {
+        double x = frame.x((exponent - first_decade) * per_decade);
+        fmt::format_to(std::back_inserter(out),
+                       "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" "
+                       "class=\"limit\"/>\n",
+                       x, top, bottom);
+    }
+}
+
+} // namespace
+
+Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& folded,
+                                  const LifetimeOptions& options, const Sink& sink) {
+    if (!profile.from_log) {
+        return fail("a lifetime chart needs jemalloc's allocation log (prof_log), which "
+                    "records when each object was freed; a dump does not");
+    }
+    return catching([&]() -> Result<void> {
+        HEAPKIT_TRY_ASSIGN(std::vector<LogSite> sites, sites_of(profile, folded));
+        size_t shown =
+            std::min(options.site_count == 0 ? sites.size() : options.site_count, sites.size());
+        Buckets all{};
+        for (const LogSite& site : sites) {
+            Buckets counts = histogram(site.lifetimes);
+            for (size_t b = 0; b < all.size(); ++b) {
+                all[b] += counts[b];
+            }
+        }
+        auto width = static_cast<double>(std::max(options.width, 600u));
+        ChartFrame frame{width, (width - left - right) / bucket_count};
+        double top = 50;
+        double height = top + row_height * static_cast<double>(shown + 1) + 40;
+        std::string out = fmt::format(
+            "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+            "<svg version=\"1.1\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} "
+            "{1:.0f}\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+            "<style>text {{ font-family: Verdana, sans-serif; font-size: 12px; fill: #222; }} "
+            ".site {{ font-size: 11px; }} .grid {{ stroke: #ddd; }} .base {{ stroke: #999; }} "
+            ".limit {{ stroke: #c33; stroke-dasharray: 4 3; }}</style>\n"
+            "<rect width=\"100%\" height=\"100%\" fill=\"#fdfdfd\"/>\n"
+            "<text x=\"{2:.1f}\" y=\"24\" text-anchor=\"middle\" style=\"font-size:16px\">{3}"
+            "</text>\n",
+            width, height, width / 2,
+            escape_xml(fmt::format("Lifetimes of objects freed in {:.3g} s, unsampled, per {} "
+                                   "site by {} (red lines: 1 ms, 10 ms, 1 s)",
+                                   static_cast<double>(profile.duration_nanos) / 1e9,
+                                   profile.log_free_sites ? "freeing" : "allocating",
+                                   name_of(folded.sample))));
+        double bottom = top + row_height * static_cast<double>(shown + 1);
+        draw_axis(out, frame, top - 6, bottom - row_height + bar_area + 4);
+        draw_row(out, frame, top, "all sites", all, "#555");
+        for (size_t s = 0; s < shown; ++s) {
+            draw_row(out, frame, top + row_height * static_cast<double>(s + 1), sites[s].name,
+                     histogram(sites[s].lifetimes), "#d9822b");
+        }
+        out += "</svg>\n";
+        return sink(out);
+    });
+}
+
+} // namespace heapkit

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: MIT
+"""jemalloc's allocation log (prof_log) read with a dump of the same process: the churn
+fixture's three sites (freed at once, living 50 ms, freed by another thread) measured by
+heapfold's folded and --text views and jeprof2pprof's pprof, against a computation over
+the JSON log here and the fixture's known behaviour; bad logs get messages."""
+
+import glob
+import json
+import math
+import os
+import re
+from collections import defaultdict
+
+from heapkit_e2e import (SVG, check, chromium, fixture, go_pprof, heapfold, png_colours,
+                         pprof_raw, run, tool, workdir, write_file)
+
+LOG_CONF = "prof:true,prof_log:true,prof_time_resolution:high,lg_prof_sample:0,prof_final:true"
+
+
+def run_churn(directory):
+    """Runs the fixture; returns its allocation log and its final dump."""
+    env = dict(os.environ)
+    env["MALLOC_CONF"] = f"{LOG_CONF},prof_prefix:{directory}/jeprof"
+    env.pop("LD_PRELOAD", None)
+    before = set(glob.glob(f"{directory}/jeprof.*"))
+    run([fixture("churn")], env=env)
+    made = set(glob.glob(f"{directory}/jeprof.*")) - before
+    logs = [p for p in made if p.endswith(".json")]
+    dumps = [p for p in made if p.endswith(".f.heap")]
+    check(len(logs) == 1 and len(dumps) == 1, f"churn left {sorted(made)}")
+    return logs[0], dumps[0]
+
+
+directory = workdir()
+log_path, dump_path = run_churn(directory)
+
+# --- the independent computation over the JSON -----------------------------------------
+with open(log_path) as f:
+    log = json.load(f)
+period = 2 ** log["info"]["lg_sample_rate"]
+seconds = log["info"]["duration"] / 1e9
+uids = [t["thr_uid"] for t in log["threads"]]
+
+
+TYPES = ["alloc_objects", "alloc_space", "temporary_objects", "temporary_space", "byte_seconds",
+         "cross_thread_objects", "cross_thread_space"]
+
+
+def weight(usize):
+    return 1 / (1 - math.exp(-usize / period))
+
+
+def rounded(x):
+    return math.floor(x + 0.5)
+
+
+# The fixture's sites, told apart by what they allocate (count and size), not by name.
+by_trace = defaultdict(list)
+for a in log["allocations"]:
+    by_trace[a["alloc_trace"]].append(a)
+sites = {}
+for trace, allocations in by_trace.items():
+    sizes = {a["usize"] for a in allocations}
+    for name, count, size in (("temporary_site", 2000, 256), ("lived_alloc", 200, 1024),
+                              ("cross_site", 500, 512)):
+        if sizes == {size} and len(allocations) == count:
+            check(name not in sites, f"two traces look like {name}")
+            sites[name] = allocations
+check(set(sites) == {"temporary_site", "lived_alloc", "cross_site"},
+      f"the log's traces: {[(t, len(a)) for t, a in by_trace.items()]}")
+
+
+def measures(allocations):
+    m = defaultdict(float)
+    lifetimes = []
+    for a in allocations:
+        w = weight(a["usize"])
+        life = max(0, a["free_timestamp"] - a["alloc_timestamp"])
+        lifetimes.append(life)
+        m["alloc_objects"] += w
+        m["alloc_space"] += w * a["usize"]
+        if life <= 1_000_000:
+            m["temporary_objects"] += w
+            m["temporary_space"] += w * a["usize"]
+        m["byte_seconds"] += w * a["usize"] * life / 1e9
+        if uids[a["alloc_thread"]] != uids[a["free_thread"]]:
+            m["cross_thread_objects"] += w
+            m["cross_thread_space"] += w * a["usize"]
+    return {k: rounded(m[k]) for k in TYPES}, sorted(lifetimes)
+
+
+truth = {name: measures(allocations) for name, allocations in sites.items()}
+
+# The fixture's own behaviour, seen in the log.
+temporary, lived, cross = (truth[n][1] for n in ("temporary_site", "lived_alloc", "cross_site"))
+check(temporary[-1] <= 1_000_000, f"temporary_site's longest lifetime {temporary[-1]} ns")
+check(40e6 <= lived[len(lived) // 2] <= 60e6, f"lived_alloc's median lifetime {lived[len(lived) // 2]} ns")
+check(truth["cross_site"][0]["cross_thread_objects"] == 500, "cross_site's frees by freer")
+check(truth["temporary_site"][0]["cross_thread_objects"] == 0, "temporary_site freed at home")
+
+# --- folded: every type, per site ------------------------------------------------------
+for sample in TYPES:
+    stacks = heapfold("--sample", sample, log_path, dump_path)
+    for name, (want, _) in truth.items():
+        got = sum(v for s, v in stacks.items() if s.split(";")[-1] == name)
+        check(got == want[sample], f"--sample {sample}: {name} {got}, the log says {want[sample]}")
+
+ranked = heapfold("--sample", "byte_seconds", log_path, dump_path)
+top = max(ranked, key=ranked.get).split(";")[-1]
+check(top == "lived_alloc", f"byte_seconds ranks {top} first")
+default = heapfold(log_path, dump_path)
+check(sum(v for s, v in default.items() if s.endswith(";temporary_site")) ==
+      truth["temporary_site"][0]["alloc_space"], "a log's default sample is alloc_space")
+
+# --- freeing sites ---------------------------------------------------------------------
+freed = heapfold("--free-sites", "--threads", "--sample", "cross_thread_objects", log_path, dump_path)
+freer = sum(v for s, v in freed.items() if s.startswith("freer;"))
+check(freer == 500, f"cross-thread frees under the freer thread: {freer} ({freed})")
+
+# --- pprof, as go tool pprof reads it --------------------------------------------------
+out = os.path.join(directory, "log.pb.gz")
+run([tool("jeprof2pprof"), log_path, dump_path, "-o", out])
+types, samples, _ = pprof_raw(out)
+check(types == TYPES, f"pprof sample types {types}")
+for name, (want, _) in truth.items():
+    for sample in TYPES:
+        got = sum(s["by_type"][sample] for s in samples if name in s["frames"][:1])
+        check(got == want[sample], f"pprof {sample}: {name} {got}, the log says {want[sample]}")
+top = go_pprof("-top", "-sample_index=cross_thread_objects", "-symbolize=none", out).stdout
+first = next(line.split()[-1] for line in top.splitlines() if re.match(r"^\s+\d", line))
+check(first == "cross_site", f"go tool pprof -sample_index=cross_thread_objects ranks {first} first:\n{top}")
+
+# --- the table -------------------------------------------------------------------------
+text = run([tool("heapfold"), "--text", log_path, dump_path]).stdout
+header, columns, *rows = text.splitlines()
+check(columns.split() == ["allocs/s", "bytes/s", "life_p50", "life_p90", "life_p99", "life_max",
+                          "<=1ms", "<=10ms", "<=1s", "byte_secs", "xthr", "site"], columns)
+table = {r.split()[-1]: r.split() for r in rows}
+check([r.split()[-1] for r in rows][0] == "temporary_site", f"alloc_space ranks first:\n{text}")
+
+
+def nanos(cell):
+    number, unit = re.match(r"^([\d.]+)(ns|us|ms|s)$", cell).groups()
+    return float(number) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
+
+
+for name, (want, lifetimes) in truth.items():
+    row = table[name]
+    allocs_per_second = want["alloc_objects"] / seconds
+    check(abs(float(row[0]) - allocs_per_second) <= 0.05 * allocs_per_second + 0.1,
+          f"{name} allocs/s {row[0]}, the log says {allocs_per_second:.1f}")
+    for cell, q in ((row[2], 0.5), (row[3], 0.9), (row[4], 0.99)):
+        exact = lifetimes[max(0, math.ceil(q * len(lifetimes)) - 1)]
+        check(abs(nanos(cell) - exact) <= 0.06 * exact + 1, f"{name} p{int(q * 100)} {cell}, the log says {exact} ns")
+    check(abs(nanos(row[5]) - lifetimes[-1]) <= 0.06 * lifetimes[-1] + 1, f"{name} max {row[5]}")
+    for cell, limit in ((row[6], 1e6), (row[7], 1e7), (row[8], 1e9)):
+        share = 100 * sum(1 for x in lifetimes if x <= limit) / len(lifetimes)
+        check(abs(float(cell.rstrip("%")) - share) <= 0.1, f"{name} share within {limit:.0f} ns {cell}, the log says {share:.1f}%")
+    check(int(row[9].replace(",", "")) == want["byte_seconds"], f"{name} byte_secs {row[9]}")
+    xthr = 100 * want["cross_thread_objects"] / want["alloc_objects"]
+    check(abs(float(row[10].rstrip("%")) - xthr) <= 0.1, f"{name} xthr {row[10]}")
+check("per allocating site by alloc_space" in header, header)
+
+# --- the lifetime chart: each site's bars are the log's lifetimes, bucketed here -----------
+def bucket(nanos):
+    """Four log-scale buckets a decade from 100 ns (what is shorter goes to the first)."""
+    return 0 if nanos <= 0 else min(35, max(0, math.floor((math.log10(nanos) - 2) * 4)))
+
+
+chart = os.path.join(directory, "lifetimes.svg")
+run([tool("heapfold"), "--lifetimes", log_path, dump_path, "-o", chart])
+import xml.etree.ElementTree as ET  # noqa: E402
+
+bars = defaultdict(dict)  # site -> {bar start text: count}
+for rect in ET.parse(chart).getroot().iter(f"{SVG}rect"):
+    title = rect.find(f"{SVG}title")
+    if title is None:
+        continue
+    match = re.match(r"^(.*): ([\d,]+) objects lived (\S+) to (\S+) ", title.text)
+    check(match, f"bar title {title.text!r}")
+    bars[match.group(1)][match.group(3)] = int(match.group(2).replace(",", ""))
+for name, (_, lifetimes) in truth.items():
+    counts = defaultdict(int)
+    for life in lifetimes:
+        counts[bucket(life)] += 1
+    check(sorted(bars[name].values()) == sorted(counts.values()),
+          f"{name}'s bars {bars[name]}, the log's buckets {dict(counts)}")
+lived_bar = max(bars["lived_alloc"], key=bars["lived_alloc"].get)
+check(lived_bar.endswith("ms") and 17 <= float(lived_bar[:-2]) <= 60, f"lived_alloc's tallest bar starts at {lived_bar}")
+png = os.path.join(directory, "lifetimes.png")
+chromium(f"--screenshot={png}", "--window-size=1200,400", f"file://{chart}")
+_, _, colours = png_colours(png)
+orange = sum(n for (r, g, b), n in colours.items() if abs(r - 0xd9) < 8 and abs(g - 0x82) < 8 and abs(b - 0x2b) < 8)
+check(orange > 500, f"the sites' bars cover {orange} pixels of the screenshot")
+
+# --- bad logs --------------------------------------------------------------------------
+def refused(args, *parts):
+    proc = run([tool("heapfold"), *args], check=False)
+    check(proc.returncode == 1 and proc.stdout == "", f"{args}: exit {proc.returncode}, {proc.stdout!r}")
+    for part in parts:
+        check(part in proc.stderr, f"{args}: {part!r} not in {proc.stderr!r}")
+
+
+with open(log_path, "rb") as f:
+    whole = f.read()
+pid = log["info"]["pid"]
+cut = write_file(directory, f"cut.{pid}.0.json", whole[: len(whole) // 2])
+refused([cut, dump_path], cut, "ends early")
+other_directory = workdir()
+_, other_dump = run_churn(other_directory)
+refused([log_path, other_dump], log_path, other_dump, f"pid {pid}")
+empty = dict(log, allocations=[], stack_traces=[])
+empty_path = write_file(directory, f"empty.{pid}.1.json", json.dumps(empty))
+refused([empty_path, dump_path], empty_path, "no allocations")
+refused([log_path], log_path, "carries no memory map")
+refused(["--sample", "inuse_space", log_path, dump_path], "only objects freed while it ran")
+refused(["--sample", "byte_seconds", dump_path], "allocation log")
+refused([log_path, dump_path, "--base", dump_path], "takes no --base")
+print("ok")

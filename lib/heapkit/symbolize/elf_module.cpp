@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/elf_module.hpp"
 
+#include "heapkit/symbolize/answer_bounds.hpp"
 #include "heapkit/symbolize/dwarf_frames.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -272,6 +273,27 @@ std::optional<uint64_t> ElfModule::function_start(uint64_t vaddr) const {
         m_bounds.emplace(dwfl_module_getelf(m_module, &bias)); // the file's own sections
     }
     return m_bounds->start_of(vaddr);
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ElfModule::code_extents() const {
+    std::vector<std::pair<uint64_t, uint64_t>> extents;
+    for (const Segment& segment : m_segments) {
+        extents.emplace_back(segment.vaddr, segment.vaddr + segment.file_size);
+    }
+    std::sort(extents.begin(), extents.end());
+    return extents;
+}
+
+std::vector<uint64_t> ElfModule::answer_bounds() const {
+    if (!m_symbols) {
+        m_symbols.emplace(m_module);
+    }
+    std::vector<uint64_t> bounds;
+    m_symbols->append_bounds(bounds);
+    if (has_dwarf()) {
+        append_dwarf_bounds(m_module, bounds);
+    }
+    return bounds;
 }
 
 std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr, FrameStrings& strings) const {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace heapkit {
@@ -75,6 +76,18 @@ public:
     // call-frame information (.eh_frame, else .debug_frame), which stripped files keep:
     // an identity for an address no name reaches. nullopt when no FDE covers it.
     std::optional<uint64_t> function_start(uint64_t vaddr) const;
+
+    // The ELF vaddr ranges [start, end) of the executable PT_LOAD segments' file bytes,
+    // by start: the addresses a mapping of the file can run.
+    std::vector<std::pair<uint64_t, uint64_t>> code_extents() const;
+
+    // ELF vaddrs where frames_at()'s answer may change (symbols' reaches and, with
+    // DWARF, its units, lines and scopes), unsorted, with repeats.
+    std::vector<uint64_t> answer_bounds() const;
+
+    // Drops what frames_at() keeps of DWARF between calls (it is found again on the next
+    // call): after a call with texts in a pool about to go, and to give memory back.
+    void forget_answers() const { m_dwarf.reset(); }
 
 private:
     struct DwflDeleter {

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/answer_bounds.hpp"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+namespace heapkit {
+namespace {
+
+void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bounds) {
+    Dwarf_Addr base = 0;
+    Dwarf_Addr low = 0;
+    Dwarf_Addr high = 0;
+    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &low, &high)) > 0;) {
+        if (low < high) {
+            bounds.push_back(low + bias);
+            bounds.push_back(high + bias);
+        }
+    }
+}
+
+// DIEs whose ranges decide which frames an address gets (DwarfFrames' descend()).
+bool is_code_scope(int tag) {
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_entry_point || tag == DW_TAG_lexical_block ||
+           tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
+// DIEs without addresses that can hold functions (DwarfFrames' is_container()).
+bool is_container(int tag) {
+    switch (tag) {
+    case DW_TAG_namespace:
+    case DW_TAG_module:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+    case DW_TAG_union_type:
+    case DW_TAG_enumeration_type:
+    case DW_TAG_interface_type:
+    case DW_TAG_partial_unit:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Bounded depth: corrupt DWARF can form cycles through imports.
+void append_scopes(Dwarf_Die* parent, Dwarf_Addr bias, std::vector<uint64_t>& bounds,
+                   int depth) {
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0) {
+        return;
+    }
+    do {
+        int tag = dwarf_tag(&child);
+        Dwarf_Die target;
+        Dwarf_Attribute import;
+        if (is_code_scope(tag)) {
+            append_ranges(&child, bias, bounds);
+            append_scopes(&child, bias, bounds, depth + 1);
+        } else if (tag == DW_TAG_imported_unit &&
+                   dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
+                       nullptr) {
+            append_scopes(&target, bias, bounds, depth + 1);
+        } else if (is_container(tag)) {
+            append_scopes(&child, bias, bounds, depth + 1);
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+void append_lines(Dwarf_Die* cu, Dwarf_Addr bias, std::vector<uint64_t>& bounds) {
+    Dwarf_Lines* lines = nullptr;
+    size_t count = 0;
+    if (dwarf_getsrclines(cu, &lines, &count) != 0) {
+        return;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        Dwarf_Addr address = 0;
+        Dwarf_Line* line = dwarf_onesrcline(lines, i);
+        if (line != nullptr && dwarf_lineaddr(line, &address) == 0) {
+            bounds.push_back(address + bias);
+        }
+    }
+}
+
+// libdwfl finds an address's unit through .debug_aranges where it has them.
+void append_aranges(Dwfl_Module* module, std::vector<uint64_t>& bounds) {
+    Dwarf_Addr bias = 0;
+    Dwarf* dwarf = dwfl_module_getdwarf(module, &bias); // borrowed
+    Dwarf_Aranges* aranges = nullptr;
+    size_t count = 0;
+    if (dwarf == nullptr || dwarf_getaranges(dwarf, &aranges, &count) != 0) {
+        return;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        Dwarf_Addr start = 0;
+        Dwarf_Word length = 0;
+        Dwarf_Arange* arange = dwarf_onearange(aranges, i);
+        if (arange != nullptr && dwarf_getarangeinfo(arange, &start, &length, nullptr) == 0) {
+            bounds.push_back(start + bias);
+            bounds.push_back(start + length + bias);
+        }
+    }
+}
+
+} // namespace
+
+void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds) {
+    append_aranges(module, bounds);
+    Dwarf_Addr bias = 0;
+    for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
+        append_ranges(cu, bias, bounds);
+        append_lines(cu, bias, bounds);
+        append_scopes(cu, bias, bounds, 0);
+    }
+}
+
+} // namespace heapkit

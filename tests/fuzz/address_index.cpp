@@ -21,12 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (auto frames = index->frames_at(vaddr)) {
                 for (const heapkit::Frame& frame : *frames) {
                     // The texts view the input: touching them is what ASan checks.
-                    volatile size_t sum = frame.name.size() + frame.system_name.size() +
-                                          frame.file.size();
+                    volatile size_t sum =
+                        frame.name.size() + frame.system_name.size() + frame.file.size();
                     (void)sum;
-                    if (!frame.name.empty() && (frame.name.data() < bytes.data() ||
-                                                frame.name.data() + frame.name.size() >
-                                                    bytes.data() + bytes.size())) {
+                    if (!frame.name.empty() &&
+                        (frame.name.data() < bytes.data() ||
+                         frame.name.data() + frame.name.size() > bytes.data() + bytes.size())) {
                         __builtin_trap();
                     }
                 }

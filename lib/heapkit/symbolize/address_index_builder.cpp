@@ -24,11 +24,31 @@ void append(std::vector<AnsweredRange>& ranges, uint64_t start, std::vector<Fram
     ranges.push_back({start, std::move(frames)});
 }
 
+using Extents = std::vector<std::pair<uint64_t, uint64_t>>;
+
+// `extents` sorted and joined where they overlap or touch.
+Extents joined(Extents extents) {
+    std::sort(extents.begin(), extents.end());
+    Extents out;
+    for (const auto& [low, high] : extents) {
+        if (!out.empty() && low <= out.back().second) {
+            out.back().second = std::max(out.back().second, high);
+        } else {
+            out.emplace_back(low, high);
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::string build_address_index(const ElfModule& file, const std::string& build_id) {
     std::vector<std::pair<uint64_t, uint64_t>> extents = file.code_extents();
-    std::vector<uint64_t> bounds = file.answer_bounds();
+    ElfModule::AnswerBounds answer_bounds = file.answer_bounds();
+    std::vector<uint64_t>& bounds = answer_bounds.bounds;
+    // Stretches outside every DWARF scope (padding between functions, code without
+    // DWARF) are named by symbols alone: no DWARF walk for them.
+    Extents scopes = joined(std::move(answer_bounds.dwarf_scopes));
     for (const auto& [start, end] : extents) {
         bounds.push_back(start);
         bounds.push_back(end);
@@ -48,8 +68,13 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
             append(ranges, end, {}); // a gap between segments
         }
         auto first = std::lower_bound(bounds.begin(), bounds.end(), start);
+        auto scope = scopes.begin(); // the first scope not wholly below *bound
         for (auto bound = first; bound != bounds.end() && *bound < extent_end; ++bound) {
-            append(ranges, *bound, file.frames_at(*bound, strings));
+            while (scope != scopes.end() && scope->second <= *bound) {
+                ++scope;
+            }
+            bool in_scope = scope != scopes.end() && scope->first <= *bound;
+            append(ranges, *bound, file.frames_for_index(*bound, strings, in_scope));
         }
         end = extent_end;
     }

@@ -7,7 +7,10 @@
 namespace heapkit {
 namespace {
 
-void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bounds) {
+using Extents = std::vector<std::pair<uint64_t, uint64_t>>;
+
+void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bounds,
+                   Extents* scopes = nullptr) {
     Dwarf_Addr base = 0;
     Dwarf_Addr low = 0;
     Dwarf_Addr high = 0;
@@ -15,15 +18,19 @@ void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bound
         if (low < high) {
             bounds.push_back(low + bias);
             bounds.push_back(high + bias);
+            if (scopes != nullptr) {
+                scopes->emplace_back(low + bias, high + bias);
+            }
         }
     }
 }
 
-// DIEs whose ranges decide which frames an address gets (DwarfFrames' descend()).
+// DIEs whose ranges decide which frames an address gets (DwarfFrames' descend(), and
+// the scopes dwarf_getscopes visits).
 bool is_code_scope(int tag) {
     return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-           tag == DW_TAG_entry_point || tag == DW_TAG_lexical_block ||
-           tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+           tag == DW_TAG_entry_point || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+           tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt || tag == DW_TAG_common_inclusion;
 }
 
 // DIEs without addresses that can hold functions (DwarfFrames' is_container()).
@@ -45,7 +52,7 @@ bool is_container(int tag) {
 
 // Bounded depth: corrupt DWARF can form cycles through imports.
 void append_scopes(Dwarf_Die* parent, Dwarf_Addr bias, std::vector<uint64_t>& bounds,
-                   int depth) {
+                   Extents& scopes, int depth) {
     Dwarf_Die child;
     if (depth > 64 || dwarf_child(parent, &child) != 0) {
         return;
@@ -55,14 +62,14 @@ void append_scopes(Dwarf_Die* parent, Dwarf_Addr bias, std::vector<uint64_t>& bo
         Dwarf_Die target;
         Dwarf_Attribute import;
         if (is_code_scope(tag)) {
-            append_ranges(&child, bias, bounds);
-            append_scopes(&child, bias, bounds, depth + 1);
+            append_ranges(&child, bias, bounds, &scopes);
+            append_scopes(&child, bias, bounds, scopes, depth + 1);
         } else if (tag == DW_TAG_imported_unit &&
                    dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
                        nullptr) {
-            append_scopes(&target, bias, bounds, depth + 1);
+            append_scopes(&target, bias, bounds, scopes, depth + 1);
         } else if (is_container(tag)) {
-            append_scopes(&child, bias, bounds, depth + 1);
+            append_scopes(&child, bias, bounds, scopes, depth + 1);
         }
     } while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -104,13 +111,13 @@ void append_aranges(Dwfl_Module* module, std::vector<uint64_t>& bounds) {
 
 } // namespace
 
-void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds) {
+void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds, Extents& scopes) {
     append_aranges(module, bounds);
     Dwarf_Addr bias = 0;
     for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
         append_ranges(cu, bias, bounds);
         append_lines(cu, bias, bounds);
-        append_scopes(cu, bias, bounds, 0);
+        append_scopes(cu, bias, bounds, scopes, 0);
     }
 }
 

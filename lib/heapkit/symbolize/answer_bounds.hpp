@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <elfutils/libdwfl.h>
+#include <utility>
 #include <vector>
 
 namespace heapkit {
@@ -14,6 +15,9 @@ namespace heapkit {
 // may change: each compilation unit's ranges, each line-table row, and the ranges of
 // every function, inlined instance and lexical block (through namespaces, types and
 // imported partial units, as DwarfFrames finds them). Nothing when it has no DWARF.
-void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds);
+// `scopes` gains those functions', instances' and blocks' ranges [low, high): an address
+// in none of them has no DWARF frames (DwarfFrames::at answers nothing).
+void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds,
+                         std::vector<std::pair<uint64_t, uint64_t>>& scopes);
 
 } // namespace heapkit

@@ -246,12 +246,23 @@ bool ElfModule::has_dynsym() const {
 }
 
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr, FrameStrings& strings) const {
+    return frames(vaddr, strings, false);
+}
+
+std::vector<Frame> ElfModule::frames_for_index(uint64_t vaddr, FrameStrings& strings,
+                                               bool in_dwarf_scope) const {
+    return in_dwarf_scope ? frames(vaddr, strings, true) : symbol_frames(vaddr, strings);
+}
+
+std::vector<Frame> ElfModule::frames(uint64_t vaddr, FrameStrings& strings, bool painted) const {
     std::vector<Frame> symbol = symbol_frames(vaddr, strings);
     if (has_dwarf()) {
         if (!m_dwarf) {
             m_dwarf = std::make_unique<DwarfFrames>(m_module);
         }
-        std::vector<Frame> frames = m_dwarf->at(vaddr + m_bias, strings);
+        Dwarf_Addr address = vaddr + m_bias;
+        std::vector<Frame> frames =
+            painted ? m_dwarf->at_painted(address, strings) : m_dwarf->at(address, strings);
         // The function holding the code goes by its symbol's name when one contains the
         // address (as llvm-symbolizer does): the exported name ("setlocale") rather than
         // an internal alias DWARF may carry ("__GI_setlocale"). Inlined frames have no
@@ -284,16 +295,16 @@ std::vector<std::pair<uint64_t, uint64_t>> ElfModule::code_extents() const {
     return extents;
 }
 
-std::vector<uint64_t> ElfModule::answer_bounds() const {
+ElfModule::AnswerBounds ElfModule::answer_bounds() const {
     if (!m_symbols) {
         m_symbols.emplace(m_module);
     }
-    std::vector<uint64_t> bounds;
-    m_symbols->append_bounds(bounds);
+    AnswerBounds answer;
+    m_symbols->append_bounds(answer.bounds);
     if (has_dwarf()) {
-        append_dwarf_bounds(m_module, bounds);
+        append_dwarf_bounds(m_module, answer.bounds, answer.dwarf_scopes);
     }
-    return bounds;
+    return answer;
 }
 
 std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr, FrameStrings& strings) const {

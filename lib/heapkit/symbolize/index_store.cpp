@@ -81,8 +81,8 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
             held->built = build_address_index(*file, file->build_id());
         }
     };
-    size_t threads = std::min<size_t>(std::max(1U, std::thread::hardware_concurrency()),
-                                      missing.size());
+    size_t threads =
+        std::min<size_t>(std::max(1U, std::thread::hardware_concurrency()), missing.size());
     std::vector<std::jthread> pool;
     for (size_t i = 1; i < threads; ++i) {
         pool.emplace_back(work);
@@ -117,8 +117,7 @@ void IndexStore::save(const std::string& key, Held& held) {
 
 std::vector<std::string> IndexStore::take_warnings() {
     if (m_wrote) {
-        trim_cache_directory(m_directory, m_max_bytes, "the address index directory",
-                             m_warnings);
+        trim_cache_directory(m_directory, m_max_bytes, "the address index directory", m_warnings);
         m_wrote = false;
     }
     std::vector<std::string> warnings;

@@ -324,8 +324,8 @@ public:
             if (i == no_module || m_files[i] == nullptr || m_frame_keys[i].empty() || wanted[i]) {
                 continue;
             }
-            auto vaddr =
-                m_files[i]->vaddr_of_file_offset(m_profile.modules[i].file_offset_of(location.address));
+            auto vaddr = m_files[i]->vaddr_of_file_offset(
+                m_profile.modules[i].file_offset_of(location.address));
             wanted[i] = vaddr && !is_kept(m_frame_keys[i], *vaddr);
         }
         std::vector<std::pair<std::string, const ElfModule*>> builds;
@@ -476,7 +476,7 @@ private:
                                            // empty: not kept
     FrameStrings m_strings;
     FrameCache m_on_disk;
-    IndexStore m_indexes;                          // answers for every address, on disk
+    IndexStore m_indexes;            // answers for every address, on disk
     std::set<std::string> m_indexed; // keys index_modules() asked for
 };
 

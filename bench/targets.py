@@ -116,8 +116,45 @@ def fixed_costs(measured):
     return lines
 
 
+# Issue 30's targets, as CPU-time ratios paired round by round: against jeprof
+# --collapsed, and the new dump of indexed builds against a warm run of the same dump. curl stands for a
+# stripped distribution program (the issue names redis).
+INDEX_TARGETS = (
+    ("cpython", "heapfold, cold cache", 100),
+    ("cpython", "heapfold, warm cache", 300),
+    ("curl", "heapfold, cold cache", 40),
+)
+INDEXED_WITHIN = 1.5
+
+
+def index_targets(measured):
+    by_name = {m.input.name: m for m in measured}
+    lines = []
+    for name, label, wanted in INDEX_TARGETS:
+        m = by_name.get(name)
+        jeprof, heapfold = (m.row("jeprof --collapsed"), m.row(label)) if m else (None, None)
+        if not jeprof or not heapfold:
+            lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): not measured")
+            continue
+        ratio = m.ratio(jeprof, heapfold, "cpu")
+        lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): {verdict(ratio >= wanted)} "
+                     f"({ratio:.0f}×)")
+    for m in measured:
+        warm = m.row("heapfold, new dump, warm")
+        indexed = m.row("heapfold, new dump, indexed")
+        if not warm or not indexed:
+            continue
+        ratio = m.ratio(indexed, warm, "cpu")
+        lines.append(f"- {m.input.name}, a new dump of indexed builds within "
+                     f"{INDEXED_WITHIN}× of warm (CPU): {verdict(ratio <= INDEXED_WITHIN)} "
+                     f"({ratio:.2f}×: {indexed.result.cpu_median * 1000:.1f} ms vs "
+                     f"{warm.result.cpu_median * 1000:.1f} ms)")
+    return lines
+
+
 def summary(measured):
     return "\n".join(["Targets (issue 5):", *against_jeprof(measured),
                       *against_llvm(measured), *parse_rate(measured),
                       *peak_memory(measured), "", "Targets (issue 19):",
-                      *fixed_costs(measured)])
+                      *fixed_costs(measured), "", "Targets (issue 30):",
+                      *index_targets(measured)])

@@ -390,10 +390,11 @@ const std::vector<DwarfFrames::Painted>& DwarfFrames::painting_of(Dwarf_Die* cu)
         paint_below(&top, {{function.low, function.high}}, path, canvas, 1);
         canvas.paint(function.low, function.high, path);
     }
+    std::vector<Painted>& painting = it->second; // (clang captures no structured binding)
     canvas.for_each([&](Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
-        it->second.push_back({low, high, {path.rbegin(), path.rend()}});
+        painting.push_back({low, high, {path.rbegin(), path.rend()}});
     });
-    return it->second;
+    return painting;
 }
 
 std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>& chain,

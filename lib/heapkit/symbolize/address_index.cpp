@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <tuple>
-#include <unordered_map>
 
 namespace heapkit {
 namespace {
@@ -44,36 +41,6 @@ template <typename T> T get(std::string_view bytes, size_t offset) {
     return value;
 }
 
-// Each distinct text and frame once, numbered in order of first use.
-class Tables {
-public:
-    uint32_t text(std::string_view value) {
-        auto [it, inserted] = m_text_ids.try_emplace(value, static_cast<uint32_t>(m_texts.size()));
-        if (inserted) {
-            m_texts.push_back(value);
-        }
-        return it->second;
-    }
-    uint32_t frame(const Frame& value) {
-        auto key = std::make_tuple(text(value.name), text(value.system_name), text(value.file),
-                                   value.line, value.column, value.start_line);
-        auto [it, inserted] = m_frame_ids.try_emplace(key, static_cast<uint32_t>(m_frames.size()));
-        if (inserted) {
-            m_frames.push_back(key);
-        }
-        return it->second;
-    }
-    using FrameKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
-    const std::vector<std::string_view>& texts() const { return m_texts; }
-    const std::vector<FrameKey>& frames() const { return m_frames; }
-
-private:
-    std::vector<std::string_view> m_texts;
-    std::unordered_map<std::string_view, uint32_t> m_text_ids;
-    std::vector<FrameKey> m_frames;
-    std::map<FrameKey, uint32_t> m_frame_ids;
-};
-
 // `count` items of `size` bytes from `offset` fit in `total`; `end` is where they stop.
 bool section_fits(size_t offset, uint64_t count, size_t size, size_t total, size_t& end) {
     if (offset > total || count > (total - offset) / size) {
@@ -85,54 +52,91 @@ bool section_fits(size_t offset, uint64_t count, size_t size, size_t total, size
 
 } // namespace
 
-std::string encode_address_index(std::string_view build_id, bool dwarf,
-                                 std::span<const AnsweredRange> ranges, uint64_t end) {
-    Tables tables;
-    tables.text(build_id); // text 0
-    std::string range_bytes;
-    std::string chain_bytes;
-    uint32_t chain_count = 0;
-    for (const AnsweredRange& range : ranges) {
-        put(range_bytes, range.start);
-        put(range_bytes, chain_count);
-        put(range_bytes, static_cast<uint32_t>(range.frames.size()));
-        for (const Frame& frame : range.frames) {
-            put(chain_bytes, tables.frame(frame));
-            ++chain_count;
-        }
+size_t AddressIndexWriter::FrameKeyHash::operator()(const FrameKey& key) const {
+    uint64_t hash = 0xcbf29ce484222325;
+    for (uint32_t field : key.fields) {
+        hash = (hash ^ field) * 0x100000001b3;
     }
-    put(range_bytes, end); // the end: a range of no frames
-    put(range_bytes, chain_count);
-    put(range_bytes, uint32_t{0});
+    return static_cast<size_t>(hash);
+}
+
+AddressIndexWriter::AddressIndexWriter(std::string_view build_id, bool dwarf)
+    : m_dwarf(dwarf) {
+    text(build_id); // text 0
+}
+
+uint32_t AddressIndexWriter::text(std::string_view value) {
+    if (auto it = m_text_ids.find(value); it != m_text_ids.end()) {
+        return it->second;
+    }
+    auto id = static_cast<uint32_t>(m_texts.size());
+    m_texts.emplace_back(value);
+    m_text_ids.emplace(m_texts.back(), id);
+    return id;
+}
+
+void AddressIndexWriter::add(uint64_t start, std::span<const Frame> frames) {
+    std::vector<uint32_t> chain;
+    chain.reserve(frames.size());
+    for (const Frame& frame : frames) {
+        FrameKey key{{text(frame.name), text(frame.system_name), text(frame.file), frame.line,
+                      frame.column, frame.start_line}};
+        auto [it, inserted] = m_frame_ids.try_emplace(key, static_cast<uint32_t>(m_frames.size()));
+        if (inserted) {
+            m_frames.push_back(key);
+        }
+        chain.push_back(it->second);
+    }
+    if (m_any && chain == m_last) {
+        return; // the same answer as the range before: one range
+    }
+    put(m_ranges, start);
+    put(m_ranges, static_cast<uint32_t>(m_chains.size()));
+    put(m_ranges, static_cast<uint32_t>(chain.size()));
+    m_chains.insert(m_chains.end(), chain.begin(), chain.end());
+    m_last = std::move(chain);
+    m_any = true;
+}
+
+std::string AddressIndexWriter::finish(uint64_t end) {
+    put(m_ranges, end); // the end: a range of no frames
+    put(m_ranges, static_cast<uint32_t>(m_chains.size()));
+    put(m_ranges, uint32_t{0});
 
     std::string out(header_size, '\0');
     out.replace(0, magic.size(), magic);
     put_at(out, at_version, address_index_version);
     put_at(out, at_mark, byte_order_mark);
-    put_at(out, at_flags, dwarf ? flag_dwarf : uint32_t{0});
+    put_at(out, at_flags, m_dwarf ? flag_dwarf : uint32_t{0});
     put_at(out, at_build_id, uint32_t{0});
-    put_at(out, at_range_count, uint64_t{ranges.size() + 1});
-    put_at(out, at_chain_count, uint64_t{chain_count});
-    put_at(out, at_frame_count, uint64_t{tables.frames().size()});
-    put_at(out, at_text_count, uint64_t{tables.texts().size()});
-    out += range_bytes;
-    out += chain_bytes;
-    for (const auto& [name, system_name, file, line, column, start_line] : tables.frames()) {
-        for (uint32_t field : {name, system_name, file, line, column, start_line}) {
-            put(out, field);
-        }
-    }
+    put_at(out, at_range_count, uint64_t{m_ranges.size() / range_size});
+    put_at(out, at_chain_count, uint64_t{m_chains.size()});
+    put_at(out, at_frame_count, uint64_t{m_frames.size()});
+    put_at(out, at_text_count, uint64_t{m_texts.size()});
+    out += m_ranges;
+    out.append(reinterpret_cast<const char*>(m_chains.data()), m_chains.size() * sizeof(uint32_t));
+    static_assert(sizeof(FrameKey) == frame_size); // the frames section, as it is in memory
+    out.append(reinterpret_cast<const char*>(m_frames.data()), m_frames.size() * frame_size);
     uint32_t text_offset = 0;
-    for (std::string_view text : tables.texts()) {
+    for (const std::string& text : m_texts) {
         put(out, text_offset);
         put(out, static_cast<uint32_t>(text.size()));
         text_offset += static_cast<uint32_t>(text.size());
     }
     put_at(out, at_text_size, uint64_t{text_offset});
-    for (std::string_view text : tables.texts()) {
+    for (const std::string& text : m_texts) {
         out += text;
     }
     return out;
+}
+
+std::string encode_address_index(std::string_view build_id, bool dwarf,
+                                 std::span<const AnsweredRange> ranges, uint64_t end) {
+    AddressIndexWriter writer(build_id, dwarf);
+    for (const AnsweredRange& range : ranges) {
+        writer.add(range.start, range.frames);
+    }
+    return writer.finish(end);
 }
 
 Result<AddressIndex> AddressIndex::open(std::string_view bytes, std::string_view name) {

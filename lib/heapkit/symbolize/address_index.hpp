@@ -23,9 +23,11 @@
 #include "heapkit/util/error.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace heapkit {
@@ -40,8 +42,43 @@ struct AnsweredRange {
     std::vector<Frame> frames; // innermost first; empty: nothing names these addresses
 };
 
+// Writes an index file range by range, each distinct text and frame kept once, a range
+// that answers as the one before it joined to it: memory in proportion to the file, not
+// to the frames asked for.
+class AddressIndexWriter {
+public:
+    // `dwarf`: the answers come from DWARF (else symbol tables alone).
+    AddressIndexWriter(std::string_view build_id, bool dwarf);
+
+    // The frames from ELF vaddr `start` (above the previous range's) to the next start.
+    void add(uint64_t start, std::span<const Frame> frames);
+
+    // The file, the last range ending at `end`.
+    std::string finish(uint64_t end);
+
+private:
+    struct FrameKey {
+        uint32_t fields[6]; // name, system_name, file (text indexes), line, column, start_line
+        bool operator==(const FrameKey&) const = default;
+    };
+    struct FrameKeyHash {
+        size_t operator()(const FrameKey& key) const;
+    };
+    uint32_t text(std::string_view value);
+
+    bool m_dwarf;
+    std::deque<std::string> m_texts; // owned (the frames' need not outlive add()); never move
+    std::unordered_map<std::string_view, uint32_t> m_text_ids; // views m_texts' strings
+    std::vector<FrameKey> m_frames;
+    std::unordered_map<FrameKey, uint32_t, FrameKeyHash> m_frame_ids;
+    std::string m_ranges;
+    std::vector<uint32_t> m_chains;
+    std::vector<uint32_t> m_last; // the previous range's chain
+    bool m_any = false;
+};
+
 // The file for `build_id`'s `ranges` (by start, non-overlapping), the last of them
-// ending at `end`. `dwarf`: the answers came from DWARF (else symbol tables alone).
+// ending at `end`, through AddressIndexWriter.
 std::string encode_address_index(std::string_view build_id, bool dwarf,
                                  std::span<const AnsweredRange> ranges, uint64_t end);
 

@@ -9,21 +9,6 @@
 namespace heapkit {
 namespace {
 
-bool same_frames(const std::vector<Frame>& a, const std::vector<Frame>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Frame& x, const Frame& y) {
-        return x.name == y.name && x.system_name == y.system_name && x.file == y.file &&
-               x.line == y.line && x.column == y.column && x.start_line == y.start_line;
-    });
-}
-
-// Appends a range unless it answers as the one before it does.
-void append(std::vector<AnsweredRange>& ranges, uint64_t start, std::vector<Frame> frames) {
-    if (!ranges.empty() && same_frames(ranges.back().frames, frames)) {
-        return;
-    }
-    ranges.push_back({start, std::move(frames)});
-}
-
 using Extents = std::vector<std::pair<uint64_t, uint64_t>>;
 
 // `extents` sorted and joined where they overlap or touch.
@@ -58,14 +43,14 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
 
     StringPool pool;
     FrameStrings strings(pool);
-    std::vector<AnsweredRange> ranges;
+    AddressIndexWriter writer(build_id, file.has_dwarf());
     uint64_t end = 0;
     for (const auto& [start, extent_end] : extents) {
         if (start < end) {
             continue; // overlapping segments (damaged headers): the first one counts
         }
-        if (start > end && !ranges.empty()) {
-            append(ranges, end, {}); // a gap between segments
+        if (start > end && end != 0) {
+            writer.add(end, {}); // a gap between segments
         }
         auto first = std::lower_bound(bounds.begin(), bounds.end(), start);
         auto scope = scopes.begin(); // the first scope not wholly below *bound
@@ -74,11 +59,11 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
                 ++scope;
             }
             bool in_scope = scope != scopes.end() && scope->first <= *bound;
-            append(ranges, *bound, file.frames_for_index(*bound, strings, in_scope));
+            writer.add(*bound, file.frames_for_index(*bound, strings, in_scope));
         }
         end = extent_end;
     }
-    std::string bytes = encode_address_index(build_id, file.has_dwarf(), ranges, end);
+    std::string bytes = writer.finish(end);
     file.forget_answers(); // its kept frames view `pool`
     return bytes;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/answer_bounds.hpp"
 
+#include "heapkit/symbolize/dwarf_tags.hpp"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
@@ -25,29 +27,10 @@ void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bound
     }
 }
 
-// DIEs whose ranges decide which frames an address gets (DwarfFrames' descend(), and
-// the scopes dwarf_getscopes visits).
-bool is_code_scope(int tag) {
-    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-           tag == DW_TAG_entry_point || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-           tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt || tag == DW_TAG_common_inclusion;
-}
-
-// DIEs without addresses that can hold functions (DwarfFrames' is_container()).
-bool is_container(int tag) {
-    switch (tag) {
-    case DW_TAG_namespace:
-    case DW_TAG_module:
-    case DW_TAG_class_type:
-    case DW_TAG_structure_type:
-    case DW_TAG_union_type:
-    case DW_TAG_enumeration_type:
-    case DW_TAG_interface_type:
-    case DW_TAG_partial_unit:
-        return true;
-    default:
-        return false;
-    }
+// DIEs whose ranges decide which frames an address gets: those DwarfFrames' lookups
+// walk, and those dwarf_getscopes visits besides (Fortran's and Pascal's).
+bool is_scope_for_bounds(int tag) {
+    return is_code_scope_tag(tag) || tag == DW_TAG_with_stmt || tag == DW_TAG_common_inclusion;
 }
 
 // Bounded depth: corrupt DWARF can form cycles through imports.
@@ -61,14 +44,14 @@ void append_scopes(Dwarf_Die* parent, Dwarf_Addr bias, std::vector<uint64_t>& bo
         int tag = dwarf_tag(&child);
         Dwarf_Die target;
         Dwarf_Attribute import;
-        if (is_code_scope(tag)) {
+        if (is_scope_for_bounds(tag)) {
             append_ranges(&child, bias, bounds, &scopes);
             append_scopes(&child, bias, bounds, scopes, depth + 1);
         } else if (tag == DW_TAG_imported_unit &&
                    dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
                        nullptr) {
             append_scopes(&target, bias, bounds, scopes, depth + 1);
-        } else if (is_container(tag)) {
+        } else if (is_container_tag(tag)) {
             append_scopes(&child, bias, bounds, scopes, depth + 1);
         }
     } while (dwarf_siblingof(&child, &child) == 0);

@@ -2,6 +2,7 @@
 #include "heapkit/symbolize/dwarf_frames.hpp"
 
 #include "heapkit/symbolize/dwarf_scopes.hpp"
+#include "heapkit/symbolize/dwarf_tags.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -82,9 +83,7 @@ Position call_site(Dwarf_Die* inlined, Dwarf_Files* files, size_t file_count) {
 }
 
 bool is_function(Dwarf_Die* die) {
-    int tag = dwarf_tag(die);
-    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-           tag == DW_TAG_entry_point;
+    return is_function_tag(dwarf_tag(die));
 }
 
 using ScopeArray = std::unique_ptr<Dwarf_Die, decltype(&std::free)>;
@@ -105,29 +104,12 @@ std::vector<Dwarf_Die> chain_from(Dwarf_Die* scopes, int count, int first) {
     return functions;
 }
 
-// DIEs without addresses of their own that can hold functions: namespaces, types, and
-// partial units imported through DW_TAG_imported_unit (as dwz leaves debug info).
 bool is_container(Dwarf_Die* die) {
-    switch (dwarf_tag(die)) {
-    case DW_TAG_namespace:
-    case DW_TAG_module:
-    case DW_TAG_class_type:
-    case DW_TAG_structure_type:
-    case DW_TAG_union_type:
-    case DW_TAG_enumeration_type:
-    case DW_TAG_interface_type:
-    case DW_TAG_partial_unit:
-        return true;
-    default:
-        return false;
-    }
+    return is_container_tag(dwarf_tag(die));
 }
 
 bool has_pc(Dwarf_Die* die, Dwarf_Addr pc) {
-    int tag = dwarf_tag(die);
-    bool scope = is_function(die) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-                 tag == DW_TAG_catch_block;
-    return scope && dwarf_haspc(die, pc) > 0;
+    return is_code_scope_tag(dwarf_tag(die)) && dwarf_haspc(die, pc) > 0;
 }
 
 // Depth-first from `parent` along the concrete DIEs whose ranges hold `pc`, appending
@@ -271,9 +253,7 @@ private:
 };
 
 bool is_scope(Dwarf_Die* die) {
-    int tag = dwarf_tag(die);
-    return is_function(die) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-           tag == DW_TAG_catch_block;
+    return is_code_scope_tag(dwarf_tag(die));
 }
 
 // What descend() would find below `parent` for every address of `clip` at once: each

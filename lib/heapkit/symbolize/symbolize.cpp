@@ -316,7 +316,7 @@ public:
     // there) that reaches addresses not kept gets its index built now, the modules side
     // by side: from then on any dump of it is named by lookups. A build met for the
     // first time is named from its file, address by address, as before: building a
-    // whole index costs 5x a first run's naming (CPython: 1.46 s against 0.27 s of
+    // whole index costs 4x a first run's naming (CPython: about 1 s against 0.27 s of
     // CPU), which a one-off conversion (and a test suite) would pay for nothing. A run
     // whose answers are all kept (a warm run) opens none.
     void index_modules() {

@@ -35,15 +35,16 @@ IndexStore::Held& IndexStore::load(const std::string& key, const std::string& bu
         m_warnings.push_back(fmt::format("address index not used: {}", mapped.error().message));
         return held;
     }
-    auto index = AddressIndex::open(mapped->text(), path);
+    held.mapped = std::move(*mapped); // first: the index views its final place
+    auto index = AddressIndex::open(held.mapped->text(), path);
     if (index && index->build_id() != build_id) {
         index = fail("{}: an address index of build {}, not {}", path, index->build_id(), build_id);
     }
     if (!index) {
         m_warnings.push_back(fmt::format("{}; building it again", index.error().message));
+        held.mapped.reset();
         return held;
     }
-    held.mapped = std::move(*mapped);
     held.index = *index;
     ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // recently used: kept longest
     return held;

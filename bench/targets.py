@@ -87,12 +87,11 @@ REAL_DUMPS = ("cpp-program", "cpython", "curl")
 FLOOR_FACTOR = 3
 
 
-def fixed_costs(measured):
-    """Issue 19: heapfold against jeprof on the real dumps, and heapfold --no-symbolize
-    against the floor program (heapkit-floor) on every real dump."""
+def against_jeprof_cpu(measured, wanted_ratios):
+    """One line per (input, heapfold row, ratio): jeprof's CPU time over the row's."""
     by_name = {m.input.name: m for m in measured}
     lines = []
-    for name, label, wanted in JEPROF_TARGETS:
+    for name, label, wanted in wanted_ratios:
         m = by_name.get(name)
         jeprof, heapfold = (m.row("jeprof --collapsed"), m.row(label)) if m else (None, None)
         if not jeprof or not heapfold:
@@ -102,6 +101,14 @@ def fixed_costs(measured):
         lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): {verdict(ratio >= wanted)} "
                      f"({ratio:.0f}×: {jeprof.result.cpu_median:.3f} s vs "
                      f"{heapfold.result.cpu_median * 1000:.1f} ms)")
+    return lines
+
+
+def fixed_costs(measured):
+    """Issue 19: heapfold against jeprof on the real dumps, and heapfold --no-symbolize
+    against the floor program (heapkit-floor) on every real dump."""
+    by_name = {m.input.name: m for m in measured}
+    lines = against_jeprof_cpu(measured, JEPROF_TARGETS)
     for name in REAL_DUMPS:
         m = by_name.get(name)
         floor, bare = (m.row("floor: heapkit-floor"), m.row("heapfold --no-symbolize")) \
@@ -128,17 +135,8 @@ INDEXED_WITHIN = 1.5
 
 
 def index_targets(measured):
-    by_name = {m.input.name: m for m in measured}
-    lines = []
-    for name, label, wanted in INDEX_TARGETS:
-        m = by_name.get(name)
-        jeprof, heapfold = (m.row("jeprof --collapsed"), m.row(label)) if m else (None, None)
-        if not jeprof or not heapfold:
-            lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): not measured")
-            continue
-        ratio = m.ratio(jeprof, heapfold, "cpu")
-        lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): {verdict(ratio >= wanted)} "
-                     f"({ratio:.0f}×)")
+    """Issue 30: against jeprof, and each new dump of indexed builds against its warm run."""
+    lines = against_jeprof_cpu(measured, INDEX_TARGETS)
     for m in measured:
         warm = m.row("heapfold, new dump, warm")
         indexed = m.row("heapfold, new dump, indexed")

@@ -43,6 +43,11 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
 
     StringPool pool;
     FrameStrings strings(pool);
+    // Whatever happens, `file` keeps no frames viewing `pool` once it is gone.
+    struct Forget {
+        const ElfModule& file;
+        ~Forget() { file.forget_answers(); }
+    } forget{file};
     AddressIndexWriter writer(build_id, file.has_dwarf());
     uint64_t end = 0;
     for (const auto& [start, extent_end] : extents) {
@@ -63,9 +68,7 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
         }
         end = extent_end;
     }
-    std::string bytes = writer.finish(end);
-    file.forget_answers(); // its kept frames view `pool`
-    return bytes;
+    return writer.finish(end);
 }
 
 } // namespace heapkit

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/stat.h>
@@ -79,7 +80,11 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < missing.size();) {
             auto [held, file] = missing[i];
-            held->built = build_address_index(*file, file->build_id());
+            try { // an exception must not leave a thread (std::terminate)
+                held->built = build_address_index(*file, file->build_id());
+            } catch (const std::exception&) {
+                held->built.clear(); // no index: the module is named from its file
+            }
         }
     };
     size_t threads =

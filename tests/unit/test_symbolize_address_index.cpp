@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -161,5 +162,38 @@ TEST_CASE("heapkit::build_address_index answers as frames_at on distribution mod
             continue;
         }
         check_index_agrees(c.path, 20000);
+    }
+}
+
+// A long-running process opens a file once and names frames for many calls, each with
+// the pool of its own profile: no call may be handed texts of an earlier call's pool
+// (freed by then). A text is in a pool when interning it there returns the same bytes.
+TEST_CASE("heapkit::ElfModule::frames_at gives each call texts of its own pool") {
+    DebugSearch search({});
+    auto file = open_file(built_file("inline_cpp"), search);
+    std::string bytes = build_address_index(*file, file->build_id());
+    auto index = AddressIndex::open(bytes, "inline_cpp");
+    REQUIRE(index);
+    std::vector<uint64_t> named;
+    for (size_t i = 0; i + 1 < index->range_count(); ++i) {
+        if (!index->frames_at(index->range_start(i))->empty()) {
+            named.push_back(index->range_start(i));
+        }
+    }
+    REQUIRE(named.size() > 3);
+    auto first_pool = std::make_unique<StringPool>();
+    FrameStrings first(*first_pool);
+    for (uint64_t vaddr : named) {
+        CHECK_FALSE(file->frames_at(vaddr, first).empty());
+    }
+    first_pool.reset();
+    StringPool second_pool;
+    FrameStrings second(second_pool);
+    for (uint64_t vaddr : named) {
+        for (const Frame& frame : file->frames_at(vaddr, second)) {
+            for (std::string_view text : {frame.name, frame.system_name, frame.file}) {
+                CHECK(second_pool.intern(text).data() == text.data());
+            }
+        }
     }
 }

@@ -382,6 +382,13 @@ std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>&
     if (chain.empty()) {
         return {};
     }
+    // Names and file names are kept as texts of `strings`' pool: a call with another
+    // (a long-running process's next request) must not be handed the last one's.
+    if (strings.serial() != m_strings_serial) {
+        m_described.clear();
+        m_file_names.clear();
+        m_strings_serial = strings.serial();
+    }
     Dwarf_Files* files = nullptr;
     size_t file_count = 0;
     if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) {

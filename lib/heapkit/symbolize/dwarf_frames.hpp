@@ -60,7 +60,7 @@ private:
     std::vector<Frame> frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>& chain, Dwarf_Addr address,
                                  FrameStrings& strings);
     std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);
-    // describe_function() once per DIE; `strings` must be the same on every call.
+    // describe_function() once per DIE, for the FrameStrings of the current call.
     Frame described(Dwarf_Die* die, FrameStrings& strings);
     // `file` (libdw's) interned once; likewise.
     std::string_view file_name(const char* file, FrameStrings& strings);
@@ -73,6 +73,7 @@ private:
                                                         // across the main and alt files)
     std::unordered_map<const void*, Position> m_call_sites;         // of inlined DIEs, likewise
     std::unordered_map<const char*, std::string_view> m_file_names; // by libdw's text
+    uint64_t m_strings_serial = 0; // the FrameStrings whose texts the two above view
 };
 
 } // namespace heapkit

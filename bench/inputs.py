@@ -4,6 +4,7 @@ run under jemalloc profiling, CPython under LD_PRELOADed jemalloc, and synthetic
 against the C++ program's code."""
 
 import concurrent.futures
+import dataclasses
 import glob
 import os
 import subprocess
@@ -32,6 +33,9 @@ class Input:
     addresses: int  # unique lookup addresses (return addresses moved back by one)
     vaddrs: dict  # {module path: its unique lookup addresses as ELF vaddrs}
     size: int  # bytes of the dump
+    # Another dump of the same program reaching other addresses (the benchmark's "new
+    # dump" rows), or None.
+    other: str = None
 
 
 def describe(name, dump):
@@ -86,7 +90,10 @@ def cpp_program(directory, quick):
     program = build_program(directory, **shape)
     note("running it under jemalloc profiling")
     dump = profile([program], directory, "cpp")
-    return describe("cpp-program", dump), program
+    # Other addresses of the same program: a synthetic dump inside its functions.
+    other = os.path.join(directory, "cpp-other.heap")
+    gen_dump.generate(dump, program, 2_000, 1_000, seed=2, out=other)
+    return dataclasses.replace(describe("cpp-program", dump), other=other), program
 
 
 def cpython(directory):
@@ -95,7 +102,9 @@ def cpython(directory):
     # A fixed hash seed keeps dict and set layouts, and so the allocations, the same.
     dump = profile([PYTHON, os.path.join(HERE, "python_workload.py")], directory, "cpython",
                    env={"PYTHONHASHSEED": "0"})
-    return describe("cpython", dump)
+    other = profile([PYTHON, os.path.join(HERE, "python_other_workload.py")], directory,
+                    "cpython-other", env={"PYTHONHASHSEED": "0"})
+    return dataclasses.replace(describe("cpython", dump), other=other)
 
 
 CURL = "/usr/bin/curl"
@@ -109,7 +118,10 @@ def distro(directory):
     urls = ["file:///etc/services", "file:///usr/share/common-licenses/GPL-3"]
     dump = profile([CURL, "-s", *(a for url in urls for a in (url, "-o", os.devnull))],
                    directory, "curl")
-    return describe("curl", dump)
+    # Other code of the same builds: a header dump, the --libcurl source, the JSON summary.
+    other = profile([CURL, "-s", "-D", os.devnull, "--libcurl", os.devnull, "-w", "%{json}",
+                     "file:///etc/os-release", "-o", os.devnull], directory, "curl-other")
+    return dataclasses.replace(describe("curl", dump), other=other)
 
 
 def synthetic(directory, like, program, stacks, addresses):

@@ -87,12 +87,11 @@ REAL_DUMPS = ("cpp-program", "cpython", "curl")
 FLOOR_FACTOR = 3
 
 
-def fixed_costs(measured):
-    """Issue 19: heapfold against jeprof on the real dumps, and heapfold --no-symbolize
-    against the floor program (heapkit-floor) on every real dump."""
+def against_jeprof_cpu(measured, wanted_ratios):
+    """One line per (input, heapfold row, ratio): jeprof's CPU time over the row's."""
     by_name = {m.input.name: m for m in measured}
     lines = []
-    for name, label, wanted in JEPROF_TARGETS:
+    for name, label, wanted in wanted_ratios:
         m = by_name.get(name)
         jeprof, heapfold = (m.row("jeprof --collapsed"), m.row(label)) if m else (None, None)
         if not jeprof or not heapfold:
@@ -102,6 +101,14 @@ def fixed_costs(measured):
         lines.append(f"- {name}, {label} ≥ {wanted}× jeprof (CPU): {verdict(ratio >= wanted)} "
                      f"({ratio:.0f}×: {jeprof.result.cpu_median:.3f} s vs "
                      f"{heapfold.result.cpu_median * 1000:.1f} ms)")
+    return lines
+
+
+def fixed_costs(measured):
+    """Issue 19: heapfold against jeprof on the real dumps, and heapfold --no-symbolize
+    against the floor program (heapkit-floor) on every real dump."""
+    by_name = {m.input.name: m for m in measured}
+    lines = against_jeprof_cpu(measured, JEPROF_TARGETS)
     for name in REAL_DUMPS:
         m = by_name.get(name)
         floor, bare = (m.row("floor: heapkit-floor"), m.row("heapfold --no-symbolize")) \
@@ -116,8 +123,36 @@ def fixed_costs(measured):
     return lines
 
 
+# Issue 30's targets, as CPU-time ratios paired round by round: against jeprof
+# --collapsed, and the new dump of indexed builds against a warm run of the same dump. curl stands for a
+# stripped distribution program (the issue names redis).
+INDEX_TARGETS = (
+    ("cpython", "heapfold, cold cache", 100),
+    ("cpython", "heapfold, warm cache", 300),
+    ("curl", "heapfold, cold cache", 40),
+)
+INDEXED_WITHIN = 1.5
+
+
+def index_targets(measured):
+    """Issue 30: against jeprof, and each new dump of indexed builds against its warm run."""
+    lines = against_jeprof_cpu(measured, INDEX_TARGETS)
+    for m in measured:
+        warm = m.row("heapfold, new dump, warm")
+        indexed = m.row("heapfold, new dump, indexed")
+        if not warm or not indexed:
+            continue
+        ratio = m.ratio(indexed, warm, "cpu")
+        lines.append(f"- {m.input.name}, a new dump of indexed builds within "
+                     f"{INDEXED_WITHIN}× of warm (CPU): {verdict(ratio <= INDEXED_WITHIN)} "
+                     f"({ratio:.2f}×: {indexed.result.cpu_median * 1000:.1f} ms vs "
+                     f"{warm.result.cpu_median * 1000:.1f} ms)")
+    return lines
+
+
 def summary(measured):
     return "\n".join(["Targets (issue 5):", *against_jeprof(measured),
                       *against_llvm(measured), *parse_rate(measured),
                       *peak_memory(measured), "", "Targets (issue 19):",
-                      *fixed_costs(measured)])
+                      *fixed_costs(measured), "", "Targets (issue 30):",
+                      *index_targets(measured)])

@@ -94,7 +94,59 @@ def end_to_end_rows(tools, item, plan, name, program, suffix):
     if tools.has_cache:
         warm, out = command("warm")
         rows.append(Row(item, f"{name}, warm cache", Job([warm], plan.timing), output=out))
+    if tools.has_cache and item.other:
+        rows += new_dump_rows(item, plan, name, program, suffix)
     return rows
+
+
+def linked_copy(source, target):
+    """`target` made a copy of `source` by hard links (heapkit replaces cache files by
+    rename, never in place)."""
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, copy_function=os.link)
+
+
+def new_dump_rows(item, plan, name, program, suffix):
+    """`item.other` (another dump of the same program, other addresses) after a cold run
+    of `item.dump` filled the frame cache: "new dump, indexing" the first time (heapkit
+    builds the address index of each build met again), "new dump, indexed" with the
+    indexes already there, "new dump, warm" once its own answers are cached too. Untimed preparation, once: the cache after the cold run, and
+    the indexes the first new dump builds. Their totals differ from the input's: no
+    output kept for the agreement checks."""
+    base = os.path.join(plan.out_dir, f"{item.name}.{name}.new")
+    after_cold, indexed, cache = base + ".after-cold", base + ".indexed", base + ".cache"
+    out = os.path.join(plan.out_dir, f"{item.name}.{name}.new.{suffix}")
+    env = {"HEAPKIT_CACHE_DIR": cache}
+    run = Command([program, "-q", item.other, "-o", out], env=env)
+
+    def prepared():
+        if not os.path.isdir(indexed):
+            fresh_directory(cache)
+            for dump in (item.dump, item.other):
+                subprocess.run([program, "-q", dump, "-o", out], check=True,
+                               env=dict(os.environ, **env))
+                if dump == item.dump:
+                    linked_copy(cache, after_cold)
+            linked_copy(cache, indexed)
+
+    def first():
+        prepared()
+        linked_copy(after_cold, cache)
+
+    def again():
+        prepared()
+        linked_copy(after_cold, cache)
+        index = [d for d in os.listdir(indexed) if d.startswith("index-")]
+        for directory in index:
+            linked_copy(os.path.join(indexed, directory), os.path.join(cache, directory))
+
+    def warm():
+        prepared()
+        linked_copy(indexed, cache)
+
+    return [Row(item, f"{name}, new dump, indexing", Job([run], plan.timing, first)),
+            Row(item, f"{name}, new dump, indexed", Job([run], plan.timing, again)),
+            Row(item, f"{name}, new dump, warm", Job([run], plan.timing, warm))]
 
 
 def jeprof_row(item, plan):

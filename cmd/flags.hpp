@@ -178,7 +178,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->allow_extra_args(false);
     app.add_flag_callback(
         "--no-cache", [&options] { options.cache = false; },
-        "neither read nor write the frame cache ($HEAPKIT_CACHE_DIR, else "
+        "neither read nor write the frame cache nor the address indexes "
+        "($HEAPKIT_CACHE_DIR, else "
         "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
     app.add_flag("-v,--verbose", load.list_unnamed,

@@ -20,6 +20,11 @@ packages=(
   chromium
   # ld.so's full symbol table (its _dl_start_user label; test_size0_labels)
   libc6-dbg
+  # CPython's interpreter with its separate debug file: address indexes compared with
+  # libdw's answers on a real module (tests/unit/test_symbolize_address_index.cpp)
+  python3.11-dbg
+  # compressed debug sections inflated faster than zlib (symbolize/inflated_debug_file)
+  libdeflate-dev
   # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
   redis-server redis-tools
   # libheapkit-agent.so inside programs nobody relinks (tests/e2e/test_agent_*.py):

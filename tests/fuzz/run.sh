@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache agent_config jemalloc_stats prof_log"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log"
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in
@@ -59,6 +59,17 @@ printf 'heapkit frame cache 4\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$wor
   printf '\0\0\0\0\1\0\0\0\2\0\0\0\7\0\0\0\1\0\0\0\5\0\0\0'               # f, "", a.c, 7:1, from 5
   printf '\3\0\0\0\4\0\0\0\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'               # g, _g, ""
 } > "$work/frame_cache/one"
+
+mkdir -p "$work/address_index" # one range of one frame, build id "ab" (address_index.hpp)
+{
+  printf 'HKADDRIX\1\0\0\0\4\3\2\1\1\0\0\0\0\0\0\0'        # version 1, mark, DWARF, id: text 0
+  printf '\2\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0'                # 2 ranges, 1 chain entry
+  printf '\1\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0\6\0\0\0\0\0\0\0' # 1 frame, 3 texts, 6 bytes
+  printf '\0\20\0\0\0\0\0\0\0\0\0\0\1\0\0\0'                # 0x1000: chain 0, 1 frame
+  printf '\20\20\0\0\0\0\0\0\1\0\0\0\0\0\0\0\0\0\0\0'    # 0x1010: the end; chain: frame 0
+  printf '\1\0\0\0\1\0\0\0\2\0\0\0\7\0\0\0\1\0\0\0\5\0\0\0' # f, f, a.c, 7:1, from 5
+  printf '\0\0\0\0\2\0\0\0\2\0\0\0\1\0\0\0\3\0\0\0\3\0\0\0abfa.c' # texts
+} > "$work/address_index/one"
 
 mkdir -p "$work/agent_config" # the agent's environment: listen, delay, CPU
 printf '127.0.0.1:6060\n1000\n1' > "$work/agent_config/v4"

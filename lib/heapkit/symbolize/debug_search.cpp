@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/debug_search.hpp"
 
+#include "heapkit/symbolize/inflated_debug_file.hpp"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -40,8 +44,34 @@ int find_debuginfo(Dwfl_Module* module, void** userdata, const char* name, Dwarf
         errno = ENOENT;
         return -1;
     }
+    if (search != nullptr) {
+        if (int fd = search->inflated_by_build_id(module, debuginfo_file_name); fd >= 0) {
+            return fd;
+        }
+    }
     return dwfl_standard_find_debuginfo(module, userdata, name, base, file_name, debuglink, crc,
                                         debuginfo_file_name);
+}
+
+// The module's build id, as bytes and as the path under .build-id/ ("ab/cdef...").
+struct BuildId {
+    std::span<const unsigned char> bytes;
+    std::string path;
+};
+
+BuildId build_id_of(Dwfl_Module* module) {
+    const unsigned char* id = nullptr;
+    GElf_Addr id_vaddr = 0;
+    int id_length = dwfl_module_build_id(module, &id, &id_vaddr);
+    BuildId build_id;
+    if (id_length > 1) {
+        build_id.bytes = {id, static_cast<size_t>(id_length)};
+    }
+    for (unsigned char byte : build_id.bytes) {
+        build_id.path += build_id.path.size() == 2 ? "/" : "";
+        fmt::format_to(std::back_inserter(build_id.path), "{:02x}", byte);
+    }
+    return build_id;
 }
 
 } // namespace
@@ -80,16 +110,33 @@ void DebugSearch::attach(Dwfl_Module* module) const {
     }
 }
 
+int DebugSearch::inflated_by_build_id(Dwfl_Module* module, char** debuginfo_file_name) const {
+    BuildId id = build_id_of(module);
+    if (id.bytes.empty()) {
+        return -1;
+    }
+    for (const std::string& dir : m_dirs) {
+        std::string path = fmt::format("{}/.build-id/{}.debug", dir, id.path);
+        UniqueFd file(dir.starts_with('/') ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1);
+        if (!file) {
+            continue;
+        }
+        // The first file found is the one libdwfl's own search would take: this one or
+        // none (it then finds and opens it as it is).
+        UniqueFd inflated = inflated_debug_file(file.get(), id.bytes);
+        if (inflated && debuginfo_file_name != nullptr) {
+            *debuginfo_file_name = ::strdup(path.c_str()); // libdwfl frees it
+        }
+        return inflated ? inflated.release() : -1;
+    }
+    return -1;
+}
+
 bool DebugSearch::may_find(Dwfl_Module* module, std::string_view file_name,
                            std::string_view debuglink) const {
-    const unsigned char* id = nullptr;
-    GElf_Addr id_vaddr = 0;
-    int id_length = dwfl_module_build_id(module, &id, &id_vaddr);
-    std::string id_path;
-    for (int i = 0; i < id_length; ++i) {
-        id_path += i == 1 ? "/" : "";
-        fmt::format_to(std::back_inserter(id_path), "{:02x}", id[i]);
-    }
+    BuildId id = build_id_of(module);
+    int id_length = static_cast<int>(id.bytes.size());
+    const std::string& id_path = id.path;
     std::string name =
         debuglink.empty() ? fmt::format("{}.debug", base_name(file_name)) : std::string(debuglink);
     // libdwfl also tries the directory of a symlink's target.

@@ -42,6 +42,12 @@ public:
     bool may_find(Dwfl_Module* module, std::string_view file_name,
                   std::string_view debuglink) const;
 
+    // The module's debug file found by build id under a debug directory, as a memory copy
+    // with the DWARF that names need inflated (inflated_debug_file.hpp), its path put in
+    // `*debuginfo_file_name` (malloc'ed, for libdwfl); -1 when there is none to inflate
+    // (libdwfl's own search then finds the file as it is).
+    int inflated_by_build_id(Dwfl_Module* module, char** debuginfo_file_name) const;
+
 private:
     std::string m_path;
     std::vector<std::string> m_dirs; // m_path's elements, without the CRC flag

@@ -2,21 +2,18 @@
 #include "heapkit/symbolize/dwarf_frames.hpp"
 
 #include "heapkit/symbolize/dwarf_scopes.hpp"
+#include "heapkit/symbolize/dwarf_tags.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <dwarf.h>
+#include <map>
 #include <memory>
 
 namespace heapkit {
 namespace {
 
-// Where code executes inside one function of the chain.
-struct Position {
-    const char* file = nullptr; // libdw's, valid while the module is open
-    uint32_t line = 0;
-    uint32_t column = 0;
-};
+using Position = DwarfFrames::Position;
 
 uint32_t unsigned_attribute(Dwarf_Die* die, unsigned int name) {
     Dwarf_Attribute attribute;
@@ -86,9 +83,7 @@ Position call_site(Dwarf_Die* inlined, Dwarf_Files* files, size_t file_count) {
 }
 
 bool is_function(Dwarf_Die* die) {
-    int tag = dwarf_tag(die);
-    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-           tag == DW_TAG_entry_point;
+    return is_function_tag(dwarf_tag(die));
 }
 
 using ScopeArray = std::unique_ptr<Dwarf_Die, decltype(&std::free)>;
@@ -109,29 +104,12 @@ std::vector<Dwarf_Die> chain_from(Dwarf_Die* scopes, int count, int first) {
     return functions;
 }
 
-// DIEs without addresses of their own that can hold functions: namespaces, types, and
-// partial units imported through DW_TAG_imported_unit (as dwz leaves debug info).
 bool is_container(Dwarf_Die* die) {
-    switch (dwarf_tag(die)) {
-    case DW_TAG_namespace:
-    case DW_TAG_module:
-    case DW_TAG_class_type:
-    case DW_TAG_structure_type:
-    case DW_TAG_union_type:
-    case DW_TAG_enumeration_type:
-    case DW_TAG_interface_type:
-    case DW_TAG_partial_unit:
-        return true;
-    default:
-        return false;
-    }
+    return is_container_tag(dwarf_tag(die));
 }
 
 bool has_pc(Dwarf_Die* die, Dwarf_Addr pc) {
-    int tag = dwarf_tag(die);
-    bool scope = is_function(die) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-                 tag == DW_TAG_catch_block;
-    return scope && dwarf_haspc(die, pc) > 0;
+    return is_code_scope_tag(dwarf_tag(die)) && dwarf_haspc(die, pc) > 0;
 }
 
 // Depth-first from `parent` along the concrete DIEs whose ranges hold `pc`, appending
@@ -217,6 +195,106 @@ void collect_functions(Dwarf_Die* parent, std::vector<Dwarf_Die>& found, int dep
     } while (dwarf_siblingof(&child, &child) == 0);
 }
 
+using Extents = std::vector<std::pair<Dwarf_Addr, Dwarf_Addr>>; // [low, high) each
+
+// The ranges of `die` within `clip`.
+Extents ranges_within(Dwarf_Die* die, const Extents& clip) {
+    Extents inside;
+    Dwarf_Addr base = 0;
+    Dwarf_Addr low = 0;
+    Dwarf_Addr high = 0;
+    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &low, &high)) > 0;) {
+        for (const auto& [clip_low, clip_high] : clip) {
+            Dwarf_Addr from = std::max(low, clip_low);
+            Dwarf_Addr to = std::min(high, clip_high);
+            if (from < to) {
+                inside.emplace_back(from, to);
+            }
+        }
+    }
+    return inside;
+}
+
+// Address spans, each with the path of DIEs (outermost first) painted there first: later
+// paint only covers what is still bare.
+class Canvas {
+public:
+    void paint(Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
+        Dwarf_Addr cursor = low;
+        auto next = m_spans.upper_bound(cursor);
+        if (next != m_spans.begin()) {
+            cursor = std::max(cursor, std::prev(next)->second.high);
+        }
+        while (cursor < high) { // spans are disjoint: next starts at or after cursor
+            Dwarf_Addr gap_end = next == m_spans.end() ? high : std::min(high, next->first);
+            if (cursor < gap_end) {
+                m_spans.emplace_hint(next, cursor, Span{gap_end, path});
+            }
+            if (next == m_spans.end()) {
+                break;
+            }
+            cursor = std::max(cursor, next->second.high);
+            ++next;
+        }
+    }
+
+    template <typename Visit> void for_each(Visit&& visit) const {
+        for (const auto& [low, span] : m_spans) {
+            visit(low, span.high, span.path);
+        }
+    }
+
+private:
+    struct Span {
+        Dwarf_Addr high;
+        std::vector<Dwarf_Die> path;
+    };
+    std::map<Dwarf_Addr, Span> m_spans; // by low
+};
+
+bool is_scope(Dwarf_Die* die) {
+    return is_code_scope_tag(dwarf_tag(die));
+}
+
+// What descend() would find below `parent` for every address of `clip` at once: each
+// child's subtree painted before the child itself and before its later siblings, so
+// that for each address the first child in DIE order that holds it wins, and inside it
+// the deepest scope, as descend() finds them. `path` is descend()'s, outermost first.
+void paint_below(Dwarf_Die* parent, const Extents& clip, std::vector<Dwarf_Die>& path,
+                 Canvas& canvas, int depth) {
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0) {
+        return;
+    }
+    do {
+        Dwarf_Die target;
+        Dwarf_Attribute import;
+        if (is_scope(&child)) {
+            Extents inside = ranges_within(&child, clip);
+            if (inside.empty()) {
+                continue;
+            }
+            bool function = is_function(&child);
+            if (function) {
+                path.push_back(child);
+            }
+            paint_below(&child, inside, path, canvas, depth + 1);
+            for (const auto& [low, high] : inside) {
+                canvas.paint(low, high, path);
+            }
+            if (function) {
+                path.pop_back();
+            }
+        } else if (dwarf_tag(&child) == DW_TAG_imported_unit &&
+                   dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
+                       nullptr) {
+            paint_below(&target, clip, path, canvas, depth + 1);
+        } else if (is_container(&child)) {
+            paint_below(&child, clip, path, canvas, depth + 1);
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 } // namespace
 
 const DwarfFrames::UnitIndex& DwarfFrames::index_of(Dwarf_Die* cu) {
@@ -276,35 +354,103 @@ Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
     return it->second;
 }
 
-std::vector<Frame> DwarfFrames::at(Dwarf_Addr address, FrameStrings& strings) {
-    Dwfl_Module* module = m_module;
-    Dwarf_Addr bias = 0;
-    Dwarf_Die* cu = dwfl_module_addrdie(module, address, &bias); // borrowed from libdw
-    if (cu == nullptr) {
-        return {};
+const std::vector<DwarfFrames::Painted>& DwarfFrames::painting_of(Dwarf_Die* cu) {
+    auto [it, inserted] = m_paintings.try_emplace(dwarf_dieoffset(cu));
+    if (!inserted) {
+        return it->second;
     }
-    std::vector<Dwarf_Die> chain = function_chain(cu, address - bias);
+    // function_chain() takes, of the functions holding an address, the last in the
+    // index's order: painted first.
+    const UnitIndex& index = index_of(cu);
+    Canvas canvas;
+    for (size_t i = index.functions.size(); i-- > 0;) {
+        const Function& function = index.functions[i];
+        Dwarf_Die top = function.die;
+        std::vector<Dwarf_Die> path{top};
+        paint_below(&top, {{function.low, function.high}}, path, canvas, 1);
+        canvas.paint(function.low, function.high, path);
+    }
+    std::vector<Painted>& painting = it->second; // (clang captures no structured binding)
+    canvas.for_each([&](Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
+        painting.push_back({low, high, {path.rbegin(), path.rend()}});
+    });
+    return painting;
+}
+
+std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>& chain,
+                                          Dwarf_Addr address, FrameStrings& strings) {
     if (chain.empty()) {
         return {};
+    }
+    // Names and file names are kept as texts of `strings`' pool: a call with another
+    // (a long-running process's next request) must not be handed the last one's.
+    if (strings.serial() != m_strings_serial) {
+        m_described.clear();
+        m_file_names.clear();
+        m_strings_serial = strings.serial();
     }
     Dwarf_Files* files = nullptr;
     size_t file_count = 0;
     if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) {
         files = nullptr;
     }
-    Position here = line_table_position(module, address);
+    Position here = line_table_position(m_module, address);
     std::vector<Frame> frames;
     frames.reserve(chain.size());
     for (Dwarf_Die& die : chain) {
         Frame frame = described(&die, strings);
-        frame.file = here.file == nullptr ? std::string_view() : strings.intern(here.file);
+        frame.file = file_name(here.file, strings);
         frame.line = here.line;
         frame.column = here.column;
         frames.push_back(frame);
-        // The caller of an inlined instance executes at the instance's call site.
-        here = call_site(&die, files, file_count);
+        // The caller of an inlined instance executes at the instance's call site, read
+        // once per instance: an index asks about every line of it.
+        auto [site, inserted] = m_call_sites.try_emplace(die.addr);
+        if (inserted) {
+            site->second = call_site(&die, files, file_count);
+        }
+        here = site->second;
     }
     return frames;
+}
+
+std::string_view DwarfFrames::file_name(const char* file, FrameStrings& strings) {
+    if (file == nullptr) {
+        return {};
+    }
+    auto [it, inserted] = m_file_names.try_emplace(file);
+    if (inserted) {
+        it->second = strings.intern(file);
+    }
+    return it->second;
+}
+
+std::vector<Frame> DwarfFrames::at(Dwarf_Addr address, FrameStrings& strings) {
+    Dwarf_Addr bias = 0;
+    Dwarf_Die* cu = dwfl_module_addrdie(m_module, address, &bias); // borrowed from libdw
+    if (cu == nullptr) {
+        return {};
+    }
+    std::vector<Dwarf_Die> chain = function_chain(cu, address - bias);
+    return frames_of(cu, chain, address, strings);
+}
+
+std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& strings) {
+    Dwarf_Addr bias = 0;
+    Dwarf_Die* cu = dwfl_module_addrdie(m_module, address, &bias); // borrowed from libdw
+    if (cu == nullptr) {
+        return {};
+    }
+    const std::vector<Painted>& painting = painting_of(cu);
+    Dwarf_Addr cu_address = address - bias;
+    auto above =
+        std::upper_bound(painting.begin(), painting.end(), cu_address,
+                         [](Dwarf_Addr value, const Painted& span) { return value < span.low; });
+    if (above == painting.begin() || cu_address >= std::prev(above)->high) {
+        return at(address, strings); // in no function of the index: walked_chain()
+    }
+    std::vector<Dwarf_Die> chain = std::prev(above)->chain;
+    return frames_of(cu, chain, address, strings);
 }
 
 } // namespace heapkit

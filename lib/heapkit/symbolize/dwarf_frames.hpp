@@ -27,6 +27,19 @@ public:
     // the module has no DWARF for the address. Texts are kept in `strings`.
     std::vector<Frame> at(Dwarf_Addr address, FrameStrings& strings);
 
+    // The same answer as at(), for a caller that asks about every address of the module
+    // (an address index): each unit's function trees are walked once, painting which
+    // chain of DIEs each address falls in, instead of walking a function's DIEs on every
+    // lookup. Keeps the painting: memory in proportion to the units asked about.
+    std::vector<Frame> at_painted(Dwarf_Addr address, FrameStrings& strings);
+
+    // Where code executes inside one function of the chain.
+    struct Position {
+        const char* file = nullptr; // libdw's, valid while the module is open
+        uint32_t line = 0;
+        uint32_t column = 0;
+    };
+
 private:
     struct Function {
         Dwarf_Addr low;
@@ -37,16 +50,30 @@ private:
         std::vector<Function> functions; // by low address
         std::vector<Dwarf_Addr> reach;   // reach[i]: the highest `high` of functions 0..i
     };
+    struct Painted {
+        Dwarf_Addr low;
+        Dwarf_Addr high;              // exclusive
+        std::vector<Dwarf_Die> chain; // innermost first, as function_chain() gives it
+    };
     const UnitIndex& index_of(Dwarf_Die* cu);
+    const std::vector<Painted>& painting_of(Dwarf_Die* cu);
+    std::vector<Frame> frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>& chain, Dwarf_Addr address,
+                                 FrameStrings& strings);
     std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);
-    // describe_function() once per DIE; `strings` must be the same on every call.
+    // describe_function() once per DIE, for the FrameStrings of the current call.
     Frame described(Dwarf_Die* die, FrameStrings& strings);
+    // `file` (libdw's) interned once; likewise.
+    std::string_view file_name(const char* file, FrameStrings& strings);
 
     Dwfl_Module* m_module;
     DwarfScopes m_scopes; // qualifies functions that have no linkage name
-    std::unordered_map<Dwarf_Off, UnitIndex> m_units;   // by the CU DIE's offset
-    std::unordered_map<const void*, Frame> m_described; // by the DIE's bytes (unique
+    std::unordered_map<Dwarf_Off, UnitIndex> m_units;                // by the CU DIE's offset
+    std::unordered_map<Dwarf_Off, std::vector<Painted>> m_paintings; // likewise; by low
+    std::unordered_map<const void*, Frame> m_described;              // by the DIE's bytes (unique
                                                         // across the main and alt files)
+    std::unordered_map<const void*, Position> m_call_sites;         // of inlined DIEs, likewise
+    std::unordered_map<const char*, std::string_view> m_file_names; // by libdw's text
+    uint64_t m_strings_serial = 0; // the FrameStrings whose texts the two above view
 };
 
 } // namespace heapkit

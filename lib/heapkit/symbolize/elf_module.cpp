@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/elf_module.hpp"
 
+#include "heapkit/symbolize/answer_bounds.hpp"
 #include "heapkit/symbolize/dwarf_frames.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -245,12 +246,23 @@ bool ElfModule::has_dynsym() const {
 }
 
 std::vector<Frame> ElfModule::frames_at(uint64_t vaddr, FrameStrings& strings) const {
+    return frames(vaddr, strings, false);
+}
+
+std::vector<Frame> ElfModule::frames_for_index(uint64_t vaddr, FrameStrings& strings,
+                                               bool in_dwarf_scope) const {
+    return in_dwarf_scope ? frames(vaddr, strings, true) : symbol_frames(vaddr, strings);
+}
+
+std::vector<Frame> ElfModule::frames(uint64_t vaddr, FrameStrings& strings, bool painted) const {
     std::vector<Frame> symbol = symbol_frames(vaddr, strings);
     if (has_dwarf()) {
         if (!m_dwarf) {
             m_dwarf = std::make_unique<DwarfFrames>(m_module);
         }
-        std::vector<Frame> frames = m_dwarf->at(vaddr + m_bias, strings);
+        Dwarf_Addr address = vaddr + m_bias;
+        std::vector<Frame> frames =
+            painted ? m_dwarf->at_painted(address, strings) : m_dwarf->at(address, strings);
         // The function holding the code goes by its symbol's name when one contains the
         // address (as llvm-symbolizer does): the exported name ("setlocale") rather than
         // an internal alias DWARF may carry ("__GI_setlocale"). Inlined frames have no
@@ -272,6 +284,27 @@ std::optional<uint64_t> ElfModule::function_start(uint64_t vaddr) const {
         m_bounds.emplace(dwfl_module_getelf(m_module, &bias)); // the file's own sections
     }
     return m_bounds->start_of(vaddr);
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ElfModule::code_extents() const {
+    std::vector<std::pair<uint64_t, uint64_t>> extents;
+    for (const Segment& segment : m_segments) {
+        extents.emplace_back(segment.vaddr, segment.vaddr + segment.file_size);
+    }
+    std::sort(extents.begin(), extents.end());
+    return extents;
+}
+
+ElfModule::AnswerBounds ElfModule::answer_bounds() const {
+    if (!m_symbols) {
+        m_symbols.emplace(m_module);
+    }
+    AnswerBounds answer;
+    m_symbols->append_bounds(answer.bounds);
+    if (has_dwarf()) {
+        append_dwarf_bounds(m_module, answer.bounds, answer.dwarf_scopes);
+    }
+    return answer;
 }
 
 std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr, FrameStrings& strings) const {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace heapkit {
@@ -71,10 +72,34 @@ public:
     // nothing names the address. Texts are kept in `strings`.
     std::vector<Frame> frames_at(uint64_t vaddr, FrameStrings& strings) const;
 
+    // The same answer, for a caller that asks about every address (an address index):
+    // faster over many addresses, and holding more memory until forget_answers().
+    // `in_dwarf_scope` false: `vaddr` is in none of answer_bounds()'s DWARF scopes, where
+    // DWARF has nothing to say (its symbol answers, without asking DWARF).
+    std::vector<Frame> frames_for_index(uint64_t vaddr, FrameStrings& strings,
+                                        bool in_dwarf_scope) const;
+
     // The ELF vaddr where the function holding ELF vaddr `vaddr` starts, from the file's
     // call-frame information (.eh_frame, else .debug_frame), which stripped files keep:
     // an identity for an address no name reaches. nullopt when no FDE covers it.
     std::optional<uint64_t> function_start(uint64_t vaddr) const;
+
+    // The ELF vaddr ranges [start, end) of the executable PT_LOAD segments' file bytes,
+    // by start: the addresses a mapping of the file can run.
+    std::vector<std::pair<uint64_t, uint64_t>> code_extents() const;
+
+    // ELF vaddrs where frames_at()'s answer may change (symbols' reaches and, with
+    // DWARF, its units, lines and scopes), unsorted, with repeats; and the ranges of the
+    // DWARF scopes (functions, inlined instances, blocks), where alone DWARF names code.
+    struct AnswerBounds {
+        std::vector<uint64_t> bounds;
+        std::vector<std::pair<uint64_t, uint64_t>> dwarf_scopes; // [low, high), unsorted
+    };
+    AnswerBounds answer_bounds() const;
+
+    // Drops what frames_at() keeps of DWARF between calls (it is found again on the next
+    // call): after a call with texts in a pool about to go, and to give memory back.
+    void forget_answers() const { m_dwarf.reset(); }
 
 private:
     struct DwflDeleter {
@@ -90,6 +115,7 @@ private:
     const Segment* segment_of(uint64_t file_offset) const;
     bool maps_exactly(const Segment& segment, uint64_t page, const Module& mapping) const;
     std::vector<Frame> symbol_frames(uint64_t vaddr, FrameStrings& strings) const;
+    std::vector<Frame> frames(uint64_t vaddr, FrameStrings& strings, bool painted) const;
 
     std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;
     Dwfl_Module* m_module = nullptr; // borrowed from m_dwfl

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/frame_cache.hpp"
 
+#include "heapkit/symbolize/cache_directory.hpp"
 #include "heapkit/symbolize/options.hpp"
 #include "heapkit/util/output.hpp"
 
@@ -321,38 +322,7 @@ std::vector<std::string> FrameCache::save() {
 }
 
 void FrameCache::trim(std::vector<std::string>& warnings) const {
-    struct File {
-        fs::file_time_type used;
-        uint64_t size;
-        fs::path path;
-    };
-    std::vector<File> files;
-    uint64_t total = 0;
-    std::error_code error;
-    for (const fs::directory_entry& entry : fs::directory_iterator(m_directory, error)) {
-        std::error_code ignored; // a file another run removes meanwhile is simply gone
-        uint64_t size = entry.file_size(ignored);
-        auto used = entry.last_write_time(ignored);
-        if (!ignored && entry.is_regular_file(ignored)) {
-            files.push_back({used, size, entry.path()});
-            total += size;
-        }
-    }
-    if (error) {
-        warnings.push_back(
-            fmt::format("cannot list the frame cache {}: {}", m_directory, error.message()));
-        return;
-    }
-    std::sort(files.begin(), files.end(),
-              [](const File& a, const File& b) { return a.used < b.used; });
-    for (const File& file : files) {
-        if (total <= m_max_bytes) {
-            break;
-        }
-        std::error_code ignored;
-        fs::remove(file.path, ignored);
-        total -= file.size;
-    }
+    trim_cache_directory(m_directory, m_max_bytes, "the frame cache", warnings);
 }
 
 } // namespace heapkit

@@ -130,4 +130,11 @@ const char* SymbolIndex::name_at(uint64_t vaddr) const {
     return label == nullptr ? nullptr : label->name;
 }
 
+void SymbolIndex::append_bounds(std::vector<uint64_t>& bounds) const {
+    for (const Symbol& symbol : m_symbols) {
+        bounds.push_back(symbol.start);
+        bounds.push_back(symbol.end);
+    }
+}
+
 } // namespace heapkit

@@ -44,6 +44,10 @@ public:
     // holding ELF vaddr `vaddr`, or null.
     const char* name_at(uint64_t vaddr) const;
 
+    // Appends where each symbol's reach starts and ends (ELF vaddrs): name_at() gives
+    // one answer between two consecutive such addresses.
+    void append_bounds(std::vector<uint64_t>& bounds) const;
+
 private:
     struct Symbol {
         uint64_t start;

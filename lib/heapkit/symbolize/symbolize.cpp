@@ -4,6 +4,7 @@
 #include "heapkit/symbolize/debug_search.hpp"
 #include "heapkit/symbolize/elf_module.hpp"
 #include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/index_store.hpp"
 #include "heapkit/symbolize/kept_symbols.hpp"
 #include "heapkit/symbolize/module_facts.hpp"
 
@@ -178,22 +179,6 @@ std::vector<uint32_t> lookup_order(const Profile& profile) {
     return order;
 }
 
-// The frames at `vaddr`, from the frame cache on disk (under `key`) when an earlier run
-// resolved them; new answers are added to it. `on_disk` null: straight from the file.
-std::vector<Frame> frames_on_disk_or_file(const ElfModule& file, uint64_t vaddr,
-                                          FrameCache* on_disk, const std::string& key,
-                                          FrameStrings& strings) {
-    if (on_disk == nullptr) {
-        return file.frames_at(vaddr, strings);
-    }
-    if (auto hit = on_disk->find(key, vaddr)) {
-        return {hit->begin(), hit->end()};
-    }
-    std::vector<Frame> frames = file.frames_at(vaddr, strings);
-    on_disk->add(key, vaddr, frames);
-    return frames;
-}
-
 // The frame cache's key for a build's answers: its build id when they come from DWARF,
 // a key of their own when from symbol tables alone. Installing the debug package later
 // makes the build's DWARF found, and its answers are looked up afresh under the build id
@@ -272,7 +257,8 @@ public:
         , m_used(profile.modules.size(), false)
         , m_frame_keys(profile.modules.size())
         , m_strings(*profile.strings)
-        , m_on_disk(options.names ? options.cache_directory : std::string(), *profile.strings) {}
+        , m_on_disk(options.names ? options.cache_directory : std::string(), *profile.strings)
+        , m_indexes(options.names ? options.cache_directory : std::string()) {}
 
     // The modules some stack runs through: only their files are opened, searched for
     // DWARF (which can mean inflating whole compressed debug sections) and warned about.
@@ -313,8 +299,9 @@ public:
             module.has_functions = m_options.names;
             // A cached build had DWARF when it was cached: no need to look for it now.
             // && order: no DWARF search unless names are wanted for this module.
-            bool dwarf =
-                m_options.names && (m_on_disk.has(module.build_id) || m_files[i]->has_dwarf());
+            bool dwarf = m_options.names && (m_on_disk.has(module.build_id) ||
+                                             m_indexes.has(module.build_id, module.build_id) ||
+                                             m_files[i]->has_dwarf());
             module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
             // Symbol-table answers are cached too: building a stripped module's symbol
             // index (sorting thousands of exports) cost more than the rest of a warm run.
@@ -322,6 +309,40 @@ public:
                 m_frame_keys[i] = cache_key(module.build_id, dwarf);
             }
         }
+    }
+
+    // The address index of every module some location of which no kept answer names,
+    // mapped where an earlier run built it. A build met before (its frame cache file is
+    // there) that reaches addresses not kept gets its index built now, the modules side
+    // by side: from then on any dump of it is named by lookups. A build met for the
+    // first time is named from its file, address by address, as before: building a
+    // whole index costs 4x a first run's naming (CPython: about 1 s against 0.27 s of
+    // CPU), which a one-off conversion (and a test suite) would pay for nothing. A run
+    // whose answers are all kept (a warm run) opens none.
+    void index_modules() {
+        if (!m_indexes.enabled()) {
+            return;
+        }
+        std::vector<bool> wanted(m_profile.modules.size(), false);
+        for (const Location& location : m_profile.locations) {
+            size_t i = location.module;
+            if (i == no_module || m_files[i] == nullptr || m_frame_keys[i].empty() || wanted[i]) {
+                continue;
+            }
+            auto vaddr = m_files[i]->vaddr_of_file_offset(
+                m_profile.modules[i].file_offset_of(location.address));
+            wanted[i] = vaddr && !is_kept(m_frame_keys[i], *vaddr);
+        }
+        std::vector<std::pair<std::string, const ElfModule*>> builds;
+        for (size_t i = 0; i < wanted.size(); ++i) {
+            const std::string& key = m_frame_keys[i];
+            bool met_before =
+                wanted[i] && (m_on_disk.has(key) || m_indexes.has(key, m_files[i]->build_id()));
+            if (met_before && m_indexed.insert(key).second) {
+                builds.emplace_back(key, m_files[i]);
+            }
+        }
+        m_indexes.build(builds);
     }
 
     // Every location's frames, module by module in address order, through the frame
@@ -343,6 +364,9 @@ public:
         if (m_options.names) {
             report_modules(m_profile, m_files, m_notes, m_report);
         }
+        for (std::string& warning : m_indexes.take_warnings()) {
+            m_report.warnings.push_back(std::move(warning));
+        }
         for (std::string& warning : m_on_disk.save()) {
             m_report.warnings.push_back(std::move(warning));
         }
@@ -350,26 +374,59 @@ public:
     }
 
 private:
-    // The frames at `vaddr` of `file`: kept from an earlier call, else from the frame
-    // cache or the file (and then kept).
+    // True when an earlier call (in memory) or run (the frame cache) answered `vaddr`.
+    bool is_kept(const std::string& key, uint64_t vaddr) {
+        return (m_in_memory != nullptr && m_in_memory->find(key, vaddr)) ||
+               m_on_disk.find(key, vaddr);
+    }
+
+    // The frames at `vaddr` of `file`: kept from an earlier call or run, else from the
+    // build's address index or, without one, the file; new answers are kept.
     std::vector<Frame> lookup(const ElfModule& file, uint64_t vaddr, const std::string& key) {
-        if (m_in_memory != nullptr && !key.empty()) {
+        if (key.empty()) {
+            return file.frames_at(vaddr, m_strings);
+        }
+        if (m_in_memory != nullptr) {
             if (auto hit = m_in_memory->find(key, vaddr)) {
-                std::vector<Frame> frames(hit->begin(), hit->end());
-                for (Frame& frame : frames) { // the profile's texts outlive what is kept
-                    frame.name = m_strings.intern(frame.name);
-                    frame.system_name = m_strings.intern(frame.system_name);
-                    frame.file = m_strings.intern(frame.file);
-                }
-                return frames;
+                return interned(*hit);
             }
         }
-        FrameCache* through = key.empty() ? nullptr : &m_on_disk;
-        std::vector<Frame> frames = frames_on_disk_or_file(file, vaddr, through, key, m_strings);
-        if (m_in_memory != nullptr && !key.empty()) {
+        std::vector<Frame> frames;
+        if (auto hit = m_on_disk.find(key, vaddr)) {
+            frames.assign(hit->begin(), hit->end());
+        } else {
+            frames = from_index_or_file(file, vaddr, key);
+            m_on_disk.add(key, vaddr, frames);
+        }
+        if (m_in_memory != nullptr) {
             m_in_memory->add(key, vaddr, frames);
         }
         return frames;
+    }
+
+    // `frames` with texts in the profile's pool (kept texts, mapped files' bytes).
+    std::vector<Frame> interned(std::span<const Frame> frames) {
+        std::vector<Frame> copy(frames.begin(), frames.end());
+        for (Frame& frame : copy) {
+            frame.name = m_strings.intern(frame.name);
+            frame.system_name = m_strings.intern(frame.system_name);
+            frame.file = m_strings.intern(frame.file);
+        }
+        return copy;
+    }
+
+    std::vector<Frame> from_index_or_file(const ElfModule& file, uint64_t vaddr,
+                                          const std::string& key) {
+        if (m_indexed.contains(key)) {
+            if (const AddressIndex* index = m_indexes.find(key, file.build_id())) {
+                if (auto frames = index->frames_at(vaddr)) {
+                    return interned(*frames);
+                }
+                m_call_files.warn(fmt::format("{}: damaged address index; naming {} from its file",
+                                              m_indexes.path_of(key), file.build_id()));
+            }
+        }
+        return file.frames_at(vaddr, m_strings);
     }
 
     void name_location(Location& location) {
@@ -427,6 +484,8 @@ private:
                                            // empty: not kept
     FrameStrings m_strings;
     FrameCache m_on_disk;
+    IndexStore m_indexes;            // answers for every address, on disk
+    std::set<std::string> m_indexed; // keys index_modules() asked for
 };
 
 } // namespace
@@ -442,6 +501,7 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     session.find_used_modules();
     session.open_files();
     session.describe_modules();
+    session.index_modules();
     session.name_locations();
     return session.finish();
 }

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Which DIEs matter for naming code, shared by the walks that must agree on it: the
+// lookups (dwarf_frames.cpp) and the bounds of their answers (answer_bounds.cpp).
+#pragma once
+
+#include <dwarf.h>
+
+namespace heapkit {
+
+// DIEs without addresses of their own that can hold functions: namespaces, types, and
+// partial units imported through DW_TAG_imported_unit (as dwz leaves debug info).
+inline bool is_container_tag(int tag) {
+    switch (tag) {
+    case DW_TAG_namespace:
+    case DW_TAG_module:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+    case DW_TAG_union_type:
+    case DW_TAG_enumeration_type:
+    case DW_TAG_interface_type:
+    case DW_TAG_partial_unit:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Functions: what a frame is made of.
+inline bool is_function_tag(int tag) {
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_entry_point;
+}
+
+// DIEs whose address ranges decide which functions hold an address.
+inline bool is_code_scope_tag(int tag) {
+    return is_function_tag(tag) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+           tag == DW_TAG_catch_block;
+}
+
+} // namespace heapkit

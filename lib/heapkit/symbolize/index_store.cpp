@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/index_store.hpp"
+
+#include "heapkit/symbolize/address_index_builder.hpp"
+#include "heapkit/symbolize/cache_directory.hpp"
+#include "heapkit/util/output.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/stat.h>
+#include <thread>
+
+namespace heapkit {
+
+IndexStore::IndexStore(const std::string& directory, uint64_t max_bytes)
+    : m_directory(directory.empty() ? std::string()
+                                    : fmt::format("{}/index-{}", directory, address_index_version))
+    , m_max_bytes(max_bytes) {}
+
+IndexStore::Held& IndexStore::load(const std::string& key, const std::string& build_id) {
+    auto [it, inserted] = m_held.try_emplace(key);
+    Held& held = it->second;
+    if (!inserted || m_directory.empty()) {
+        return held;
+    }
+    std::string path = path_of(key);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return held; // not built yet
+    }
+    auto mapped = InputBuffer::open(path);
+    if (!mapped) {
+        m_warnings.push_back(fmt::format("address index not used: {}", mapped.error().message));
+        return held;
+    }
+    held.mapped = std::move(*mapped); // first: the index views its final place
+    auto index = AddressIndex::open(held.mapped->text(), path);
+    if (index && index->build_id() != build_id) {
+        index = fail("{}: an address index of build {}, not {}", path, index->build_id(), build_id);
+    }
+    if (!index) {
+        m_warnings.push_back(fmt::format("{}; building it again", index.error().message));
+        held.mapped.reset();
+        return held;
+    }
+    held.index = *index;
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // recently used: kept longest
+    return held;
+}
+
+bool IndexStore::has(const std::string& key, const std::string& build_id) {
+    return !key.empty() && load(key, build_id).index.has_value();
+}
+
+const AddressIndex* IndexStore::find(const std::string& key, const std::string& build_id) {
+    if (key.empty()) {
+        return nullptr;
+    }
+    Held& held = load(key, build_id);
+    return held.index ? &*held.index : nullptr;
+}
+
+void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted) {
+    if (m_directory.empty()) {
+        return;
+    }
+    std::vector<std::pair<Held*, const ElfModule*>> missing;
+    for (const auto& [key, file] : wanted) {
+        Held& held = load(key, file->build_id());
+        if (!held.index && held.built.empty()) {
+            missing.emplace_back(&held, file);
+        }
+    }
+    // A bounded pool: each thread takes the next unbuilt file. Files are distinct
+    // (distinct keys, distinct builds), and each ElfModule has its own libdwfl session.
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < missing.size();) {
+            auto [held, file] = missing[i];
+            try { // an exception must not leave a thread (std::terminate)
+                held->built = build_address_index(*file, file->build_id());
+            } catch (const std::exception&) {
+                held->built.clear(); // no index: the module is named from its file
+            }
+        }
+    };
+    size_t threads =
+        std::min<size_t>(std::max(1U, std::thread::hardware_concurrency()), missing.size());
+    std::vector<std::jthread> pool;
+    for (size_t i = 1; i < threads; ++i) {
+        pool.emplace_back(work);
+    }
+    work();
+    pool.clear(); // joins
+    for (const auto& [key, file] : wanted) {
+        Held& held = m_held.at(key);
+        if (!held.index && !held.built.empty()) {
+            if (auto index = AddressIndex::open(held.built, key)) { // our own bytes
+                held.index = *index;
+                save(key, held);
+            }
+        }
+    }
+}
+
+void IndexStore::save(const std::string& key, Held& held) {
+    std::error_code error;
+    std::filesystem::create_directories(m_directory, error);
+    if (error) {
+        m_warnings.push_back(fmt::format("cannot create the address index directory {}: {}",
+                                         m_directory, error.message()));
+        return;
+    }
+    if (auto ok = write_output({path_of(key), false, false}, held.built); !ok) {
+        m_warnings.push_back(fmt::format("address index not saved: {}", ok.error().message));
+        return;
+    }
+    m_wrote = true;
+}
+
+std::vector<std::string> IndexStore::take_warnings() {
+    if (m_wrote) {
+        trim_cache_directory(m_directory, m_max_bytes, "the address index directory", m_warnings);
+        m_wrote = false;
+    }
+    std::vector<std::string> warnings;
+    std::swap(warnings, m_warnings);
+    std::sort(warnings.begin(), warnings.end());
+    warnings.erase(std::unique(warnings.begin(), warnings.end()), warnings.end());
+    return warnings;
+}
+
+} // namespace heapkit

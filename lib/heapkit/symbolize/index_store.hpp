@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "heapkit/symbolize/address_index.hpp"
+#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/util/input.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace heapkit {
+
+// Address indexes (address_index.hpp) kept on disk beside the frame cache, one file per
+// key in the versioned subdirectory "index-<version>" of the cache directory: built once
+// per build, then mapped by every later run that meets the build, whatever addresses
+// its dumps hold. The symbolizer's keys are the frame cache's (symbolize.cpp:
+// cache_key): the build id for answers from DWARF, the build id and "-symbols" for
+// answers from symbol tables alone.
+//
+// Files are written whole and renamed into place, so concurrent runs see an old file or
+// a new one, never a part. A file is used only when it opens as an index of this
+// version for the key's build id; any other is rebuilt, with a warning. The directory is
+// kept under `max_bytes` by removing the least recently used files.
+class IndexStore {
+public:
+    static constexpr uint64_t default_max_bytes = uint64_t{1} << 30;
+
+    // `directory` (the cache directory) empty: nothing is kept, and nothing is built
+    // (ready() is false for every key).
+    explicit IndexStore(const std::string& directory, uint64_t max_bytes = default_max_bytes);
+    IndexStore(const IndexStore&) = delete;
+    IndexStore& operator=(const IndexStore&) = delete;
+
+    // True when indexes are kept (a directory was given).
+    bool enabled() const { return !m_directory.empty(); }
+
+    // True when a valid file for `key` is on disk (it is mapped on first use).
+    bool has(const std::string& key, const std::string& build_id);
+
+    // Builds and saves the index of each (key, file) that has none yet, side by side on
+    // up to min(hardware threads, builds) threads. Each file is used by one thread only.
+    void build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted);
+
+    // The index for `key`, whose build is `build_id`: mapped, or built by build() (and
+    // held in memory where it could not be saved); null when there is none.
+    const AddressIndex* find(const std::string& key, const std::string& build_id);
+
+    // Problems met (a damaged file rebuilt, a directory that cannot be written), each once,
+    // since the last call; then trims the directory if something was written.
+    std::vector<std::string> take_warnings();
+
+    std::string path_of(const std::string& key) const { return m_directory + "/" + key; }
+
+private:
+    struct Held {
+        std::optional<InputBuffer> mapped; // the file, when read from disk
+        std::string built;                 // the bytes, when built by this run
+        std::optional<AddressIndex> index; // viewing one of the two
+    };
+    Held& load(const std::string& key, const std::string& build_id);
+    void save(const std::string& key, Held& held);
+
+    std::string m_directory; // the versioned subdirectory; empty: disabled
+    uint64_t m_max_bytes;
+    std::map<std::string, Held> m_held;
+    std::vector<std::string> m_warnings;
+    bool m_wrote = false;
+};
+
+} // namespace heapkit

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/symbolize/inflated_debug_file.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <gelf.h>
+#include <libdeflate.h>
+#include <memory>
+#include <string_view>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+namespace heapkit {
+namespace {
+
+struct ElfDeleter {
+    void operator()(Elf* elf) const { elf_end(elf); }
+};
+using ElfHandle = std::unique_ptr<Elf, ElfDeleter>;
+
+struct DecompressorDeleter {
+    void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+};
+using Decompressor = std::unique_ptr<libdeflate_decompressor, DecompressorDeleter>;
+
+// The DWARF sections libdw reads to name code (units, abbreviations, lines, strings,
+// ranges, address tables).
+bool names_need(std::string_view name) {
+    for (std::string_view wanted :
+         {".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
+          ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists", ".debug_aranges",
+          ".debug_types"}) {
+        if (name == wanted) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string_view section_name(Elf* elf, size_t names, const GElf_Shdr& header) {
+    const char* name = elf_strptr(elf, names, header.sh_name);
+    return name == nullptr ? std::string_view() : std::string_view(name);
+}
+
+bool is_compressed_dwarf(std::string_view name, const GElf_Shdr& header) {
+    return (header.sh_flags & SHF_COMPRESSED) != 0 && name.starts_with(".debug_");
+}
+
+bool has_compressed_dwarf(Elf* elf, size_t names) {
+    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+        GElf_Shdr header;
+        if (gelf_getshdr(scn, &header) != nullptr &&
+            is_compressed_dwarf(section_name(elf, names, header), header)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The section's contents inflated into `out`, its header made to say so; false when it
+// is not zlib or does not inflate to the size its header gives.
+bool inflate_section(Elf_Scn* scn, int elf_class, libdeflate_decompressor* decompressor,
+                     std::vector<char>& out, GElf_Shdr& header) {
+    GElf_Chdr compression;
+    Elf_Data* raw = elf_rawdata(scn, nullptr);
+    size_t skip = elf_class == ELFCLASS64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+    if (gelf_getchdr(scn, &compression) == nullptr || compression.ch_type != ELFCOMPRESS_ZLIB ||
+        raw == nullptr || raw->d_size < skip) {
+        return false;
+    }
+    out.resize(compression.ch_size);
+    size_t inflated = 0;
+    if (libdeflate_zlib_decompress(decompressor, static_cast<const char*>(raw->d_buf) + skip,
+                                   raw->d_size - skip, out.data(), out.size(),
+                                   &inflated) != LIBDEFLATE_SUCCESS ||
+        inflated != out.size()) {
+        return false;
+    }
+    header.sh_flags &= ~GElf_Xword{SHF_COMPRESSED};
+    header.sh_size = compression.ch_size;
+    header.sh_addralign = compression.ch_addralign;
+    return true;
+}
+
+// Copies `from`'s headers and sections into `to`, inflating or emptying the compressed
+// DWARF ones. `buffers` holds the inflated bytes until `to` is written.
+bool copy_elf(Elf* from, Elf* to, std::deque<std::vector<char>>& buffers) {
+    int elf_class = gelf_getclass(from);
+    size_t names = 0;
+    size_t segments = 0;
+    GElf_Ehdr file_header;
+    if (elf_getshdrstrndx(from, &names) != 0 || elf_getphdrnum(from, &segments) != 0 ||
+        gelf_getehdr(from, &file_header) == nullptr || gelf_newehdr(to, elf_class) == nullptr ||
+        gelf_update_ehdr(to, &file_header) == 0 ||
+        (segments > 0 && gelf_newphdr(to, segments) == nullptr)) {
+        return false;
+    }
+    for (size_t i = 0; i < segments; ++i) {
+        GElf_Phdr segment;
+        if (gelf_getphdr(from, static_cast<int>(i), &segment) == nullptr ||
+            gelf_update_phdr(to, static_cast<int>(i), &segment) == 0) {
+            return false;
+        }
+    }
+    Decompressor decompressor(libdeflate_alloc_decompressor());
+    if (!decompressor) {
+        return false;
+    }
+    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(from, scn)) != nullptr;) {
+        GElf_Shdr header;
+        Elf_Scn* copy = elf_newscn(to);
+        Elf_Data* data = copy == nullptr ? nullptr : elf_newdata(copy);
+        if (gelf_getshdr(scn, &header) == nullptr || data == nullptr) {
+            return false;
+        }
+        std::string_view name = section_name(from, names, header);
+        data->d_type = ELF_T_BYTE;
+        data->d_align = 1;
+        if (header.sh_type == SHT_NOBITS) {
+            data->d_size = header.sh_size;
+        } else if (is_compressed_dwarf(name, header) && names_need(name)) {
+            std::vector<char>& out = buffers.emplace_back();
+            if (!inflate_section(scn, elf_class, decompressor.get(), out, header)) {
+                return false;
+            }
+            data->d_buf = out.data();
+            data->d_size = out.size();
+        } else if (is_compressed_dwarf(name, header)) {
+            header.sh_flags &= ~GElf_Xword{SHF_COMPRESSED}; // not read for names: empty
+            header.sh_size = 0;
+            data->d_size = 0;
+        } else {
+            Elf_Data* raw = elf_rawdata(scn, nullptr);
+            if (raw == nullptr && header.sh_size != 0) {
+                return false;
+            }
+            data->d_buf = raw == nullptr ? nullptr : raw->d_buf;
+            data->d_size = raw == nullptr ? 0 : raw->d_size;
+        }
+        if (gelf_update_shdr(copy, &header) == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// True when one of `elf`'s note sections holds NT_GNU_BUILD_ID `wanted`.
+bool has_build_id(Elf* elf, std::span<const unsigned char> wanted) {
+    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+        GElf_Shdr header;
+        Elf_Data* data = nullptr;
+        if (gelf_getshdr(scn, &header) == nullptr || header.sh_type != SHT_NOTE ||
+            (data = elf_getdata(scn, nullptr)) == nullptr) {
+            continue;
+        }
+        GElf_Nhdr note;
+        size_t name_at = 0;
+        size_t desc_at = 0;
+        for (size_t at = 0; (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0;) {
+            const auto* bytes = static_cast<const unsigned char*>(data->d_buf);
+            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+                std::string_view(reinterpret_cast<const char*>(bytes) + name_at, 4) ==
+                    std::string_view("GNU\0", 4) &&
+                std::equal(wanted.begin(), wanted.end(), bytes + desc_at,
+                           bytes + desc_at + note.n_descsz)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id) {
+    elf_version(EV_CURRENT); // libdwfl has done so; a caller without it too
+    ElfHandle from(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+    size_t names = 0;
+    if (!from || elf_kind(from.get()) != ELF_K_ELF || elf_getshdrstrndx(from.get(), &names) != 0 ||
+        !has_build_id(from.get(), build_id) || !has_compressed_dwarf(from.get(), names)) {
+        return {};
+    }
+    UniqueFd out(::memfd_create("heapkit-debug-file", MFD_CLOEXEC));
+    if (!out) {
+        return {};
+    }
+    std::deque<std::vector<char>> buffers; // inflated sections, until written
+    ElfHandle to(elf_begin(out.get(), ELF_C_WRITE, nullptr));
+    if (!to || !copy_elf(from.get(), to.get(), buffers) || elf_update(to.get(), ELF_C_WRITE) < 0) {
+        return {};
+    }
+    to.reset();
+    if (::lseek(out.get(), 0, SEEK_SET) != 0) {
+        return {};
+    }
+    return out;
+}
+
+} // namespace heapkit

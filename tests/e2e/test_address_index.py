@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: MIT
+"""The address index: a build met for the first time gets none; the next dump that reaches
+addresses the frame cache lacks builds one per build id (index-1/KEY, KEY as in frames-4/),
+and names exactly as libdw does (--no-cache); a later dump is named from the index
+without rebuilding it; a damaged or foreign index file is rebuilt with a warning that names
+it, and the output stays the same."""
+
+import os
+import shutil
+
+from heapkit_e2e import check, fixture, run, run_fixture, tool, workdir
+
+directory = workdir()
+program = fixture("inline_cpp")
+plain = run_fixture(program, directory)
+# dlopen's allocations reach code in libc and ld.so the plain run's stacks do not.
+with_plugin = run_fixture(program, directory, args=[fixture("libplugin_fixture.so")])
+cache = os.path.join(directory, "cache")
+frames = os.path.join(cache, "frames-4")
+indexes = os.path.join(cache, "index-1")
+env = dict(os.environ, HEAPKIT_CACHE_DIR=cache)
+style = ["--frame", "function+line", "--annotate-inline"]
+
+
+def heapfold(dump, *args):
+    return run([tool("heapfold"), *style, *args, dump], env=env)
+
+
+def build_id(path):
+    out = run(["readelf", "-n", path]).stdout
+    return out.split("Build ID: ")[1].split()[0]
+
+
+def index_files():
+    return sorted(os.listdir(indexes)) if os.path.isdir(indexes) else []
+
+
+truth = heapfold(with_plugin, "--no-cache").stdout
+check(heapfold(plain).stdout == heapfold(plain, "--no-cache").stdout, "first run's names")
+check(index_files() == [], f"an index built on first sight: {index_files()}")
+after_plain = os.path.join(directory, "frames-after-plain")
+shutil.copytree(frames, after_plain)
+
+# The second dump meets libc again at new addresses: its index is built, and names as
+# libdw does.
+first = heapfold(with_plugin)
+check(first.stdout == truth, "names while building the indexes differ from --no-cache")
+libc = build_id("/lib/x86_64-linux-gnu/libc.so.6")
+check(libc in index_files(), f"no index for libc ({libc}) in {index_files()}")
+check(set(index_files()) <= set(os.listdir(frames)),
+      f"index keys {index_files()} are not frame cache keys {os.listdir(frames)}")
+check(not [n for n in index_files() if n.startswith(".")], "temporary files left behind")
+libc_index = os.path.join(indexes, libc)
+with open(libc_index, "rb") as f:
+    built = f.read()
+check(built.startswith(b"HKADDRIX"), "the index file has no magic")
+
+
+def new_dump_run():
+    """The dump with the plugin, as new to the frame cache as the first time."""
+    shutil.rmtree(frames)
+    shutil.copytree(after_plain, frames)
+    return heapfold(with_plugin)
+
+
+# Named from the indexes: the same names, the file not rebuilt.
+stamp = os.stat(libc_index).st_ino
+proc = new_dump_run()
+check(proc.stdout == truth, "names from the index differ from --no-cache")
+check(os.stat(libc_index).st_ino == stamp, "the index was rebuilt though it was valid")
+check("address index" not in proc.stderr, f"warning about a valid index: {proc.stderr}")
+
+# A damaged file (cut short): rebuilt, with a warning naming it; the same names.
+with open(libc_index, "r+b") as f:
+    f.truncate(len(built) // 2)
+proc = new_dump_run()
+check(proc.stdout == truth, "names changed with a damaged index")
+check(f"{libc_index}: damaged address index" in proc.stderr and "building it again" in
+      proc.stderr, f"no warning naming the damaged index: {proc.stderr}")
+with open(libc_index, "rb") as f:
+    check(f.read() == built, "the rebuilt index differs from the first one")
+
+# A foreign file (another build's index under libc's build id): rebuilt, with a warning.
+other = next(n for n in index_files() if n != libc)
+shutil.copy(os.path.join(indexes, other), libc_index)
+proc = new_dump_run()
+check(proc.stdout == truth, "names changed with a foreign index")
+check(f"{libc_index}: an address index of build {other.removesuffix('-symbols')}, not {libc}"
+      in proc.stderr, f"no warning naming the foreign index: {proc.stderr}")
+with open(libc_index, "rb") as f:
+    check(f.read() == built, "the index rebuilt over a foreign one differs")
+
+# --no-cache neither reads nor writes indexes.
+shutil.rmtree(indexes)
+check(heapfold(with_plugin, "--no-cache").stdout == truth, "--no-cache output")
+check(index_files() == [], "--no-cache built an index")
+print("ok")

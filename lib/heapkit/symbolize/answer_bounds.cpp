@@ -43,13 +43,10 @@ void append_scopes(Dwarf_Die* parent, Dwarf_Addr bias, std::vector<uint64_t>& bo
     do {
         int tag = dwarf_tag(&child);
         Dwarf_Die target;
-        Dwarf_Attribute import;
         if (is_scope_for_bounds(tag)) {
             append_ranges(&child, bias, bounds, &scopes);
             append_scopes(&child, bias, bounds, scopes, depth + 1);
-        } else if (tag == DW_TAG_imported_unit &&
-                   dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
-                       nullptr) {
+        } else if (imported_unit(&child, &target)) {
             append_scopes(&target, bias, bounds, scopes, depth + 1);
         } else if (is_container_tag(tag)) {
             append_scopes(&child, bias, bounds, scopes, depth + 1);

@@ -129,10 +129,7 @@ bool descend(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int
             return true;
         }
         Dwarf_Die target;
-        Dwarf_Attribute import;
-        if (dwarf_tag(&child) == DW_TAG_imported_unit &&
-            dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) != nullptr &&
-            descend(&target, pc, path, depth + 1)) {
+        if (imported_unit(&child, &target) && descend(&target, pc, path, depth + 1)) {
             return true;
         }
         if (is_container(&child) && descend(&child, pc, path, depth + 1)) {
@@ -182,12 +179,9 @@ void collect_functions(Dwarf_Die* parent, std::vector<Dwarf_Die>& found, int dep
     do {
         int tag = dwarf_tag(&child);
         Dwarf_Die target;
-        Dwarf_Attribute import;
         if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
             found.push_back(child);
-        } else if (tag == DW_TAG_imported_unit &&
-                   dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
-                       nullptr) {
+        } else if (imported_unit(&child, &target)) {
             collect_functions(&target, found, depth + 1);
         } else if (is_container(&child)) {
             collect_functions(&child, found, depth + 1);
@@ -268,7 +262,6 @@ void paint_below(Dwarf_Die* parent, const Extents& clip, std::vector<Dwarf_Die>&
     }
     do {
         Dwarf_Die target;
-        Dwarf_Attribute import;
         if (is_scope(&child)) {
             Extents inside = ranges_within(&child, clip);
             if (inside.empty()) {
@@ -285,9 +278,7 @@ void paint_below(Dwarf_Die* parent, const Extents& clip, std::vector<Dwarf_Die>&
             if (function) {
                 path.pop_back();
             }
-        } else if (dwarf_tag(&child) == DW_TAG_imported_unit &&
-                   dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &import), &target) !=
-                       nullptr) {
+        } else if (imported_unit(&child, &target)) {
             paint_below(&target, clip, path, canvas, depth + 1);
         } else if (is_container(&child)) {
             paint_below(&child, clip, path, canvas, depth + 1);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <dwarf.h>
+#include <elfutils/libdw.h>
 
 namespace heapkit {
 
@@ -35,6 +36,14 @@ inline bool is_function_tag(int tag) {
 inline bool is_code_scope_tag(int tag) {
     return is_function_tag(tag) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
            tag == DW_TAG_catch_block;
+}
+
+// The partial unit a DW_TAG_imported_unit brings in (dwz moves shared DIEs there), into
+// `target`; false for any other DIE or an import that does not resolve.
+inline bool imported_unit(Dwarf_Die* die, Dwarf_Die* target) {
+    Dwarf_Attribute import;
+    return dwarf_tag(die) == DW_TAG_imported_unit &&
+           dwarf_formref_die(dwarf_attr(die, DW_AT_import, &import), target) != nullptr;
 }
 
 } // namespace heapkit

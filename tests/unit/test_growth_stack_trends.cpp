@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/growth/stack_trends.hpp"
 #include "test_profiles.hpp"
 

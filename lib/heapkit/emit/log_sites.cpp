@@ -38,10 +38,11 @@ Result<std::vector<LogSite>> sites_of(const Profile& profile, const FoldedOption
         if (stack == SampleStacks::none) {
             continue;
         }
-        std::string_view line = spelled.stacks[stack];
-        std::string_view leaf = line.substr(line.rfind(';') + 1);
+        std::string_view leaf = leaf_of(spelled.stacks[stack]);
         LogSite& site = by_name[leaf];
-        site.name = std::string(leaf);
+        if (site.name.empty()) {
+            site.name = std::string(leaf);
+        }
         add(site, profile, profile.samples[s], folded.sample);
     }
     std::vector<LogSite> sites;

@@ -135,11 +135,6 @@ size_t suspect_count(const GrowthSeries& series, size_t wanted) {
     return std::min(bound, growing > 0 ? growing : series.stacks.size());
 }
 
-std::string_view leaf_of(std::string_view stack) {
-    size_t semicolon = stack.rfind(';');
-    return semicolon == std::string_view::npos ? stack : stack.substr(semicolon + 1);
-}
-
 Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedOptions& folded) {
     if (dumps.size() < min_dumps) {
         return fail("growth needs at least {} dumps; {} given", min_dumps, dumps.size());

@@ -54,7 +54,4 @@ size_t suspect_count(const GrowthSeries& series, size_t wanted);
 // How many of the stacks grow (persistent growth above 0).
 size_t growing_count(const GrowthSeries& series);
 
-// The last frame of a spelled stack.
-std::string_view leaf_of(std::string_view stack);
-
 } // namespace heapkit

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace heapkit {
@@ -22,5 +23,11 @@ struct SampleStacks {
 // Each sample's stack spelled as write_folded(profile, options) spells its line, for
 // what has to go back from lines to samples (a value per line shared among its samples).
 Result<SampleStacks> spell_sample_stacks(const Profile& profile, const FoldedOptions& options);
+
+// The last frame of a spelled stack (the allocation site, allocator frames cut).
+inline std::string_view leaf_of(std::string_view stack) {
+    size_t semicolon = stack.rfind(';');
+    return semicolon == std::string_view::npos ? stack : stack.substr(semicolon + 1);
+}
 
 } // namespace heapkit

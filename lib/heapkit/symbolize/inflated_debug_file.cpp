@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libdeflate.h>
 #include <memory>
@@ -145,30 +146,12 @@ bool copy_elf(Elf* from, Elf* to, std::deque<std::vector<char>>& buffers) {
     return true;
 }
 
-// True when one of `elf`'s note sections holds NT_GNU_BUILD_ID `wanted`.
+// True when `elf`'s NT_GNU_BUILD_ID is `wanted`.
 bool has_build_id(Elf* elf, std::span<const unsigned char> wanted) {
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
-        GElf_Shdr header;
-        Elf_Data* data = nullptr;
-        if (gelf_getshdr(scn, &header) == nullptr || header.sh_type != SHT_NOTE ||
-            (data = elf_getdata(scn, nullptr)) == nullptr) {
-            continue;
-        }
-        GElf_Nhdr note;
-        size_t name_at = 0;
-        size_t desc_at = 0;
-        for (size_t at = 0; (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0;) {
-            const auto* bytes = static_cast<const unsigned char*>(data->d_buf);
-            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
-                std::string_view(reinterpret_cast<const char*>(bytes) + name_at, 4) ==
-                    std::string_view("GNU\0", 4) &&
-                std::equal(wanted.begin(), wanted.end(), bytes + desc_at,
-                           bytes + desc_at + note.n_descsz)) {
-                return true;
-            }
-        }
-    }
-    return false;
+    const void* id = nullptr;
+    ssize_t length = dwelf_elf_gnu_build_id(elf, &id);
+    const auto* bytes = static_cast<const unsigned char*>(id);
+    return length > 0 && std::equal(wanted.begin(), wanted.end(), bytes, bytes + length);
 }
 
 } // namespace

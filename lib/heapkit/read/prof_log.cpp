@@ -6,8 +6,9 @@
 //    "stack_traces":[["0x7f..",...],...],
 //    "allocations":[{"alloc_thread":I,"free_thread":I,"alloc_trace":I,"free_trace":I,
 //                    "alloc_timestamp":NS,"free_timestamp":NS,"usize":B},...]}
-// Threads and traces are referred to by their index in their arrays. nlohmann-json reads
-// the document whole (Debian's nlohmann-json3-dev, as the stats reader does).
+// Threads and traces are referred to by their index in their arrays. nlohmann-json
+// (Debian's nlohmann-json3-dev, as the stats reader uses) reads it; the allocation records,
+// most of a log, are taken out as the parser meets them (AllocationReader).
 #include "heapkit/read/prof_log.hpp"
 
 #include "heapkit/util/try.hpp"

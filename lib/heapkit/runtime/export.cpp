@@ -5,6 +5,7 @@
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/maps.hpp"
 #include "heapkit/read/read_dump.hpp"
+#include "heapkit/runtime/indexer.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/text.hpp"
@@ -29,6 +30,17 @@ const std::shared_ptr<KeptSymbols>& kept_symbols() {
     return *kept;
 }
 
+// How this process names its own frames: with the files kept across requests, and from
+// address indexes heapkit-index makes (runtime/indexer.hpp) where it can be run.
+SymbolizeOptions own_symbolize_options(SymbolizeOptions options) {
+    options.kept = kept_symbols();
+    options.index_builder = own_index_builder();
+    if (options.index_builder) {
+        options.cache_directory = indexer_settings().cache_directory;
+    }
+    return options;
+}
+
 // This process's mappings, as a dump would carry them.
 std::vector<MapEntry> own_maps() {
     std::vector<MapEntry> maps;
@@ -49,8 +61,7 @@ std::vector<MapEntry> own_maps() {
 SymbolizeReport name_own(Profile& profile, bool names) {
     SymbolizeOptions options;
     options.names = names;
-    options.kept = kept_symbols();
-    return symbolize(profile, options);
+    return symbolize(profile, own_symbolize_options(options));
 }
 
 // `dump`, of this process, placed in its mappings now and named (or not) with the kept
@@ -77,7 +88,7 @@ Result<std::string> pprof_from_dump(std::string_view dump, const LoadOptions& op
 Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& options) {
     Input input{"prof.dump", dump};
     LoadOptions kept = options;
-    kept.symbols.kept = kept_symbols();
+    kept.symbols = own_symbolize_options(kept.symbols);
     HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
     // Failed rather than served half-named: a client cannot tell a missing name from a
     // stripped file, and trying again later would give the full answer.
@@ -163,7 +174,7 @@ std::string symbolizer_metrics() {
     metric("heapkit_symbolizer_dropped_total", "counter",
            "Times the kept files and frames reached their bound and were dropped.", "",
            stats.dropped);
-    return out;
+    return out + indexer_metrics();
 }
 
 } // namespace heapkit::runtime

@@ -46,7 +46,7 @@ private:
 // costs lookups instead of a DWARF walk. One file per key: a build id names the bytes
 // of a build, so its answers hold wherever and whenever the file is found. The
 // symbolizer keeps DWARF answers under the build id itself and symbol-table answers
-// under a key of their own (symbolize.cpp: cache_key), so has() tells "had DWARF".
+// under a key of their own (index_store.hpp: cache_key), so has() tells "had DWARF".
 //
 // Safe under concurrent runs: files are replaced by rename, never written in place, and
 // a save merges what other runs wrote since. The directory is kept under `max_bytes` by

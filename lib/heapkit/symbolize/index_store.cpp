@@ -55,6 +55,13 @@ bool IndexStore::has(const std::string& key, const std::string& build_id) {
     return !key.empty() && load(key, build_id).index.has_value();
 }
 
+void IndexStore::look_again(const std::string& key) {
+    auto it = m_held.find(key);
+    if (it != m_held.end() && !it->second.index && it->second.built.empty()) {
+        m_held.erase(it);
+    }
+}
+
 const AddressIndex* IndexStore::find(const std::string& key, const std::string& build_id) {
     if (key.empty()) {
         return nullptr;
@@ -82,8 +89,9 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
             auto [held, file] = missing[i];
             try { // an exception must not leave a thread (std::terminate)
                 held->built = build_address_index(*file, file->build_id());
-            } catch (const std::exception&) {
+            } catch (const std::exception& error) {
                 held->built.clear(); // no index: the module is named from its file
+                held->failure = error.what();
             }
         }
     };
@@ -102,6 +110,10 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
                 held.index = *index;
                 save(key, held);
             }
+        }
+        if (!held.failure.empty()) {
+            m_warnings.push_back(
+                fmt::format("no address index of build {} could be made: {}", key, held.failure));
         }
     }
 }

@@ -12,12 +12,18 @@
 
 namespace heapkit {
 
+// The key under which a build's answers are kept (frame cache, address indexes): its
+// build id when they come from DWARF, a key of their own when from symbol tables alone.
+// Installing the debug package later makes the build's DWARF found, and its answers are
+// looked up afresh under the build id rather than served from the symbol tables' key.
+inline std::string cache_key(const std::string& build_id, bool dwarf) {
+    return dwarf ? build_id : build_id + "-symbols";
+}
+
 // Address indexes (address_index.hpp) kept on disk beside the frame cache, one file per
 // key in the versioned subdirectory "index-<version>" of the cache directory: built once
 // per build, then mapped by every later run that meets the build, whatever addresses
-// its dumps hold. The symbolizer's keys are the frame cache's (symbolize.cpp:
-// cache_key): the build id for answers from DWARF, the build id and "-symbols" for
-// answers from symbol tables alone.
+// its dumps hold. The keys are the frame cache's (cache_key()).
 //
 // Files are written whole and renamed into place, so concurrent runs see an old file or
 // a new one, never a part. A file is used only when it opens as an index of this
@@ -39,6 +45,10 @@ public:
     // True when a valid file for `key` is on disk (it is mapped on first use).
     bool has(const std::string& key, const std::string& build_id);
 
+    // Forgets that `key` had no file, so that the next has() or find() looks again: after
+    // another process built it.
+    void look_again(const std::string& key);
+
     // Builds and saves the index of each (key, file) that has none yet, side by side on
     // up to min(hardware threads, builds) threads. Each file is used by one thread only.
     void build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted);
@@ -58,6 +68,7 @@ private:
         std::optional<InputBuffer> mapped; // the file, when read from disk
         std::string built;                 // the bytes, when built by this run
         std::optional<AddressIndex> index; // viewing one of the two
+        std::string failure;               // why build() made none
     };
     Held& load(const std::string& key, const std::string& build_id);
     void save(const std::string& key, Held& held);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ struct PathRewrite {
 
 class KeptSymbols; // symbolize/kept_symbols.hpp
 
+// Has the address indexes of the files at `paths` made, in another process, in the
+// cache directory; returns what went wrong, one sentence each.
+using IndexBuilder = std::function<std::vector<std::string>(const std::vector<std::string>& paths)>;
+
 // Where binaries and debug information are, and whether to look at all.
 struct SymbolizeOptions {
     bool names = true;                   // false: read build ids only, name nothing
@@ -30,6 +35,11 @@ struct SymbolizeOptions {
     bool progress = false;               // report progress on stderr
     std::string cache_directory;         // where named frames are remembered; empty: nowhere
     std::shared_ptr<KeptSymbols> kept;   // files and answers kept between calls; null: none
+    // Set: every file is named from its address index in `cache_directory`, made by this
+    // for files that have none; only a file it could not index is read for names, and no
+    // frame cache is kept. For a process that must not hold DWARF (the runtime: libc's
+    // alone is tens of MB).
+    IndexBuilder index_builder;
 };
 
 // For a long-running process that symbolizes again and again (the runtime serves many

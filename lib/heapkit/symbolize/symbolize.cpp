@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -179,14 +180,6 @@ std::vector<uint32_t> lookup_order(const Profile& profile) {
     return order;
 }
 
-// The frame cache's key for a build's answers: its build id when they come from DWARF,
-// a key of their own when from symbol tables alone. Installing the debug package later
-// makes the build's DWARF found, and its answers are looked up afresh under the build id
-// rather than served from the symbol tables' key.
-std::string cache_key(const std::string& build_id, bool dwarf) {
-    return dwarf ? build_id : build_id + "-symbols";
-}
-
 class Progress {
 public:
     Progress(bool enabled, size_t total)
@@ -257,7 +250,9 @@ public:
         , m_used(profile.modules.size(), false)
         , m_frame_keys(profile.modules.size())
         , m_strings(*profile.strings)
-        , m_on_disk(options.names ? options.cache_directory : std::string(), *profile.strings)
+        , m_on_disk(options.names && !options.index_builder ? options.cache_directory
+                                                            : std::string(),
+                    *profile.strings)
         , m_indexes(options.names ? options.cache_directory : std::string()) {}
 
     // The modules some stack runs through: only their files are opened, searched for
@@ -289,6 +284,7 @@ public:
     // Build ids, jemalloc's own module, and what each module can tell (pprof's has_*),
     // for the modules whose files were opened: the used ones.
     void describe_modules() {
+        std::vector<size_t> unindexed; // with an index builder: modules it must index
         for (size_t i = 0; i < m_profile.modules.size(); ++i) {
             Module& module = m_profile.modules[i];
             if (m_files[i] == nullptr) {
@@ -297,17 +293,16 @@ public:
             module.build_id = m_files[i]->build_id();
             module.is_allocator = !module.is_main && m_files[i]->is_jemalloc();
             module.has_functions = m_options.names;
-            // A cached build had DWARF when it was cached: no need to look for it now.
-            // && order: no DWARF search unless names are wanted for this module.
-            bool dwarf = m_options.names && (m_on_disk.has(module.build_id) ||
-                                             m_indexes.has(module.build_id, module.build_id) ||
-                                             m_files[i]->has_dwarf());
-            module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
-            // Symbol-table answers are cached too: building a stripped module's symbol
-            // index (sorting thousands of exports) cost more than the rest of a warm run.
-            if (m_options.names && !module.build_id.empty()) {
-                m_frame_keys[i] = cache_key(module.build_id, dwarf);
+            std::optional<bool> dwarf = m_options.names ? known_dwarf(i) : false;
+            if (!dwarf && m_options.index_builder && !module.build_id.empty()) {
+                unindexed.push_back(i);
+                continue;
             }
+            // && order: no DWARF search unless names are wanted for this module.
+            set_answers(i, dwarf ? *dwarf : m_files[i]->has_dwarf());
+        }
+        if (!unindexed.empty()) {
+            index_elsewhere(unindexed);
         }
     }
 
@@ -320,7 +315,7 @@ public:
     // CPU), which a one-off conversion (and a test suite) would pay for nothing. A run
     // whose answers are all kept (a warm run) opens none.
     void index_modules() {
-        if (!m_indexes.enabled()) {
+        if (!m_indexes.enabled() || m_options.index_builder) {
             return;
         }
         std::vector<bool> wanted(m_profile.modules.size(), false);
@@ -374,6 +369,58 @@ public:
     }
 
 private:
+    // Whether module `i`'s answers come from DWARF, as far as the caches tell without
+    // looking for its DWARF: a cached build had DWARF when it was cached. Asking the
+    // file (has_dwarf()) can mean inflating its debug sections. With an index builder,
+    // a symbols-only index says "none" too: the file is not opened for DWARF at all.
+    std::optional<bool> known_dwarf(size_t i) {
+        const std::string& build_id = m_profile.modules[i].build_id;
+        if (m_on_disk.has(build_id) || m_indexes.has(build_id, build_id)) {
+            return true;
+        }
+        if (m_options.index_builder && m_indexes.has(cache_key(build_id, false), build_id)) {
+            return false;
+        }
+        return std::nullopt;
+    }
+
+    // Module `i`'s answers come from DWARF (or symbol tables alone): what it can tell,
+    // and the key they are kept under. Symbol-table answers are cached too: building a
+    // stripped module's symbol index (sorting thousands of exports) cost more than the
+    // rest of a warm run. With an index builder, an indexed module is named by lookups.
+    void set_answers(size_t i, bool dwarf) {
+        Module& module = m_profile.modules[i];
+        module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
+        if (m_options.names && !module.build_id.empty()) {
+            m_frame_keys[i] = cache_key(module.build_id, dwarf);
+            if (m_options.index_builder && m_indexes.has(m_frame_keys[i], module.build_id)) {
+                m_indexed.insert(m_frame_keys[i]);
+            }
+        }
+    }
+
+    // Has the builder index modules `modules` (their files, once each) in one go, then
+    // names each from its new index, or from its file where none came.
+    void index_elsewhere(const std::vector<size_t>& modules) {
+        std::vector<std::string> paths;
+        for (size_t i : modules) {
+            std::string path = locate_file(m_profile.modules[i], m_options);
+            if (std::find(paths.begin(), paths.end(), path) == paths.end()) {
+                paths.push_back(std::move(path));
+            }
+        }
+        for (std::string& problem : m_options.index_builder(paths)) {
+            m_call_files.warn(std::move(problem));
+        }
+        for (size_t i : modules) {
+            const std::string& build_id = m_profile.modules[i].build_id;
+            m_indexes.look_again(build_id);
+            m_indexes.look_again(cache_key(build_id, false));
+            std::optional<bool> dwarf = known_dwarf(i);
+            set_answers(i, dwarf ? *dwarf : m_files[i]->has_dwarf());
+        }
+    }
+
     // True when an earlier call (in memory) or run (the frame cache) answered `vaddr`.
     bool is_kept(const std::string& key, uint64_t vaddr) {
         return (m_in_memory != nullptr && m_in_memory->find(key, vaddr)) ||
@@ -385,6 +432,9 @@ private:
     std::vector<Frame> lookup(const ElfModule& file, uint64_t vaddr, const std::string& key) {
         if (key.empty()) {
             return file.frames_at(vaddr, m_strings);
+        }
+        if (m_options.index_builder && m_indexed.contains(key)) {
+            return from_index_or_file(file, vaddr, key); // a lookup: nothing worth keeping
         }
         if (m_in_memory != nullptr) {
             if (auto hit = m_in_memory->find(key, vaddr)) {
@@ -485,7 +535,7 @@ private:
     FrameStrings m_strings;
     FrameCache m_on_disk;
     IndexStore m_indexes;            // answers for every address, on disk
-    std::set<std::string> m_indexed; // keys index_modules() asked for
+    std::set<std::string> m_indexed; // keys named from their index
 };
 
 } // namespace

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/runtime/indexer.hpp"
+
+#include "heapkit/util/unique_fd.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <optional>
+#include <poll.h>
+#include <spawn.h>
+#include <string_view>
+#include <sys/wait.h>
+#include <thread>
+
+extern char** environ;
+
+namespace heapkit::runtime {
+namespace {
+
+constexpr size_t max_output = 64 * 1024; // of its error lines: a few files' worth
+
+std::atomic<size_t> runs_ok{0};
+std::atomic<size_t> runs_failed{0};
+
+// The child's environment: ours, without what would load a profiler into it. Under the
+// agent, LD_PRELOAD would start another server in the indexer, and MALLOC_CONF would make
+// it profile (and dump) itself.
+std::vector<std::string> child_environment() {
+    std::vector<std::string> kept;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        std::string_view text(*entry);
+        if (!text.starts_with("LD_PRELOAD=") && !text.starts_with("MALLOC_CONF=") &&
+            !text.starts_with("_RJEM_MALLOC_CONF=")) {
+            kept.emplace_back(text);
+        }
+    }
+    return kept;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (std::string& text : strings) {
+        out.push_back(text.data());
+    }
+    out.push_back(nullptr);
+    return out;
+}
+
+// posix_spawn's attributes and file actions, destroyed however the spawn ends.
+class SpawnSetup {
+public:
+    SpawnSetup() {
+        posix_spawnattr_init(&m_attributes);
+        posix_spawn_file_actions_init(&m_actions);
+    }
+    ~SpawnSetup() {
+        posix_spawn_file_actions_destroy(&m_actions);
+        posix_spawnattr_destroy(&m_attributes);
+    }
+    SpawnSetup(const SpawnSetup&) = delete;
+    SpawnSetup& operator=(const SpawnSetup&) = delete;
+    posix_spawnattr_t* attributes() { return &m_attributes; }
+    posix_spawn_file_actions_t* actions() { return &m_actions; }
+
+private:
+    posix_spawnattr_t m_attributes;
+    posix_spawn_file_actions_t m_actions;
+};
+
+// The child's status once it ends, waiting until `deadline` and killing it then. nullopt
+// when it cannot be told: a host that ignores SIGCHLD has its children reaped for it.
+std::optional<int> wait_for(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                            bool& killed) {
+    for (;;) {
+        int status = 0;
+        pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid) {
+            return status;
+        }
+        if (done < 0 && errno != EINTR) {
+            return std::nullopt;
+        }
+        if (!killed && std::chrono::steady_clock::now() >= deadline) {
+            ::kill(pid, SIGKILL);
+            killed = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+// Its standard output and error, up to max_output bytes, until it closes them or the
+// deadline passes.
+std::string read_until(int fd, std::chrono::steady_clock::time_point deadline) {
+    std::string text;
+    char buffer[4096];
+    for (;;) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            return text;
+        }
+        pollfd ready{fd, POLLIN, 0};
+        int polled = ::poll(&ready, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        if (polled < 0 && errno != EINTR) {
+            return text;
+        }
+        if (polled <= 0) {
+            continue;
+        }
+        ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+            return text;
+        }
+        if (got > 0 && text.size() < max_output) {
+            text.append(buffer, std::min(static_cast<size_t>(got), max_output - text.size()));
+        }
+    }
+}
+
+// The lines of the indexer's output that say what went wrong ("heapkit-index: error: ...").
+std::vector<std::string> problems_in(std::string_view output) {
+    std::vector<std::string> problems;
+    while (!output.empty()) {
+        size_t end = output.find('\n');
+        std::string_view line = output.substr(0, end);
+        output = end == std::string_view::npos ? std::string_view() : output.substr(end + 1);
+        if (line.find(": error: ") != std::string_view::npos ||
+            line.find(": warning: ") != std::string_view::npos) {
+            problems.emplace_back(line);
+        }
+    }
+    return problems;
+}
+
+} // namespace
+
+const IndexerSettings& indexer_settings() {
+    static const IndexerSettings settings = [] {
+        IndexerSettings read;
+        const char* program = std::getenv("HEAPKIT_INDEXER");
+        read.program = program != nullptr ? program : HEAPKIT_INDEXER_PATH;
+        read.cache_directory = default_cache_directory();
+        return read;
+    }();
+    return settings;
+}
+
+std::vector<std::string> run_indexer(const IndexerSettings& settings,
+                                     const std::vector<std::string>& paths) {
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0) {
+        return {fmt::format("cannot run {}: pipe: {}", settings.program, std::strerror(errno))};
+    }
+    UniqueFd reading(ends[0]);
+    UniqueFd writing(ends[1]);
+    std::vector<std::string> arguments = {settings.program, "--quiet", "--cache-dir",
+                                          settings.cache_directory, "--"};
+    arguments.insert(arguments.end(), paths.begin(), paths.end());
+    std::vector<std::string> environment = child_environment();
+    std::vector<char*> argv = pointers(arguments);
+    std::vector<char*> envp = pointers(environment);
+
+    SpawnSetup setup;
+    // The host's blocked and ignored signals are not the indexer's (the example service
+    // blocks SIGTERM in every thread, for sigwait).
+    sigset_t none;
+    sigset_t all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(setup.attributes(), &none);
+    posix_spawnattr_setsigdefault(setup.attributes(), &all);
+    posix_spawnattr_setflags(setup.attributes(), POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawn_file_actions_addopen(setup.actions(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(setup.actions(), writing.get(), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(setup.actions(), writing.get(), STDERR_FILENO);
+    pid_t pid = 0;
+    int error = ::posix_spawn(&pid, settings.program.c_str(), setup.actions(), setup.attributes(),
+                              argv.data(), envp.data());
+    if (error != 0) {
+        return {fmt::format("cannot run {}: {}", settings.program, std::strerror(error))};
+    }
+    writing.reset(); // the child's copy is the only writer left: its exit ends the reading
+    auto deadline = std::chrono::steady_clock::now() + settings.deadline;
+    std::string output = read_until(reading.get(), deadline);
+    bool killed = false;
+    std::optional<int> status = wait_for(pid, deadline, killed);
+    std::vector<std::string> problems = problems_in(output);
+    if (killed) {
+        problems.push_back(fmt::format("{} was killed after {} s", settings.program,
+                                       settings.deadline.count() / 1000));
+    } else if (status && WIFSIGNALED(*status)) {
+        problems.push_back(
+            fmt::format("{} ended by signal {}", settings.program, WTERMSIG(*status)));
+    } else if (status && WEXITSTATUS(*status) != 0 && problems.empty()) {
+        problems.push_back(
+            fmt::format("{} exited with status {}", settings.program, WEXITSTATUS(*status)));
+    }
+    return problems;
+}
+
+IndexBuilder own_index_builder() {
+    const IndexerSettings& settings = indexer_settings();
+    if (settings.program.empty() || settings.cache_directory.empty()) {
+        return {};
+    }
+    return [&settings](const std::vector<std::string>& paths) {
+        std::vector<std::string> problems = run_indexer(settings, paths);
+        (problems.empty() ? runs_ok : runs_failed).fetch_add(1);
+        return problems;
+    };
+}
+
+std::string indexer_metrics() {
+    return fmt::format("# HELP heapkit_indexer_runs_total Runs of heapkit-index for files "
+                       "without an address index, by result.\n"
+                       "# TYPE heapkit_indexer_runs_total counter\n"
+                       "heapkit_indexer_runs_total{{result=\"ok\"}} {}\n"
+                       "heapkit_indexer_runs_total{{result=\"failed\"}} {}\n",
+                       runs_ok.load(), runs_failed.load());
+}
+
+} // namespace heapkit::runtime

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-# bash completion for heapkit's tools (jeprof2pprof, heapfold, disable_aslr, jestat), on top of the
-# bash-completion package's helpers. meson installs this file once per tool name, since
-# bash-completion loads a command's completion from the file named after the command.
+# bash completion for heapkit's tools (jeprof2pprof, heapfold, disable_aslr, jestat,
+# heapkit-index), on top of the bash-completion package's helpers. meson installs this
+# file once per tool name, since bash-completion loads a command's completion from the
+# file named after the command.
 # The lists below follow each tool's --help: tests/e2e/test_completion.py fails when a
 # flag or a value is in one and not the other.
 
@@ -92,6 +93,25 @@ _heapkit_jestat() {
     _filedir
 }
 complete -F _heapkit_jestat jestat
+
+# heapkit-index [--cache-dir DIR] [--debug-dir DIR]... [--sysroot DIR] [-q] FILE...
+_heapkit_index() {
+    local cur prev words cword
+    _init_completion || return
+    case $prev in
+    -h | --help | --version) return ;;
+    --cache-dir | --debug-dir | --sysroot)
+        _filedir -d
+        return
+        ;;
+    esac
+    if [[ $cur == -* ]]; then
+        _heapkit_reply '-h --help --cache-dir --debug-dir --sysroot -q --quiet --version'
+        return
+    fi
+    _filedir
+}
+complete -F _heapkit_index heapkit-index
 
 # disable_aslr [--] PROGRAM [ARGS...]: its own flags only first, then PROGRAM's completion.
 _heapkit_disable_aslr() {

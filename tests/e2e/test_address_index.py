@@ -3,7 +3,8 @@
 addresses the frame cache lacks builds one per build id (index-1/KEY, KEY as in frames-4/),
 and names exactly as libdw does (--no-cache); a later dump is named from the index
 without rebuilding it; a damaged or foreign index file is rebuilt with a warning that names
-it, and the output stays the same."""
+it, and the output stays the same. heapkit-index makes them ahead: the first run of a
+dump is then named from them, the same; a file it cannot index is an error naming it."""
 
 import os
 import shutil
@@ -94,4 +95,39 @@ with open(libc_index, "rb") as f:
 shutil.rmtree(indexes)
 check(heapfold(with_plugin, "--no-cache").stdout == truth, "--no-cache output")
 check(index_files() == [], "--no-cache built an index")
+
+# Made ahead by heapkit-index (the same files, byte for byte), then used from the first
+# run of a dump: its frame cache empty, every module indexed, the index mapped (touched).
+shutil.rmtree(frames)
+libs = ["/lib/x86_64-linux-gnu/libc.so.6", program, fixture("libshared_fixture.so"),
+        fixture("libplugin_fixture.so")]
+made = run([tool("heapkit-index"), *libs], env=env).stdout.splitlines()
+check(len(made) == len(libs) and all(line.split()[1] == "built" for line in made),
+      f"heapkit-index: {made}")
+check(made[0].split()[2] == libc and made[0].split()[4] == libc_index, f"libc's line: {made[0]}")
+with open(libc_index, "rb") as f:
+    check(f.read() == built, "heapkit-index made another index than the second sight did")
+os.utime(libc_index, (1_000_000_000, 1_000_000_000))
+proc = heapfold(with_plugin)
+check(proc.stdout == truth, "names from indexes made ahead differ from --no-cache")
+check(os.stat(libc_index).st_mtime > 1_000_000_000, "the first run did not use libc's index")
+again = run([tool("heapkit-index"), "-q", *libs], env=env)
+check(again.stdout == "", f"--quiet printed {again.stdout!r}")
+check(run([tool("heapkit-index"), libs[0]], env=env).stdout.split()[1] == "kept", "rebuilt")
+
+# What cannot be indexed: a missing file, a text file, an ELF file without a build id. Each
+# is named, the status is 1, and the good file beside them is still indexed.
+text_file = os.path.join(directory, "notes.txt")
+with open(text_file, "w") as f:
+    f.write("not ELF\n")
+no_id = os.path.join(directory, "no_build_id")
+run(["objcopy", "--remove-section", ".note.gnu.build-id", program, no_id])
+shutil.rmtree(indexes)
+proc = run([tool("heapkit-index"), os.path.join(directory, "missing"), text_file, no_id, program],
+           env=env, check=False)
+check(proc.returncode == 1, f"heapkit-index on bad files exited {proc.returncode}")
+for bad in ("missing", text_file, no_id):
+    check(bad in proc.stderr, f"{bad} not named in {proc.stderr!r}")
+check(index_files() == [build_id(program)], f"the good file's index: {index_files()}")
+check(run([tool("heapkit-index"), "--cache-dir"], check=False).returncode == 1, "usage error")
 print("ok")

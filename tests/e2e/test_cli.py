@@ -7,7 +7,7 @@ import shutil
 
 from heapkit_e2e import MAN_DIR, check, run, tool
 
-for name in ("jeprof2pprof", "heapfold", "disable_aslr", "jestat"):
+for name in ("jeprof2pprof", "heapfold", "disable_aslr", "jestat", "heapkit-index"):
     help_text = run([tool(name), "--help"]).stdout
     version = run([tool(name), "--version"]).stdout
     check("(heapkit) " in version, f"{name} --version: {version!r}")

@@ -104,4 +104,9 @@ jestat_help = run([tool("jestat"), "--help"]).stdout
 check(set(offered("jestat", "-")) == help_flags(jestat_help),
       f"jestat: {offered('jestat', '-')} against --help's {sorted(help_flags(jestat_help))}")
 check(offered("jestat", "--smaps", "old", cwd=work) == ["old.heap.gz"], "jestat --smaps old")
+# heapkit-index: its flags as --help lists them; directories for the directory options.
+index_help = run([tool("heapkit-index"), "--help"]).stdout
+check(set(offered("heapkit-index", "-")) == help_flags(index_help),
+      f"heapkit-index: {offered('heapkit-index', '-')} against --help's "
+      f"{sorted(help_flags(index_help))}")
 print("ok")

@@ -18,7 +18,7 @@ prefix = destdir + run(["meson", "introspect", "--buildoptions", build]).stdout.
     '"name": "prefix", "value": "')[1].split('"')[0]
 
 found = {os.path.relpath(os.path.join(d, f), prefix) for d, _, fs in os.walk(prefix) for f in fs}
-for tool in ("jeprof2pprof", "heapfold", "disable_aslr", "jestat"):
+for tool in ("jeprof2pprof", "heapfold", "disable_aslr", "jestat", "heapkit-index"):
     check(f"bin/{tool}" in found, f"bin/{tool} not installed: {sorted(found)}")
     check(f"share/man/man1/{tool}.1" in found, f"man page of {tool} not installed")
     check(f"share/bash-completion/completions/{tool}" in found,

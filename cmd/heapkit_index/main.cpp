@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// heapkit-index: make the address indexes heapfold, jeprof2pprof and the runtime name
+// frames from, ahead of the first profile (at deployment), or for the runtime, which
+// runs it rather than read a module's DWARF in the process it profiles.
+#include "heapkit/symbolize/index_files.hpp"
+#include "version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <fmt/format.h>
+#include <new>
+
+int main(int argc, char** argv) {
+    heapkit::SymbolizeOptions options;
+    std::vector<std::string> files;
+    bool quiet = false;
+    CLI::App app("Make the address index of each ELF file (executable or shared library) "
+                 "that has none yet in the cache, so that every later profile of its build "
+                 "is named by lookups, from the first.",
+                 "heapkit-index");
+    app.add_option("FILE", files, "executables and shared libraries to index")->required();
+    app.add_option("--cache-dir", options.cache_directory,
+                   "the cache to keep the indexes in (default: $HEAPKIT_CACHE_DIR, else "
+                   "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)")
+        ->option_text("DIR");
+    app.add_option("--debug-dir", options.debug_dirs,
+                   "also look for separate debug files under DIR (as /usr/lib/debug); "
+                   "repeatable")
+        ->option_text("DIR");
+    app.add_option("--sysroot", options.sysroot,
+                   "look for debug files under DIR/usr/lib/debug too (a target's root)")
+        ->option_text("DIR");
+    app.add_flag("-q,--quiet", quiet, "print problems only, not a line per file");
+    app.set_version_flag("--version",
+                         std::string("heapkit-index (heapkit) ") + heapkit::cmd::version);
+    app.footer("Each line of output: FILE, then \"built\" or \"kept\", the build id (with "
+               "\"-symbols\" when the file has no DWARF), the index's size and path.\n"
+               "Exit status: 0 when every FILE has its index, 1 otherwise.\n"
+               "Examples:\n"
+               "  heapkit-index /usr/sbin/redis-server /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+               "  heapkit-index --cache-dir /var/cache/heapkit ./build/server");
+    try {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::ParseError& error) {
+            return app.exit(error) == 0 ? 0 : 1;
+        }
+        if (options.cache_directory.empty()) {
+            options.cache_directory = heapkit::default_cache_directory();
+        }
+        if (options.cache_directory.empty()) {
+            fmt::print(stderr, "heapkit-index: error: no cache directory: give --cache-dir, "
+                               "or set HEAPKIT_CACHE_DIR or HOME\n");
+            return 1;
+        }
+        std::vector<std::string> warnings;
+        auto results = heapkit::index_files(files, options, warnings);
+        for (const std::string& warning : warnings) {
+            fmt::print(stderr, "heapkit-index: warning: {}\n", warning);
+        }
+        int status = 0;
+        for (const heapkit::IndexedFile& result : results) {
+            if (!result.problem.empty()) {
+                fmt::print(stderr, "heapkit-index: error: {}\n", result.problem);
+                status = 1;
+            } else if (!quiet) {
+                fmt::print("{} {} {} {} {}\n", result.path, result.built ? "built" : "kept",
+                           result.key, result.bytes, result.index);
+            }
+        }
+        return status;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "heapkit-index: error: out of memory\n");
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "heapkit-index: error: {}\n", error.what());
+    }
+    return 1;
+}

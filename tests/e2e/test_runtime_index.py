@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: MIT
+"""The runtime names its frames from address indexes that heapkit-index makes in a process
+of its own: the first profile runs it once for the service's files (one index per build id
+in the cache), later profiles run nothing, no DWARF is ever mapped into the service, and
+the names agree with llvm-symbolizer. Without an indexer (missing, failing), the service
+still names its frames, from the files in process, and says so in /metrics."""
+
+import atexit
+import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+from heapkit_e2e import (check, elf_vaddr, llvm_frames, mapping_ranges, pprof_raw, run, tool,
+                         workdir)
+
+service = os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "examples", "example_service")
+if "libasan" in subprocess.run(["ldd", service], capture_output=True, text=True).stdout:
+    print("sanitizer build: the jemalloc service cannot run under ASan; skipping")
+    sys.exit(77)
+directory = workdir()
+
+
+def start(cache, indexer):
+    env = dict(os.environ, HEAPKIT_CACHE_DIR=cache, HEAPKIT_INDEXER=indexer)
+    process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True, env=env)
+    atexit.register(process.kill)  # a failed check leaves no service behind (no-op once ended)
+    base = process.stdout.readline().strip().replace("listening on ", "")
+    check(base.startswith("http://127.0.0.1:"), f"service said {base!r}")
+    return process, base
+
+
+def stop(process):
+    process.terminate()
+    process.wait(timeout=30)
+    check(process.returncode == 0, f"service exit status {process.returncode}")
+
+
+def get(base, path):
+    try:
+        with urllib.request.urlopen(base + path, timeout=120) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def indexer_runs(base):
+    text = get(base, "/metrics")[1].decode()
+    return {result: int(count) for result, count in
+            re.findall(r'^heapkit_indexer_runs_total\{result="(\w+)"\} (\d+)$', text, re.M)}
+
+
+def build_id(path):
+    match = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", path]).stdout)
+    return match.group(1) if match else None
+
+
+def heap_profile(base, name):
+    status, body = get(base, "/debug/pprof/heap")
+    check(status == 200 and body[:2] == b"\x1f\x8b", f"/debug/pprof/heap: {status} {body[:80]!r}")
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(body)
+    return path
+
+
+def mapped_debug_info(pid):
+    """Mappings of the service that hold DWARF: the memory file a debug file is inflated
+    into, or a debug file itself."""
+    with open(f"/proc/{pid}/maps") as f:
+        return [line.strip() for line in f
+                if "heapkit-debug-file" in line or "/usr/lib/debug/" in line or "/index-1/" in line]
+
+
+# 1. Indexes made once, out of process; names from them.
+cache = workdir()
+process, base = start(cache, tool("heapkit-index"))
+first = heap_profile(base, "first.pb.gz")
+check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"first profile: {indexer_runs(base)}")
+_, samples, mappings = pprof_raw(first)
+ranges = mapping_ranges(mappings)
+used = {ranges[m][3] for s in samples for _, m, _ in s["locations"]}
+indexes = set(os.listdir(os.path.join(cache, "index-1")))
+for path in used:
+    if path.startswith("[") or build_id(path) is None:
+        continue
+    check(build_id(path) in indexes or build_id(path) + "-symbols" in indexes,
+          f"{path} (build {build_id(path)}) has no index in {sorted(indexes)}")
+check(build_id(service) in indexes, f"the service (with DWARF) is not indexed by build id: {indexes}")
+check(not mapped_debug_info(process.pid), f"DWARF mapped in the service: {mapped_debug_info(process.pid)}")
+
+# Names agree with llvm-symbolizer's, inline chains, files and lines, in the service's code.
+compared = 0
+for sample in samples:
+    for address, mapping_id, ours in sample["locations"]:
+        start_address, _, offset, path = ranges[mapping_id]
+        if os.path.realpath(path) != os.path.realpath(service):
+            continue
+        theirs = llvm_frames(path, elf_vaddr(path, address - start_address + offset))
+        got = [(os.path.basename(file), int(line)) for _, file, line in ours]
+        want = [(os.path.basename(file).replace("??", ""), line) for _, file, line in theirs]
+        check(got == want, f"service+{address - start_address + offset:#x}: ours {ours}\n"
+                           f"llvm-symbolizer {theirs}")
+        compared += 1
+check(compared >= 5, f"only {compared} of the service's locations compared")
+check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in samples),
+      "open_sessions not named")
+
+# Later profiles: no indexer run, the same names.
+second = heap_profile(base, "second.pb.gz")
+check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"second profile: {indexer_runs(base)}")
+check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof_raw(second)[1]),
+      "open_sessions not named in the second profile")
+stop(process)
+
+# 2. Another process of the same build: the indexes are there, nothing is run.
+process, base = start(cache, tool("heapkit-index"))
+heap_profile(base, "other_process.pb.gz")
+check(indexer_runs(base) == {"ok": 0, "failed": 0}, f"indexed builds: {indexer_runs(base)}")
+stop(process)
+
+# 3. No indexer: a missing program, then one that fails. Names come from the files in the
+# service, and /metrics counts the failures.
+for indexer, why in ((os.path.join(directory, "no-such-indexer"), "missing"),
+                     ("/bin/false", "failing")):
+    process, base = start(workdir(), indexer)
+    profile = heap_profile(base, f"{why}.pb.gz")
+    check(indexer_runs(base) == {"ok": 0, "failed": 1}, f"{why} indexer: {indexer_runs(base)}")
+    check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof_raw(profile)[1]),
+          f"{why} indexer: open_sessions not named from the files")
+    stop(process)
+
+# 4. HEAPKIT_INDEXER set and empty: no indexer at all, nothing counted.
+process, base = start(workdir(), "")
+heap_profile(base, "in_process.pb.gz")
+check(indexer_runs(base) == {"ok": 0, "failed": 0}, f"no indexer: {indexer_runs(base)}")
+stop(process)
+print("ok")

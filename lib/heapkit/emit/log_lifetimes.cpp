@@ -4,6 +4,7 @@
 // Lifetimes span nanoseconds to minutes, so the buckets are logarithmic: four per decade
 // from 100 ns to 100 s. Each row is scaled to its own tallest bar, as its shape (when its
 // objects die) is the point, not its size (the table gives rates).
+#include "heapkit/emit/flame/labels.hpp"
 #include "heapkit/emit/log_sites.hpp"
 #include "heapkit/emit/quantity.hpp"
 #include "heapkit/emit/writers.hpp"
@@ -24,7 +25,8 @@ constexpr int bucket_count = decades * per_decade;
 constexpr double left = 260; // the site names' column, px
 constexpr double right = 20; // margin, px
 constexpr double row_height = 56;
-constexpr double bar_area = 40; // of a row: the bars' height at most
+constexpr double bar_area = 40;               // of a row: the bars' height at most
+constexpr double site_char_width = 11 * 0.59; // px per character of an 11 px site name
 
 using Buckets = std::array<double, bucket_count>;
 
@@ -77,9 +79,13 @@ void draw_row(std::string& out, const ChartFrame& frame, double top, std::string
     for (double count : counts) {
         total += count;
     }
+    // Cut to the names' column, as a flame graph cuts its labels (a C++ site's name runs
+    // past the chart's left edge otherwise); the whole name is the label's tooltip.
     fmt::format_to(std::back_inserter(out),
-                   "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"site\">{}</text>\n",
-                   left - 8, top + bar_area - 4, escape_xml(name));
+                   "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"site\"><title>{}"
+                   "</title>{}</text>\n",
+                   left - 8, top + bar_area - 4, escape_xml(name),
+                   escape_xml(fitted_label(name, (left - 16) / site_char_width)));
     fmt::format_to(std::back_inserter(out),
                    "<line x1=\"{}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"base\"/>\n",
                    left, frame.width - right, top + bar_area, top + bar_area);

@@ -3,7 +3,8 @@
 of its own: the first profile runs it once for the service's files (one index per build id
 in the cache), later profiles run nothing, no DWARF is ever mapped into the service, and
 the names agree with llvm-symbolizer. Without an indexer (missing, failing), the service
-still names its frames, from the files in process, and says so in /metrics."""
+still names its frames, from the files in process, says so in /metrics, and does not try
+the same files again at once."""
 
 import atexit
 import os
@@ -130,6 +131,9 @@ for indexer, why in ((os.path.join(directory, "no-such-indexer"), "missing"),
     check(indexer_runs(base) == {"ok": 0, "failed": 1}, f"{why} indexer: {indexer_runs(base)}")
     check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof_raw(profile)[1]),
           f"{why} indexer: open_sessions not named from the files")
+    # The same files are not handed to it again right away (each run reads their DWARF).
+    heap_profile(base, f"{why}_again.pb.gz")
+    check(indexer_runs(base) == {"ok": 0, "failed": 1}, f"{why} indexer, again: {indexer_runs(base)}")
     stop(process)
 
 # 4. HEAPKIT_INDEXER set and empty: no indexer at all, nothing counted.

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <poll.h>
 #include <spawn.h>
@@ -210,8 +212,34 @@ IndexBuilder own_index_builder() {
         return {};
     }
     return [&settings](const std::vector<std::string>& paths) {
-        std::vector<std::string> problems = run_indexer(settings, paths);
+        // Files a failed run was asked for wait before they are asked for again: each
+        // run reads their DWARF (a second of CPU for libc), and a cache the service
+        // cannot write fails every time. Meanwhile they are named in process.
+        static std::mutex lock;
+        static std::map<std::string, std::chrono::steady_clock::time_point> failed;
+        constexpr auto wait = std::chrono::minutes(10);
+        auto now = std::chrono::steady_clock::now();
+        std::vector<std::string> asked;
+        {
+            std::lock_guard<std::mutex> held(lock);
+            for (const std::string& path : paths) {
+                auto it = failed.find(path);
+                if (it == failed.end() || now - it->second >= wait) {
+                    asked.push_back(path);
+                }
+            }
+        }
+        if (asked.empty()) {
+            return std::vector<std::string>{};
+        }
+        std::vector<std::string> problems = run_indexer(settings, asked);
         (problems.empty() ? runs_ok : runs_failed).fetch_add(1);
+        if (!problems.empty()) {
+            std::lock_guard<std::mutex> held(lock);
+            for (const std::string& path : asked) {
+                failed[path] = now;
+            }
+        }
         return problems;
     };
 }

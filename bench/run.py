@@ -21,6 +21,7 @@ import agree
 import heap_dump
 import inputs
 import report
+import runtime_rss
 import targets
 import tools
 from inputs import note
@@ -115,7 +116,18 @@ def method(args, found):
             f"RSS: the largest of any run's processes.")
 
 
-def render(measured, stack_series, address_series, found, args):
+def runtime_memory(args):
+    """The runtime's RSS before and after its first profile (runtime_rss.py): the example
+    service alone and started once in --quick mode."""
+    build = os.path.abspath(args.build_dir)
+    if not os.path.exists(os.path.join(build, "examples", "example_service")):
+        note("no example service in this build: no runtime memory rows")
+        return {}
+    kinds = ["example service"] if args.quick else runtime_rss.kinds_for(build)
+    return runtime_rss.measure_all(build, 1 if args.quick else 3, kinds)
+
+
+def render(measured, stack_series, address_series, found, args, memory):
     by_input = {m.input.name: m for m in measured}
     scaling = report.scaling_tables([by_input[i.name] for i in stack_series],
                                     [by_input[i.name] for i in address_series])
@@ -126,7 +138,10 @@ def render(measured, stack_series, address_series, found, args):
         "Inputs:\n" + report.inputs_table(measured),
         f"Times{cache}:\n" + report.results_table(measured),
         scaling,
-        targets.summary(measured)))) + "\n"
+        memory and "The runtime's memory (runtime_rss.py; " +
+        ("one start each" if args.quick else "medians of 3 starts") + "):\n" +
+        runtime_rss.table(memory),
+        targets.summary(measured, targets.runtime_targets(memory, runtime_rss.growth))))) + "\n"
 
 
 def main():
@@ -142,11 +157,12 @@ def main():
                           Timing(args.jeprof_runs, False, args.budget),
                           int(args.jeprof_max_mb * (1 << 20)), os.path.join(work, "out"))
         measured = [measure_input(found, item, plan) for item in made]
+        memory = runtime_memory(args)
         problems = [p for m in measured for p in agree.disagreements(m.rows)]
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    text = render(measured, stack_series, address_series, found, args)
+    text = render(measured, stack_series, address_series, found, args, memory)
     print(text, end="")
     if args.markdown:
         with open(args.markdown, "w") as f:

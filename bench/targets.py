@@ -132,6 +132,7 @@ INDEX_TARGETS = (
     ("curl", "heapfold, cold cache", 40),
 )
 INDEXED_WITHIN = 1.5
+RSS_GROWTH_MB = 5  # the runtime's RSS growth from its first profile, at most
 
 
 def index_targets(measured):
@@ -150,9 +151,17 @@ def index_targets(measured):
     return lines
 
 
-def summary(measured):
+def runtime_targets(memory, growth):
+    """Issue 30: the runtime's RSS growth from its first profile, naming from indexes."""
+    return [f"- {kind}, RSS growth from its first profile ≤ {RSS_GROWTH_MB} MB ({mode}): "
+            f"{verdict(growth(rows) <= RSS_GROWTH_MB)} ({growth(rows):+.1f} MB; in process "
+            f"{growth(memory[(kind, 'in process')][0]):+.1f} MB)"
+            for (kind, mode), (rows, _) in memory.items() if mode != "in process"]
+
+
+def summary(measured, runtime_lines=()):
     return "\n".join(["Targets (issue 5):", *against_jeprof(measured),
                       *against_llvm(measured), *parse_rate(measured),
                       *peak_memory(measured), "", "Targets (issue 19):",
                       *fixed_costs(measured), "", "Targets (issue 30):",
-                      *index_targets(measured)])
+                      *index_targets(measured), *runtime_lines])

@@ -2,11 +2,13 @@
 """The runtime names its frames from address indexes that heapkit-index makes in a process
 of its own: the first profile runs it once for the service's files (one index per build id
 in the cache), later profiles run nothing, no DWARF is ever mapped into the service, and
-the names agree with llvm-symbolizer. Without an indexer (missing, failing), the service
+the names agree with llvm-symbolizer, and the indexer inherits no descriptor of the
+service's. Without an indexer (missing, failing), the service
 still names its frames, from the files in process, says so in /metrics, and does not try
 the same files again at once."""
 
 import atexit
+import json
 import os
 import re
 import subprocess
@@ -114,6 +116,33 @@ second = heap_profile(base, "second.pb.gz")
 check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"second profile: {indexer_runs(base)}")
 check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof_raw(second)[1]),
       "open_sessions not named in the second profile")
+stop(process)
+
+# The indexer gets standard input, output and error, nothing else of the service's: no
+# socket, no file it keeps open for names (a spy records its descriptors, then runs it).
+spy = os.path.join(directory, "spy-indexer")
+seen = os.path.join(directory, "indexer-descriptors.json")
+with open(spy, "w") as f:
+    f.write(f"""#!/usr/bin/python3
+import json, os, sys
+names = {{}}
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        names[fd] = os.readlink(f"/proc/self/fd/{{fd}}")
+    except OSError:
+        pass
+with open({seen!r}, "w") as out:
+    json.dump(names, out)
+os.execv({tool("heapkit-index")!r}, [{tool("heapkit-index")!r}] + sys.argv[1:])
+""")
+os.chmod(spy, 0o755)
+process, base = start(workdir(), spy)
+heap_profile(base, "spied.pb.gz")
+check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"spied indexer: {indexer_runs(base)}")
+with open(seen) as f:
+    inherited = {int(fd): name for fd, name in json.load(f).items()
+                 if int(fd) > 2 and not name.startswith("/proc/")}
+check(not inherited, f"the indexer inherited the service's descriptors: {inherited}")
 stop(process)
 
 # 2. Another process of the same build: the indexes are there, nothing is run.

@@ -181,6 +181,9 @@ std::vector<std::string> run_indexer(const IndexerSettings& settings,
     posix_spawn_file_actions_addopen(setup.actions(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(setup.actions(), writing.get(), STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(setup.actions(), writing.get(), STDERR_FILENO);
+    // Nothing else of the host's: its sockets and files (descriptors without
+    // close-on-exec) would stay open, and a port bound, for as long as the indexer runs.
+    posix_spawn_file_actions_addclosefrom_np(setup.actions(), STDERR_FILENO + 1);
     pid_t pid = 0;
     int error = ::posix_spawn(&pid, settings.program.c_str(), setup.actions(), setup.attributes(),
                               argv.data(), envp.data());

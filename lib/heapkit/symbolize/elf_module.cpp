@@ -104,18 +104,21 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     if (dwfl == nullptr) {
         return fail("{}: cannot start libdwfl: {}", path, last_dwfl_error());
     }
-    // libdwfl opens the file itself and tells why it could not only in words: opened here
-    // first, a failure keeps its errno (out of descriptors is the process's problem, not
-    // the file's).
-    if (UniqueFd probe(::open(path.c_str(), O_RDONLY | O_CLOEXEC)); !probe) {
+    // Opened here, not by libdwfl: a failure keeps its errno (out of descriptors is the
+    // process's problem, not the file's), and the descriptor is close-on-exec (libdwfl's
+    // is not), so that a service's kept files do not leak into every program it runs.
+    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file) {
         return fail_system(errno, "{}: cannot open: {}", path, std::strerror(errno));
     }
     dwfl_report_begin(dwfl);
-    // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs.
-    module->m_module = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), -1, 0, true);
+    // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs. On success
+    // the module owns the descriptor; on failure it is still ours.
+    module->m_module = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), file.get(), 0, true);
     if (module->m_module == nullptr) {
         return fail("{}: cannot open: {}", path, last_dwfl_error());
     }
+    static_cast<void>(file.release());
     dwfl_report_end(dwfl, nullptr, nullptr);
     search.attach(module->m_module);
 

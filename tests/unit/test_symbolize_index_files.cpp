@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 
 using namespace heapkit;
 
@@ -82,6 +83,17 @@ std::map<uint64_t, std::string> named(const Profile& profile) {
     return names;
 }
 
+// The files a symbolized profile's locations lie in, by path (each has a build id).
+std::set<std::string> used_files(const Profile& profile) {
+    std::set<std::string> paths;
+    for (const Location& location : profile.locations) {
+        if (location.module != no_module && !profile.modules[location.module].build_id.empty()) {
+            paths.insert(profile.modules[location.module].path);
+        }
+    }
+    return paths;
+}
+
 } // namespace
 
 TEST_CASE("heapkit::index_files indexes each file once, under its build id") {
@@ -131,10 +143,12 @@ TEST_CASE("symbolize with an index builder names as libdw does, and builds each 
     Profile by_index = own_profile(addresses);
     SymbolizeReport report = symbolize(by_index, options);
     CHECK(report.warnings.empty());
+    // One call for all of them: libc (or, in a sanitizer build, its interceptors'
+    // library), libheapkit and this program.
     REQUIRE(calls.size() == 1);
-    CHECK(calls[0].size() == 3); // libc, libheapkit, this program: one call for all
-    CHECK(std::count_if(calls[0].begin(), calls[0].end(),
-                        [](const std::string& path) { return path.ends_with("libc.so.6"); }) == 1);
+    CHECK(std::set<std::string>(calls[0].begin(), calls[0].end()) == used_files(by_files));
+    CHECK(calls[0].size() == used_files(by_files).size());
+    CHECK(calls[0].size() >= 3);
     auto expected = named(by_files);
     auto got = named(by_index);
     REQUIRE(got.size() == expected.size());
@@ -176,7 +190,8 @@ TEST_CASE("symbolize names from the files where the index builder makes nothing"
     Profile fallback = own_profile(addresses);
     SymbolizeReport report = symbolize(fallback, options);
     CHECK(named(fallback) == named(by_files));
-    CHECK(std::find(report.warnings.begin(), report.warnings.end(),
-                    "indexer not run for 3 files") != report.warnings.end());
+    std::string warning = fmt::format("indexer not run for {} files", used_files(by_files).size());
+    CHECK(std::find(report.warnings.begin(), report.warnings.end(), warning) !=
+          report.warnings.end());
     CHECK(std::filesystem::is_empty(cache.path)); // no frame cache either
 }

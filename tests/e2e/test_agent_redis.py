@@ -62,8 +62,16 @@ try:
         pprof = fetch(url, "/debug/pprof/heap", os.path.join(directory, "heap.pb.gz"))
         dump = os.path.join(directory, "redis.heap")
         check(cli("DEBUG", "MALLCTL-STR", "prof.dump", dump) == "OK", "prof.dump failed")
-        # --- CPU under load --------------------------------------------------------------
+    finally:
+        bench.terminate()
+        bench.wait(timeout=10)
+    # --- CPU under load: a load of its own. The first profile waits for the indexer (a
+    # second or more), by which time the first benchmark may have ended: an idle redis
+    # gives a CPU profile no samples.
+    bench = load(50_000_000)  # ended below, long before it would end by itself
+    try:
         cpu = fetch(url, "/debug/pprof/profile?seconds=3", os.path.join(directory, "cpu.pb.gz"))
+        check(bench.poll() is None, "the load ended before the CPU profile did")
         raw = run(["jeprof", "--raw", url + "/pprof/heap"],
                   env=dict(os.environ, JEPROF_TMPDIR=directory, HOME=directory))
     finally:

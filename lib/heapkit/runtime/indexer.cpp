@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/indexer.hpp"
 
+#include "heapkit/util/text.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
 #include <algorithm>
@@ -128,13 +129,11 @@ std::string read_until(int fd, std::chrono::steady_clock::time_point deadline) {
 // The lines of the indexer's output that say what went wrong ("heapkit-index: error: ...").
 std::vector<std::string> problems_in(std::string_view output) {
     std::vector<std::string> problems;
-    while (!output.empty()) {
-        size_t end = output.find('\n');
-        std::string_view line = output.substr(0, end);
-        output = end == std::string_view::npos ? std::string_view() : output.substr(end + 1);
-        if (line.find(": error: ") != std::string_view::npos ||
-            line.find(": warning: ") != std::string_view::npos) {
-            problems.emplace_back(line);
+    LineCursor lines(output);
+    while (auto line = lines.next()) {
+        if (line->find(": error: ") != std::string_view::npos ||
+            line->find(": warning: ") != std::string_view::npos) {
+            problems.emplace_back(*line);
         }
     }
     return problems;

@@ -135,8 +135,6 @@ int DebugSearch::inflated_by_build_id(Dwfl_Module* module, char** debuginfo_file
 bool DebugSearch::may_find(Dwfl_Module* module, std::string_view file_name,
                            std::string_view debuglink) const {
     BuildId id = build_id_of(module);
-    int id_length = static_cast<int>(id.bytes.size());
-    const std::string& id_path = id.path;
     std::string name =
         debuglink.empty() ? fmt::format("{}.debug", base_name(file_name)) : std::string(debuglink);
     // libdwfl also tries the directory of a symlink's target.
@@ -147,8 +145,8 @@ bool DebugSearch::may_find(Dwfl_Module* module, std::string_view file_name,
     }
     for (const std::string& dir : m_dirs) {
         bool absolute = dir.starts_with('/');
-        if (absolute && id_length > 1 &&
-            exists(fmt::format("{}/.build-id/{}.debug", dir, id_path))) {
+        if (absolute && !id.bytes.empty() &&
+            exists(fmt::format("{}/.build-id/{}.debug", dir, id.path))) {
             return true;
         }
         for (const std::string& file_dir : file_dirs) {

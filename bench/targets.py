@@ -104,6 +104,17 @@ def against_jeprof_cpu(measured, wanted_ratios):
     return lines
 
 
+def within(m, label, base_label, factor, digits=1):
+    """The verdict line on `label` costing at most `factor` times `base_label` in CPU
+    (paired), or None when `m` lacks either row."""
+    row, base = m.row(label), m.row(base_label)
+    if not row or not base:
+        return None
+    ratio = m.ratio(row, base, "cpu")
+    return (f"{verdict(ratio <= factor)} ({ratio:.{digits}f}×: "
+            f"{row.result.cpu_median * 1000:.1f} ms vs {base.result.cpu_median * 1000:.1f} ms)")
+
+
 def fixed_costs(measured):
     """Issue 19: heapfold against jeprof on the real dumps, and heapfold --no-symbolize
     against the floor program (heapkit-floor) on every real dump."""
@@ -111,15 +122,10 @@ def fixed_costs(measured):
     lines = against_jeprof_cpu(measured, JEPROF_TARGETS)
     for name in REAL_DUMPS:
         m = by_name.get(name)
-        floor, bare = (m.row("floor: heapkit-floor"), m.row("heapfold --no-symbolize")) \
-            if m else (None, None)
-        if not floor or not bare:
-            continue
-        ratio = m.ratio(bare, floor, "cpu")
-        lines.append(f"- {name}, heapfold --no-symbolize within {FLOOR_FACTOR}× of "
-                     f"heapkit-floor (CPU): {verdict(ratio <= FLOOR_FACTOR)} ({ratio:.1f}×: "
-                     f"{bare.result.cpu_median * 1000:.1f} ms vs "
-                     f"{floor.result.cpu_median * 1000:.1f} ms)")
+        judged = m and within(m, "heapfold --no-symbolize", "floor: heapkit-floor", FLOOR_FACTOR)
+        if judged:
+            lines.append(f"- {name}, heapfold --no-symbolize within {FLOOR_FACTOR}× of "
+                         f"heapkit-floor (CPU): {judged}")
     return lines
 
 
@@ -139,15 +145,11 @@ def index_targets(measured):
     """Issue 30: against jeprof, and each new dump of indexed builds against its warm run."""
     lines = against_jeprof_cpu(measured, INDEX_TARGETS)
     for m in measured:
-        warm = m.row("heapfold, new dump, warm")
-        indexed = m.row("heapfold, new dump, indexed")
-        if not warm or not indexed:
-            continue
-        ratio = m.ratio(indexed, warm, "cpu")
-        lines.append(f"- {m.input.name}, a new dump of indexed builds within "
-                     f"{INDEXED_WITHIN}× of warm (CPU): {verdict(ratio <= INDEXED_WITHIN)} "
-                     f"({ratio:.2f}×: {indexed.result.cpu_median * 1000:.1f} ms vs "
-                     f"{warm.result.cpu_median * 1000:.1f} ms)")
+        judged = within(m, "heapfold, new dump, indexed", "heapfold, new dump, warm",
+                        INDEXED_WITHIN, digits=2)
+        if judged:
+            lines.append(f"- {m.input.name}, a new dump of indexed builds within "
+                         f"{INDEXED_WITHIN}× of warm (CPU): {judged}")
     return lines
 
 

@@ -160,7 +160,7 @@ void serve_now() {
 void* serve_after_fork(void*) {
     pthread_setname_np(pthread_self(), "heapkit-agent");
     if (auto profiler = runtime::Profiler::find()) {
-        static_cast<void>(profiler->set_thread_active(false));
+        static_cast<void>(profiler->make_thread_a_guest());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(g_agent->config.start_delay_ms));
     serve_now();

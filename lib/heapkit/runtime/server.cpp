@@ -30,7 +30,7 @@ void stop_sampling_this_thread() {
     thread_local bool done = false;
     if (!done) {
         if (auto profiler = Profiler::find()) {
-            static_cast<void>(profiler->set_thread_active(false));
+            static_cast<void>(profiler->make_thread_a_guest());
         }
         done = true;
     }

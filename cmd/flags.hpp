@@ -136,6 +136,11 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                    "leave out stacks through a frame whose name (as shown) matches REGEX")
         ->option_text("REGEX")
         ->check(regex_validator());
+    app.add_option("--hide", options.request.stacks.hide,
+                   "take frames whose name (as shown) matches REGEX out of every stack, "
+                   "keeping their callers and callees (pprof's -hide)")
+        ->option_text("REGEX")
+        ->check(regex_validator());
     app.add_flag_callback(
         "--keep-clone-suffixes", [&frames] { frames.merge_clones = false; },
         "show GCC's copies of a function (f.part.0, f.constprop.0, f.cold) apart from it");

@@ -72,7 +72,11 @@ try:
                  "/debug/pprof/profile", "/pprof/heap", "/pprof/symbol", "/pprof/profile",
                  "/pprof/heap/flamegraph", "/pprof/profile/flamegraph", "/metrics"):
         check(page in links, f"the index does not link {page}: {links}")
-    for link in links:  # each a page that exists (those that wait briefly: 1 s each)
+    # The tree's serving processes, absolute: here only this one, at the URL it serves on.
+    check([link for link in links if not link.startswith("/")] == [url + "/"],
+          f"the index lists other serving processes than this one: {links}")
+    for link in (link for link in links if link.startswith("/")):
+        # each a page that exists (those that wait briefly: 1 s each)
         query = "?seconds=1" if "profile" in link or link.endswith("/log") else ""
         status, _, body = http(url + link + query)
         check(status != 404 and status != 405, f"index link {link}: {status} {body[:200]!r}")

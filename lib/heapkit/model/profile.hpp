@@ -143,6 +143,9 @@ Result<void> check_sample_type(const Profile& profile, SampleType type);
 struct StackFilter {
     std::string focus;  // keep only stacks through a matching frame; empty: all
     std::string ignore; // leave out stacks through a matching frame; empty: none
+    // Take matching frames out of every stack, keeping their callers and callees
+    // (pprof's -hide): a wrapper or an STL layer between two frames one wants; empty: none.
+    std::string hide;
 };
 
 // Whether each of a filter's patterns matched some frame of the profile (true for an
@@ -150,6 +153,7 @@ struct StackFilter {
 struct FilterMatches {
     bool focus = true;
     bool ignore = true;
+    bool hide = true;
 };
 
 // Removes the samples `filter` leaves out; an error for an invalid regex.

@@ -237,8 +237,16 @@ void* start(void* argument) {
 }
 
 // One detached thread with every signal blocked: the host's signals reach the host's
-// threads.
+// threads. Made with jemalloc's sampling off in the calling thread (the host's, restored
+// after): pthread_create allocates the new thread's TLS vector, and that stack, through
+// the agent, would be in the host's heap profile.
 void start_thread(int parent_port) {
+    Mallctl mallctl = find_mallctl();
+    bool was_active = false;
+    size_t size = sizeof(was_active);
+    bool off = false;
+    bool toggled = mallctl != nullptr &&
+                   mallctl("thread.prof.active", &was_active, &size, &off, sizeof(off)) == 0;
     sigset_t all;
     sigset_t previous;
     sigfillset(&all);
@@ -253,6 +261,9 @@ void start_thread(int parent_port) {
     }
     pthread_attr_destroy(&attributes);
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    if (toggled) {
+        mallctl("thread.prof.active", nullptr, nullptr, &was_active, sizeof(was_active));
+    }
 }
 
 // A child forked before the core was loaded has lost the thread that would load it;

@@ -208,6 +208,25 @@ def llvm_frames(path, vaddr):
     return frames
 
 
+def check_names_like_llvm(samples, mappings, binary, at_least=5):
+    """Every location of `binary` in a pprof -raw profile (pprof_raw) has the inline
+    chain, files and lines llvm-symbolizer gives; at least `at_least` of them."""
+    ranges = mapping_ranges(mappings)
+    compared = 0
+    for sample in samples:
+        for address, mapping_id, ours in sample["locations"]:
+            start_address, _, offset, path = ranges[mapping_id]
+            if os.path.realpath(path) != os.path.realpath(binary):
+                continue
+            theirs = llvm_frames(path, elf_vaddr(path, address - start_address + offset))
+            got = [(os.path.basename(file), int(line)) for _, file, line in ours]
+            want = [(os.path.basename(file).replace("??", ""), line) for _, file, line in theirs]
+            check(got == want, f"{binary}+{address - start_address + offset:#x}: ours {ours}\n"
+                               f"llvm-symbolizer {theirs}")
+            compared += 1
+    check(compared >= at_least, f"only {compared} of {binary}'s locations compared")
+
+
 def pprof_total(samples, sample_type, predicate):
     return sum(s["by_type"][sample_type] for s in samples if predicate(s["frames"]))
 

@@ -36,7 +36,7 @@ SymbolizeOptions own_symbolize_options(SymbolizeOptions options) {
     options.kept = kept_symbols();
     options.index_builder = own_index_builder();
     if (options.index_builder) {
-        options.cache_directory = indexer_settings().cache_directory;
+        options.cache_directory = indexer_cache_directory();
     }
     return options;
 }

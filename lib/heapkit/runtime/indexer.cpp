@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/indexer.hpp"
 
+#include "heapkit/runtime/notices.hpp"
+#include "heapkit/symbolize/cache_directory.hpp"
 #include "heapkit/util/text.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -12,6 +14,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -208,12 +211,32 @@ std::vector<std::string> run_indexer(const IndexerSettings& settings,
     return problems;
 }
 
+std::string indexer_cache_directory() {
+    // Once fallen back, for good: the indexes made there are the ones to read.
+    static std::mutex lock;
+    static std::string fallback;
+    std::lock_guard<std::mutex> held(lock);
+    if (!fallback.empty()) {
+        return fallback;
+    }
+    const std::string& configured = indexer_settings().cache_directory;
+    std::string why;
+    std::string usable = writable_cache_directory(configured, why);
+    if (usable != configured && !usable.empty()) {
+        fallback = usable;
+        notice_once("cache fallback", fmt::format("cache directory {}; address indexes go to {}",
+                                                  why.empty() ? "unset" : why, fallback));
+    }
+    return usable;
+}
+
 IndexBuilder own_index_builder() {
-    const IndexerSettings& settings = indexer_settings();
+    IndexerSettings settings = indexer_settings();
+    settings.cache_directory = settings.program.empty() ? "" : indexer_cache_directory();
     if (settings.program.empty() || settings.cache_directory.empty()) {
         return {};
     }
-    return [&settings](const std::vector<std::string>& paths) {
+    return [settings](const std::vector<std::string>& paths) {
         // Files a failed run was asked for wait before they are asked for again: each
         // run reads their DWARF (a second of CPU for libc), and a cache the service
         // cannot write fails every time. Meanwhile they are named in process.
@@ -237,6 +260,11 @@ IndexBuilder own_index_builder() {
         std::vector<std::string> problems = run_indexer(settings, asked);
         (problems.empty() ? runs_ok : runs_failed).fetch_add(1);
         if (!problems.empty()) {
+            // Said once: the same failure every ten minutes would only repeat itself.
+            notice_once("indexer failed",
+                        fmt::format("{} failed, so frames are named in this process (more "
+                                    "memory) for now: {}",
+                                    settings.program, fmt::join(problems, "; ")));
             std::lock_guard<std::mutex> held(lock);
             for (const std::string& path : asked) {
                 failed[path] = now;

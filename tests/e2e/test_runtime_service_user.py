@@ -8,22 +8,17 @@ service). An indexer that cannot run at all is said once on stderr, with why."""
 import atexit
 import glob
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import urllib.request
 
 from heapkit_e2e import check, check_names_like_llvm, pprof_raw, tool
+from runtime_e2e import SERVICE, Service, skip_under_sanitizers
 
 if os.geteuid() != 0:
     print("SKIP: needs root to run the service as nobody")
     sys.exit(77)
-service = os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "examples", "example_service")
-if "libasan" in subprocess.run(["ldd", service], capture_output=True, text=True).stdout:
-    print("SKIP: sanitizer build: the jemalloc service cannot run under ASan")
-    sys.exit(77)
+skip_under_sanitizers()
 
 # Root's, readable by all, writable by root alone: the cache a root-started service names.
 directory = tempfile.mkdtemp(prefix="heapkit-e2e-user-")
@@ -38,45 +33,19 @@ atexit.register(lambda: [shutil.rmtree(made, True)
 
 
 def start(indexer):
-    env = dict(os.environ, HEAPKIT_CACHE_DIR=root_cache, HEAPKIT_INDEXER=indexer,
-               HOME="/root", TMPDIR="/tmp")
-    env.pop("HEAPKIT_QUIET", None)
-    process = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                                service, "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env, cwd="/")
-    atexit.register(process.kill)
-    base = process.stdout.readline().strip().replace("listening on ", "")
-    check(base.startswith("http://127.0.0.1:"), f"service said {base!r}")
-    return process, base
-
-
-def get(base, path):
-    with urllib.request.urlopen(base + path, timeout=120) as answer:
-        return answer.read()
-
-
-def indexer_runs(base):
-    return {result: int(count) for result, count in re.findall(
-        r'^heapkit_indexer_runs_total\{result="(\w+)"\} (\d+)$', get(base, "/metrics").decode(),
-        re.M)}
-
-
-def stop(process):
-    """The service's stderr lines, once it has ended."""
-    process.terminate()
-    _, err = process.communicate(timeout=30)
-    check(process.returncode == 0, f"service exit status {process.returncode}: {err}")
-    return [line for line in err.splitlines() if line.startswith("heapkit[")]
+    env = dict(HEAPKIT_CACHE_DIR=root_cache, HEAPKIT_INDEXER=indexer, HOME="/root",
+               TMPDIR="/tmp", HEAPKIT_QUIET="")
+    return Service(env, ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
 
 
 # 1. The cache falls back to a private directory of nobody's; the indexer names the profile.
-process, base = start(tool("heapkit-index"))
+service = start(tool("heapkit-index"))
 profile = os.path.join(directory, "heap.pb.gz")
 for name in ("heap.pb.gz", "again.pb.gz"):
     with open(os.path.join(directory, name), "wb") as f:
-        f.write(get(base, "/debug/pprof/heap"))
-runs = indexer_runs(base)
-lines = stop(process)
+        f.write(service.get("/debug/pprof/heap"))
+runs = service.indexer_runs()
+lines = [line for line in service.stop() if "no symbols beyond .dynsym" not in line]
 check(runs == {"ok": 1, "failed": 0}, f"indexer runs as nobody: {runs}; stderr {lines}")
 check(not os.listdir(root_cache), f"nobody wrote root's cache: {os.listdir(root_cache)}")
 check(len(lines) == 1 and root_cache in lines[0] and "not writable" in lines[0],
@@ -90,15 +59,16 @@ check(os.listdir(os.path.join(fallback, "index-1")), f"no index in {fallback}")
 _, samples, mappings = pprof_raw(profile)
 check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in samples),
       "open_sessions not named")
-check_names_like_llvm(samples, mappings, service)
+check_names_like_llvm(samples, mappings, SERVICE)
 
 # 2. An indexer that cannot run: one line on stderr, saying which and why.
 missing = os.path.join(directory, "no-such-indexer")
-process, base = start(missing)
-get(base, "/debug/pprof/heap")
-get(base, "/debug/pprof/heap")
-runs = indexer_runs(base)
-lines = [line for line in stop(process) if "address indexes go to" not in line]
+service = start(missing)
+service.get("/debug/pprof/heap")
+service.get("/debug/pprof/heap")
+runs = service.indexer_runs()
+lines = [line for line in service.stop()
+         if "address indexes go to" not in line and "no symbols beyond .dynsym" not in line]
 check(runs == {"ok": 0, "failed": 1}, f"missing indexer: {runs}")
 check(len(lines) == 1 and missing in lines[0] and "No such file" in lines[0],
       f"the failing indexer is not said once with why: {lines}")

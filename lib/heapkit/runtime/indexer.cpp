@@ -3,6 +3,7 @@
 
 #include "heapkit/runtime/notices.hpp"
 #include "heapkit/symbolize/cache_directory.hpp"
+#include "heapkit/util/helper_environment.hpp"
 #include "heapkit/util/text.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -24,8 +25,6 @@
 #include <sys/wait.h>
 #include <thread>
 
-extern char** environ;
-
 namespace heapkit::runtime {
 namespace {
 
@@ -33,30 +32,6 @@ constexpr size_t max_output = 64 * 1024; // of its error lines: a few files' wor
 
 std::atomic<size_t> runs_ok{0};
 std::atomic<size_t> runs_failed{0};
-
-// The child's environment: ours, without what would load a profiler into it. Under the
-// agent, LD_PRELOAD would start another server in the indexer, and MALLOC_CONF would make
-// it profile (and dump) itself.
-std::vector<std::string> child_environment() {
-    std::vector<std::string> kept;
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-        std::string_view text(*entry);
-        if (!text.starts_with("LD_PRELOAD=") && !text.starts_with("MALLOC_CONF=") &&
-            !text.starts_with("_RJEM_MALLOC_CONF=")) {
-            kept.emplace_back(text);
-        }
-    }
-    return kept;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    for (std::string& text : strings) {
-        out.push_back(text.data());
-    }
-    out.push_back(nullptr);
-    return out;
-}
 
 // posix_spawn's attributes and file actions, destroyed however the spawn ends.
 class SpawnSetup {
@@ -166,9 +141,9 @@ std::vector<std::string> run_indexer(const IndexerSettings& settings,
     std::vector<std::string> arguments = {settings.program, "--quiet", "--cache-dir",
                                           settings.cache_directory, "--"};
     arguments.insert(arguments.end(), paths.begin(), paths.end());
-    std::vector<std::string> environment = child_environment();
-    std::vector<char*> argv = pointers(arguments);
-    std::vector<char*> envp = pointers(environment);
+    std::vector<std::string> environment = helper_environment();
+    std::vector<char*> argv = exec_pointers(arguments);
+    std::vector<char*> envp = exec_pointers(environment);
 
     SpawnSetup setup;
     // The host's blocked and ignored signals are not the indexer's (the example service

@@ -7,6 +7,7 @@ std::string_view flame_style() {
     return R"css(
 text { font-family: Verdana, "DejaVu Sans", sans-serif; font-size: 12px; fill: #000; }
 #title { text-anchor: middle; font-size: 17px; }
+#subtitle { text-anchor: middle; font-size: 12px; fill: rgb(110,110,110); }
 #search, #matched { text-anchor: end; }
 #search { opacity: 0.35; cursor: pointer; }
 #search:hover, #search.active { opacity: 1; }

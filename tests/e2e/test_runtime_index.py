@@ -55,6 +55,13 @@ def indexer_runs(base):
             re.findall(r'^heapkit_indexer_runs_total\{result="(\w+)"\} (\d+)$', text, re.M)}
 
 
+def lookups(base):
+    """heapkit_symbolizer_lookups_total, all results together."""
+    text = get(base, "/metrics")[1].decode()
+    return sum(int(count) for count in re.findall(
+        r'^heapkit_symbolizer_lookups_total\{result="\w+"\} (\d+)$', text, re.M))
+
+
 def build_id(path):
     match = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", path]).stdout)
     return match.group(1) if match else None
@@ -99,9 +106,12 @@ check_names_like_llvm(samples, mappings, service)
 check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in samples),
       "open_sessions not named")
 
-# Later profiles: no indexer run, the same names.
+# Later profiles: no indexer run, the same names, and their lookups counted.
+looked_up = lookups(base)
+check(looked_up > 0, "the first profile's lookups in the indexes are not counted")
 second = heap_profile(base, "second.pb.gz")
 check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"second profile: {indexer_runs(base)}")
+check(lookups(base) > looked_up, "the second profile's lookups are not counted")
 check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof_raw(second)[1]),
       "open_sessions not named in the second profile")
 stop(process)

@@ -173,8 +173,10 @@ std::string symbolizer_metrics() {
     metric("heapkit_symbolizer_kept_addresses", "gauge",
            "Addresses whose frames are kept in memory between requests.", "", stats.frames);
     metric("heapkit_symbolizer_lookups_total", "counter",
-           "Frame lookups, answered from what was kept (hit) or not (miss).", "{result=\"hit\"}",
-           stats.hits);
+           "Frame lookups, answered from an address index (index), from what was kept in "
+           "memory (hit) or from the files (miss).",
+           "{result=\"index\"}", stats.indexed);
+    metric("heapkit_symbolizer_lookups_total", "counter", "", "{result=\"hit\"}", stats.hits);
     metric("heapkit_symbolizer_lookups_total", "counter", "", "{result=\"miss\"}", stats.misses);
     metric("heapkit_symbolizer_dropped_total", "counter",
            "Times the kept files and frames reached their bound and were dropped.", "",

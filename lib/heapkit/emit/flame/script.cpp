@@ -206,6 +206,17 @@ std::string_view flame_script() {
     }
   });
 
+  // A graph taller than the window opens on its root, at the bottom, where the widest
+  // frames are: not on the top of the image, the narrow tips of the deepest stacks or
+  // blank. An icicle graph has its root at the top already; a graph nested in another
+  // image is placed by that image.
+  var rootAtBottom = frames.length > 1 && parseFloat(frames[1].rect.getAttribute("y")) < rootY;
+  if (rootAtBottom && list.ownerSVGElement === document.documentElement) {
+    window.addEventListener("load", function () {
+      window.scrollTo(window.scrollX, document.documentElement.scrollHeight);
+    });
+  }
+
   window.heapkitFlame = {
     frames: frames,
     // A frame's index in document order, or any element inside its <g>.

@@ -189,7 +189,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
     app.add_flag("-v,--verbose", load.list_unnamed,
-                 "after each module's count of addresses without a name, list them");
+                 "say in full why addresses stayed without a name (a stripped module gets "
+                 "one short line without it), and list them");
     app.add_flag("--strict", options.strict,
                  "exit with status 2 when any frame stays unnamed (output is still written)");
     app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);

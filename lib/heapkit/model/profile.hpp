@@ -100,6 +100,9 @@ struct Profile {
     PodVector<uint32_t> sample_locations; // indexes into `locations`, sample after sample,
                                           // each leaf first; samples may share a range
     std::vector<std::string> thread_labels;
+    // What a reader of any view of it should know, one line each, e.g. which modules are
+    // stripped and how to get their names: pprof comments, a flame graph's subtitle.
+    std::vector<std::string> notes;
     // Made from an allocation log (read/prof_log.hpp): alloc_* are the allocations freed
     // while it ran, inuse_* are 0, and the log's types are in log_samples.
     bool from_log = false;

@@ -3,14 +3,30 @@
 
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/serving_processes.hpp"
+#include "heapkit/runtime/stripped_modules.hpp"
 #include "heapkit/util/xml.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 namespace heapkit::runtime {
-
 namespace {
+
+// The stripped modules profiles have met so far, with how to get their names: their code
+// shows as file!0x<address> in every profile until then.
+std::string stripped_section() {
+    std::string items;
+    for (const std::string& note : stripped_module_notes_so_far()) {
+        items += fmt::format("<li>{}</li>\n", escape_xml(note));
+    }
+    if (items.empty()) {
+        return {};
+    }
+    return fmt::format("<h2>Stripped modules</h2>\n<p>Their code shows as "
+                       "<code>file!0x&lt;address&gt;</code> in profiles until its names are "
+                       "there:</p>\n<ul>\n{}</ul>\n",
+                       items);
+}
 
 // The other processes of the tree that serve (a forking server under the agent), with
 // links: a person who opened the first process's page finds the workers from it.
@@ -57,7 +73,7 @@ Response index_page(std::string_view prefix) {
                     "default.</p>\n<table>\n<tr><th>page</th><th>query</th><th>what it "
                     "shows</th></tr>\n{}</table>\n{}</body></html>",
                     escape_xml(prefix), getpid(), escape_xml(prefix), getpid(), rows,
-                    serving_table()));
+                    serving_table() + stripped_section()));
     response.content_type = "text/html; charset=utf-8";
     return response;
 }

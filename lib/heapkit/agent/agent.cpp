@@ -12,6 +12,7 @@
 #include "heapkit/agent/agent_config.hpp"
 #include "heapkit/agent/process_registry.hpp"
 #include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/notices.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 
@@ -229,6 +230,8 @@ extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(
         g_agent->config = std::move(*config);
         g_agent->registry = ProcessRegistry(registry);
         heapkit::runtime::set_serving_processes_source([] { return g_agent->registry.list(); });
+        // The runtime's notices (a failing indexer, stripped modules) as the agent's lines.
+        heapkit::runtime::set_notice_sink(say);
         if (pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) != 0) {
             say("cannot watch for fork(): not serving");
             return;

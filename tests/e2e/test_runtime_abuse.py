@@ -87,7 +87,7 @@ def exchange(port, raw, timeout=5.0):
 
 
 def get(port, path, timeout=5.0, headers=""):
-    return exchange(port, f"GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n"
+    return exchange(port, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n"
                     .encode(), timeout)
 
 
@@ -103,7 +103,7 @@ def slow_clients():
     sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
 
     def dribble():
-        request = b"GET /pprof/conf HTTP/1.1\r\nHost: x\r\n"
+        request = b"GET /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for i in range(len(request)):
             for sock in sockets:
                 try:
@@ -155,7 +155,7 @@ def header_flood():
     def flood():
         with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
             try:
-                sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+                sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 for i in range(2000):
                     sock.sendall(header % i)
                 sock.sendall(b"\r\n")
@@ -186,7 +186,7 @@ def post_without_body():
     """The README's own control command: a POST with no body and no Content-Length."""
     process, port = start()
     status, _, body, took = exchange(
-        port, b"POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: x\r\n\r\n")
+        port, b"POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     expect(status == 200 and took < 0.1,
            f"POST without a body: {status} in {took * 1000:.0f} ms (< 100 ms)")
     stop(process, "after a POST without a body")
@@ -196,7 +196,7 @@ def token_before_body():
     """A wrong token is answered from the headers: the declared 1 MB body is never sent."""
     process, port = start(env={"HEAPKIT_TOKEN": "s3cret"})
     status, headers, _, took = exchange(
-        port, b"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n"
+        port, b"POST /pprof/symbol HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wrong\r\n"
         b"Content-Length: 1000000\r\n\r\n", timeout=3)
     expect(status == 401 and took < 1, f"wrong token, body unsent: {status} in {took:.2f} s")
     expect(headers.get("www-authenticate", "").lower().startswith("bearer"),
@@ -214,7 +214,7 @@ def kept_alive_latency():
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         for _ in range(40):
             began = time.monotonic()
-            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             answer = sock.makefile("rb")
             length = 0
             for line in iter(answer.readline, b"\r\n"):
@@ -291,7 +291,7 @@ def symbol_memory():
     statuses = []
 
     def post():
-        head = (f"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        head = (f"POST /pprof/symbol HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                 f"Content-Length: {len(body)}\r\n\r\n").encode()
         statuses.append(exchange(port, head + body, timeout=60)[0])
 
@@ -323,7 +323,7 @@ def toggles_under_load():
     def toggler():
         active = False
         while time.monotonic() < deadline:
-            raw = f"POST /pprof/conf?prof.active:{str(active).lower()} HTTP/1.1\r\nHost: x\r\n\r\n"
+            raw = f"POST /pprof/conf?prof.active:{str(active).lower()} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             status = exchange(port, raw.encode())[0]
             if status != 200:
                 bad.append(("toggle", status))

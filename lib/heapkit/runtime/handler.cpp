@@ -9,6 +9,7 @@
 #include <atomic>
 #include <fmt/format.h>
 #include <functional>
+#include <thread>
 #include <vector>
 
 namespace heapkit::runtime {
@@ -33,6 +34,46 @@ std::optional<Response> refuse_control(const Request& request, const HandlerOpti
     }
     return std::nullopt;
 }
+
+// Sleeps `window` through the server's wait (cut short when it stops), or plainly.
+void pause(const Request& request, std::chrono::milliseconds window) {
+    if (request.wait) {
+        request.wait(window);
+    } else {
+        std::this_thread::sleep_for(window);
+    }
+}
+
+// One of max_conversions, held from claim() to release() or the end of the scope.
+class ConversionSlot {
+public:
+    ConversionSlot(std::atomic<unsigned>& busy, unsigned max)
+        : m_busy(busy)
+        , m_max(max) {}
+    ~ConversionSlot() { release(); }
+    ConversionSlot(const ConversionSlot&) = delete;
+    ConversionSlot& operator=(const ConversionSlot&) = delete;
+
+    bool claim() {
+        if (!m_held && m_busy.fetch_add(1) >= m_max) {
+            --m_busy;
+            return false;
+        }
+        m_held = true;
+        return true;
+    }
+    void release() {
+        if (m_held) {
+            --m_busy;
+            m_held = false;
+        }
+    }
+
+private:
+    std::atomic<unsigned>& m_busy;
+    unsigned m_max;
+    bool m_held = false;
+};
 
 } // namespace
 
@@ -74,9 +115,8 @@ Response Handler::handle(const Request& request) const {
         return route->serve(request);
     }
     // Refused at once rather than queued: a waiting request would hold a server thread.
-    std::atomic<unsigned>& busy = m_shared->conversions;
-    if (busy.fetch_add(1) >= m_options.max_conversions) {
-        --busy;
+    ConversionSlot slot(m_shared->conversions, m_options.max_conversions);
+    if (!slot.claim()) {
         Response response = text(503, fmt::format("{} profile requests are being served; "
                                                   "try again",
                                                   m_options.max_conversions));
@@ -84,11 +124,21 @@ Response Handler::handle(const Request& request) const {
         response.headers.emplace("Retry-After", "1");
         return response;
     }
-    struct Release {
-        std::atomic<unsigned>& busy;
-        ~Release() { --busy; }
-    } release{busy};
-    return route->serve(request);
+    if (!route_waits(*route, request)) {
+        return route->serve(request);
+    }
+    // A heap delta dumps, waits out its window, then dumps and converts: it holds the slot
+    // for its dumps, not for its wait (two deltas of 300 s would refuse every heap page
+    // that long). After the window it waits for a slot as long as it takes one to free.
+    Request delta = request;
+    delta.wait = [&slot, &request](std::chrono::milliseconds window) {
+        slot.release();
+        pause(request, window);
+        while (!slot.claim() && !(request.stopping && request.stopping())) {
+            pause(request, std::chrono::milliseconds(20));
+        }
+    };
+    return route->serve(delta);
 }
 
 } // namespace heapkit::runtime

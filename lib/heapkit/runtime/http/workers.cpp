@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/runtime/http/workers.hpp"
+
+#include "heapkit/runtime/http/server_thread.hpp"
+
+namespace heapkit::runtime::http {
+
+WorkerPool::WorkerPool(unsigned threads) {
+    for (unsigned i = 0; i < threads; ++i) {
+        m_threads.push_back(start_server_thread("heapkit-worker", [this] { work(); }));
+    }
+}
+
+WorkerPool::~WorkerPool() {
+    stop();
+}
+
+bool WorkerPool::post(std::function<void()> job) {
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopping) {
+            return false;
+        }
+        m_jobs.push_back(std::move(job));
+    }
+    m_ready.notify_one();
+    return true;
+}
+
+void WorkerPool::stop() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+        m_jobs.clear();
+    }
+    m_ready.notify_all();
+    for (std::thread& thread : m_threads) {
+        if (thread.joinable()) {
+            thread.join();
+        }
+    }
+}
+
+void WorkerPool::work() {
+    for (;;) {
+        std::function<void()> job;
+        {
+            std::unique_lock lock(m_mutex);
+            m_ready.wait(lock, [&] { return m_stopping || !m_jobs.empty(); });
+            if (m_stopping) {
+                return;
+            }
+            job = std::move(m_jobs.front());
+            m_jobs.pop_front();
+        }
+        job();
+    }
+}
+
+WaitingRoom::WaitingRoom(unsigned max_waiting)
+    : m_max(max_waiting) {}
+
+WaitingRoom::~WaitingRoom() {
+    stop();
+}
+
+bool WaitingRoom::enter(std::function<void()> page) {
+    std::unique_lock lock(m_mutex);
+    join_finished(lock);
+    if (m_stopping || m_running >= m_max) {
+        return false;
+    }
+    ++m_running;
+    Guest& guest = m_guests.emplace_back();
+    guest.thread = start_server_thread("heapkit-wait", [this, &guest, page = std::move(page)] {
+        page();
+        std::lock_guard held(m_mutex);
+        --m_running;
+        guest.done = true;
+        m_woken.notify_all();
+    });
+    return true;
+}
+
+void WaitingRoom::wait(std::chrono::milliseconds window) {
+    std::unique_lock lock(m_mutex);
+    m_woken.wait_for(lock, window, [&] { return m_stopping; });
+}
+
+bool WaitingRoom::stopping() {
+    std::lock_guard lock(m_mutex);
+    return m_stopping;
+}
+
+void WaitingRoom::stop() {
+    std::list<Guest> guests;
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+        guests.swap(m_guests);
+    }
+    m_woken.notify_all();
+    for (Guest& guest : guests) {
+        guest.thread.join();
+    }
+}
+
+// Threads whose page is done are joined as new ones come (join is quick: they are past
+// their last line).
+void WaitingRoom::join_finished(std::unique_lock<std::mutex>& lock) {
+    std::list<Guest> finished;
+    for (auto it = m_guests.begin(); it != m_guests.end();) {
+        auto next = std::next(it);
+        if (it->done) {
+            finished.splice(finished.end(), m_guests, it);
+        }
+        it = next;
+    }
+    lock.unlock();
+    for (Guest& guest : finished) {
+        guest.thread.join();
+    }
+    lock.lock();
+}
+
+} // namespace heapkit::runtime::http

@@ -223,7 +223,7 @@ void EventLoop::accept_all() {
             return; // EAGAIN; or EMFILE: the backlog waits for a free descriptor
         }
         Descriptor socket = Descriptor::adopt(fd, &m_table);
-        if (!socket || m_connections.size() >= m_options.hard_limit) {
+        if (!socket || (m_connections.size() >= m_options.hard_limit && !end_a_drain())) {
             continue; // closed unanswered
         }
         int one = 1;
@@ -245,7 +245,9 @@ void EventLoop::admit(Descriptor socket, std::string peer) {
     it.head_began = it.active;
     unsigned& from_peer = m_per_address[it.peer];
     ++from_peer;
-    bool busy = m_connections.size() >= m_options.max_connections ||
+    // Connections answered for the last time (draining) count for the hard limit only:
+    // a crowd of them, refused, leaves room for clients from other addresses.
+    bool busy = m_connections.size() - m_draining >= m_options.max_connections ||
                 from_peer > m_options.max_per_address;
     m_connections.emplace(it.id, std::move(connection));
     if (busy) {
@@ -360,6 +362,7 @@ void EventLoop::start_draining(Connection& connection) {
     }
     ::shutdown(connection.socket.number(), SHUT_WR);
     connection.phase = Phase::draining;
+    ++m_draining;
     connection.active = Clock::now();
     watch(connection, EPOLLIN);
 }
@@ -389,11 +392,31 @@ void EventLoop::close(uint64_t id) {
     if (found == m_connections.end()) {
         return;
     }
+    if (found->second->phase == Phase::draining) {
+        --m_draining;
+    }
     auto count = m_per_address.find(found->second->peer);
     if (count != m_per_address.end() && --count->second == 0) {
         m_per_address.erase(count);
     }
     m_connections.erase(found); // the socket closes itself, if still ours
+}
+
+// At the hard limit, the connection that has drained longest makes room: it has had its
+// answer, and a new client (perhaps from another address) has had nothing yet.
+bool EventLoop::end_a_drain() {
+    Connection* oldest = nullptr;
+    for (auto& [id, connection] : m_connections) {
+        if (connection->phase == Phase::draining &&
+            (oldest == nullptr || connection->active < oldest->active)) {
+            oldest = connection.get();
+        }
+    }
+    if (oldest == nullptr) {
+        return false;
+    }
+    close(oldest->id);
+    return true;
 }
 
 void EventLoop::take_answers() {

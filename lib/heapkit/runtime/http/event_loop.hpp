@@ -74,6 +74,7 @@ private:
     void start_draining(Connection& connection);
     void watch(Connection& connection, uint32_t events);
     void close(uint64_t id);
+    bool end_a_drain();
     void take_answers();
     void sweep(std::chrono::steady_clock::time_point now);
     bool check(const Descriptor& descriptor, const char* what);
@@ -88,6 +89,7 @@ private:
     Warn m_warn;
     std::unordered_map<uint64_t, std::unique_ptr<Connection>> m_connections;
     std::map<std::string, unsigned> m_per_address;
+    size_t m_draining = 0;  // connections in Phase::draining
     uint64_t m_next_id = 2; // 0: the listener, 1: the wake-up
     std::mutex m_mutex;     // guards m_answers
     std::vector<std::pair<uint64_t, Response>> m_answers;

@@ -2,8 +2,11 @@
 """The example service under load and attack, on loopback only, each case bounded in time:
 slow clients, connections past the limit, header floods, a POST without a body, a token
 checked before the body, small answers on a kept-alive connection, 8 profile requests at
-once under `ulimit -n` 256, 96 and 40, and control toggled while profiles are served. Every case runs and says ok or FAIL; the test
-fails if any did. HEAPKIT_BUILD_ROOT names the build whose example service is attacked."""
+once under `ulimit -n` 256, 96 and 40, and control toggled while profiles are served;
+200 slowloris connections from another address, Host rebinding and cross-site requests,
+ambiguous framing, heap deltas that hold no conversion slot while they wait, control off
+unless the service turns it on. Every case runs and says ok or FAIL; the test fails if any
+did. HEAPKIT_BUILD_ROOT names the build whose example service is attacked."""
 
 import gzip
 import os
@@ -339,8 +342,164 @@ def toggles_under_load():
     stop(process, "after toggles under load")
 
 
+def slowloris():
+    """200 connections from 127.0.0.2 trickle a request head, a byte each every half second:
+    /metrics from 127.0.0.1 still answers within 1 s (a per-address cap), and every one of
+    them is closed by the server within its head deadline (10 s), however it trickles."""
+    process, port = start()
+    began = time.monotonic()
+    sockets = []
+    for _ in range(200):
+        try:
+            sockets.append(socket.create_connection(("127.0.0.1", port), timeout=2,
+                                                    source_address=("127.0.0.2", 0)))
+        except OSError:
+            pass  # refused past the hard limit: not served either
+    stop_sending = threading.Event()
+
+    def dribble():
+        request = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 200
+        for i in range(len(request)):
+            for sock in sockets:
+                try:
+                    sock.send(request[i:i + 1])
+                except OSError:
+                    pass
+            if stop_sending.wait(0.5):
+                return
+
+    sender = threading.Thread(target=dribble)
+    sender.start()
+    times = []
+    for _ in range(6):
+        time.sleep(0.5)
+        status, _, _, took = get(port, "/metrics", timeout=3)
+        times.append(took if status == 200 else float("inf"))
+    expect(max(times) < 1, f"200 slowloris connections: /metrics from another address "
+           f"answered within 1 s, slowest {max(times):.3f} s, median "
+           f"{statistics.median(times):.3f} s")
+    time.sleep(max(0.0, began + 11.5 - time.monotonic()))
+    stop_sending.set()
+    sender.join()
+    still_open = 0
+    for sock in sockets:
+        sock.settimeout(0.05)
+        try:
+            while sock.recv(65536):
+                pass
+        except socket.timeout:
+            still_open += 1
+        except OSError:
+            pass
+        sock.close()
+    expect(still_open == 0, f"slowloris: {still_open} of {len(sockets)} connections still "
+           "open 11.5 s after they began (head deadline 10 s)")
+    stop(process, "after 200 slowloris connections")
+
+
+def answers(port, raw):
+    """Every byte the server sends for `raw` until it closes (at most 5 s)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(raw)
+        data = b""
+        try:
+            while chunk := sock.recv(65536):
+                data += chunk
+        except OSError:
+            pass
+        return data
+
+
+def rebinding_and_cross_site():
+    """DNS rebinding (a Host that is not this server) and a browser's cross-site request
+    (Origin, Sec-Fetch-Site) are refused; the same requests from the server's own names
+    and origin are not."""
+    process, port = start()
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
+        status = get_with_host(port, "/pprof/heap", host)
+        expect(status == 403, f"Host: {host} gets {status} (403)")
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost"):
+        status = get_with_host(port, "/pprof/cmdline", host)
+        expect(status == 200, f"Host: {host} gets {status} (200)")
+    form = "application/x-www-form-urlencoded"
+    for origin, want in (("http://evil.example", 403), ("null", 403),
+                         (f"http://127.0.0.1:{port}", 200)):
+        status = exchange(port, (
+            f"POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Origin: {origin}\r\nContent-Type: {form}\r\nContent-Length: 1\r\n\r\nx").encode())[0]
+        expect(status == want, f"POST /pprof/conf from Origin {origin}: {status} ({want})")
+    status, _, _, took = get(port, "/debug/pprof/profile?seconds=30", timeout=5,
+                             headers="Sec-Fetch-Site: cross-site\r\n")
+    expect(status == 403 and took < 1, f"a cross-site GET of a CPU profile: {status} in "
+           f"{took:.2f} s (403 at once)")
+    stop(process, "after rebinding and cross-site requests")
+
+
+def get_with_host(port, path, host):
+    return exchange(port, f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+                    .encode())[0]
+
+
+def framing():
+    """Ambiguous or oversized requests: one clean answer each, with a single status line."""
+    process, port = start()
+    head = b"POST /pprof/symbol HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    for what, raw, want in (
+            ("two Content-Lengths", head + b"Content-Length: 3\r\nContent-Length: 4\r\n\r\n0x1",
+             b"400"),
+            ("Content-Length and chunked",
+             head + b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n0x1\r\n0\r\n\r\n",
+             b"400"),
+            ("Content-Length: -1", head + b"Content-Length: -1\r\n\r\n", b"400"),
+            ("a 20 KB header", b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " +
+             b"b" * 20000 + b"\r\n\r\n", b"431")):
+        data = answers(port, raw)
+        expect(data.startswith(b"HTTP/1.1 " + want + b" ") and data.count(b"HTTP/1.1 ") == 1,
+               f"{what}: {data[:40]!r}, {data.count(b'HTTP/1.1 ')} status line(s) "
+               f"(one {want.decode()})")
+    query = "&".join("a=1" for i in range(400))
+    status, _, _, took = get(port, f"/pprof/cmdline?{query}", timeout=3)
+    expect(status != 0 and took < 1, f"400 query parameters ({len(query)} bytes): {status} "
+           f"in {took:.2f} s")
+    stop(process, "after ambiguous requests")
+
+
+def deltas_in_flight():
+    """Two heap deltas of 6 s in flight hold no conversion slot while they wait:
+    /debug/pprof/heap and /pprof/heap answer 200 meanwhile, and the deltas themselves 200."""
+    process, port = start()
+    deltas = []
+
+    def delta():
+        deltas.append(get(port, "/debug/pprof/heap?seconds=6", timeout=30)[0])
+
+    threads = [threading.Thread(target=delta) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.5)
+    during = [get(port, path, timeout=20)[0] for path in ("/debug/pprof/heap", "/pprof/heap")]
+    for thread in threads:
+        thread.join()
+    expect(during == [200, 200] and deltas == [200, 200],
+           f"2 deltas in flight: heap pages meanwhile {during}, the deltas {deltas}")
+    stop(process, "after two deltas")
+
+
+def control_off_unless_enabled():
+    """The library's default: POST /pprof/conf is refused unless the service allows it (the
+    example does, unless HEAPKIT_EXAMPLE_CONTROL=0)."""
+    process, port = start(env={"HEAPKIT_EXAMPLE_CONTROL": "0"})
+    status, _, body, _ = exchange(
+        port, b"POST /pprof/conf?prof.reset:12 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    expect(status == 403 and b"allow_control" in body, f"control off: {status} {body!r}")
+    status, _, body, _ = get(port, "/pprof/conf")
+    expect(status == 200 and b"prof.lg_sample:0" in body, f"the rate unchanged: {body!r}")
+    stop(process, "with control off")
+
+
 for case in (slow_clients, connection_limit, header_flood, post_without_body, token_before_body,
-             kept_alive_latency, symbol_memory, toggles_under_load):
+             kept_alive_latency, symbol_memory, toggles_under_load, slowloris,
+             rebinding_and_cross_site, framing, deltas_in_flight, control_off_unless_enabled):
     case()
 # The issue's limit, and a tighter one that only the limit on conversions at once holds.
 for limit in (256, 96):

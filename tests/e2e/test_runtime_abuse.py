@@ -465,19 +465,31 @@ def framing():
 
 
 def deltas_in_flight():
-    """Two heap deltas of 6 s in flight hold no conversion slot while they wait:
-    /debug/pprof/heap and /pprof/heap answer 200 meanwhile, and the deltas themselves 200."""
+    """Two heap deltas of 8 s in flight hold no conversion slot while they wait (only for
+    their dumps): /debug/pprof/heap and /pprof/heap answer 200 meanwhile, and the deltas
+    themselves 200."""
     process, port = start()
     deltas = []
 
     def delta():
-        deltas.append(get(port, "/debug/pprof/heap?seconds=6", timeout=30)[0])
+        deltas.append(get(port, "/debug/pprof/heap?seconds=8", timeout=40)[0])
 
+    began = time.monotonic()
     threads = [threading.Thread(target=delta) for _ in range(2)]
     for thread in threads:
         thread.start()
-    time.sleep(1.5)
-    during = [get(port, path, timeout=20)[0] for path in ("/debug/pprof/heap", "/pprof/heap")]
+
+    def during_window(path):
+        """200 once the deltas' first dumps are done (a 503 before that is fair)."""
+        status = 0
+        while time.monotonic() < began + 6:
+            status = get(port, path, timeout=20)[0]
+            if status == 200:
+                break
+            time.sleep(0.3)
+        return status
+
+    during = [during_window(path) for path in ("/debug/pprof/heap", "/pprof/heap")]
     for thread in threads:
         thread.join()
     expect(during == [200, 200] and deltas == [200, 200],

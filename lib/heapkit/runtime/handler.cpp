@@ -44,13 +44,17 @@ void pause(const Request& request, std::chrono::milliseconds window) {
     }
 }
 
-// One of max_conversions, held from claim() to release() or the end of the scope.
+// One of max_conversions, held from claim() to the end of the scope.
 class ConversionSlot {
 public:
     ConversionSlot(std::atomic<unsigned>& busy, unsigned max)
         : m_busy(busy)
         , m_max(max) {}
-    ~ConversionSlot() { release(); }
+    ~ConversionSlot() {
+        if (m_held) {
+            --m_busy;
+        }
+    }
     ConversionSlot(const ConversionSlot&) = delete;
     ConversionSlot& operator=(const ConversionSlot&) = delete;
 
@@ -61,12 +65,6 @@ public:
         }
         m_held = true;
         return true;
-    }
-    void release() {
-        if (m_held) {
-            --m_busy;
-            m_held = false;
-        }
     }
 
 private:
@@ -114,8 +112,25 @@ Response Handler::handle(const Request& request) const {
     if (!counts_as_conversion(*route, request)) {
         return route->serve(request);
     }
-    // Refused at once rather than queued: a waiting request would hold a server thread.
     ConversionSlot slot(m_shared->conversions, m_options.max_conversions);
+    if (route_waits(*route, request)) {
+        // A heap delta takes its first dump, waits out its window, then dumps again and
+        // converts: it takes a slot after the wait, not for it (two deltas of 300 s would
+        // refuse every heap page that long). On its own thread, it waits for a slot as
+        // long as it takes one to free (a minute at most: then it converts regardless,
+        // rather than never answer where max_conversions is 0).
+        Request delta = request;
+        delta.wait = [&slot, &request](std::chrono::milliseconds window) {
+            pause(request, window);
+            auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+            while (!slot.claim() && !(request.stopping && request.stopping()) &&
+                   std::chrono::steady_clock::now() < give_up) {
+                pause(request, std::chrono::milliseconds(20));
+            }
+        };
+        return route->serve(delta);
+    }
+    // Refused at once rather than queued: a waiting request would hold a server thread.
     if (!slot.claim()) {
         Response response = text(503, fmt::format("{} profile requests are being served; "
                                                   "try again",
@@ -124,21 +139,7 @@ Response Handler::handle(const Request& request) const {
         response.headers.emplace("Retry-After", "1");
         return response;
     }
-    if (!route_waits(*route, request)) {
-        return route->serve(request);
-    }
-    // A heap delta dumps, waits out its window, then dumps and converts: it holds the slot
-    // for its dumps, not for its wait (two deltas of 300 s would refuse every heap page
-    // that long). After the window it waits for a slot as long as it takes one to free.
-    Request delta = request;
-    delta.wait = [&slot, &request](std::chrono::milliseconds window) {
-        slot.release();
-        pause(request, window);
-        while (!slot.claim() && !(request.stopping && request.stopping())) {
-            pause(request, std::chrono::milliseconds(20));
-        }
-    };
-    return route->serve(delta);
+    return route->serve(request);
 }
 
 } // namespace heapkit::runtime

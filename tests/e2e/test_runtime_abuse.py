@@ -99,14 +99,12 @@ def peak_rss_kb(pid):
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
 
 
-def slow_clients():
-    """64 sockets that send a request one byte every half second hold no server thread."""
-    process, port = start()
+def dribble(sockets, request):
+    """A thread sending `request` on every socket a byte at a time, every half second, until
+    the event it returns with is set."""
     stop_sending = threading.Event()
-    sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
 
-    def dribble():
-        request = b"GET /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    def send_bytes():
         for i in range(len(request)):
             for sock in sockets:
                 try:
@@ -116,8 +114,16 @@ def slow_clients():
             if stop_sending.wait(0.5):
                 return
 
-    sender = threading.Thread(target=dribble)
+    sender = threading.Thread(target=send_bytes)
     sender.start()
+    return sender, stop_sending
+
+
+def slow_clients():
+    """64 sockets that send a request one byte every half second hold no server thread."""
+    process, port = start()
+    sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
+    sender, stop_sending = dribble(sockets, b"GET /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     time.sleep(1)
     times = []
     for path in ("/pprof/conf", "/metrics", "/pprof/conf", "/metrics", "/pprof/cmdline"):
@@ -355,21 +361,8 @@ def slowloris():
                                                     source_address=("127.0.0.2", 0)))
         except OSError:
             pass  # refused past the hard limit: not served either
-    stop_sending = threading.Event()
-
-    def dribble():
-        request = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 200
-        for i in range(len(request)):
-            for sock in sockets:
-                try:
-                    sock.send(request[i:i + 1])
-                except OSError:
-                    pass
-            if stop_sending.wait(0.5):
-                return
-
-    sender = threading.Thread(target=dribble)
-    sender.start()
+    sender, stop_sending = dribble(
+        sockets, b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 200)
     times = []
     for _ in range(6):
         time.sleep(0.5)

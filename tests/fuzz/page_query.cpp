@@ -11,8 +11,8 @@ using namespace heapkit::runtime;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view query(reinterpret_cast<const char*>(data), size);
-    static constexpr std::string_view keys[] = {"seconds", "frequency", "symbolize", "sample",
-                                                "width", "debug"};
+    static constexpr std::string_view keys[] = {"seconds", "frequency", "symbolize",
+                                                "sample",  "width",     "debug"};
     static_cast<void>(percent_decode(query));
     auto parsed = parse_query("/fuzz", query, keys);
     if (parsed) {

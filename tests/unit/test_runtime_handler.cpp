@@ -77,7 +77,8 @@ TEST_CASE("heapkit::runtime::Handler answers 503 with Retry-After past max_conve
     CHECK(handler.handle(Request{"GET", "/metrics", "", {}, "", {}, {}}).status == 200);
 }
 
-TEST_CASE("heapkit::runtime::Handler refuses control unless allowed, and sampling under the floor") {
+TEST_CASE(
+    "heapkit::runtime::Handler refuses control unless allowed, and sampling under the floor") {
     HandlerOptions closed; // control is off by default
     Response response =
         Handler(closed).handle(Request{"POST", "/pprof/conf", "prof.active:false", {}, "", {}, {}});

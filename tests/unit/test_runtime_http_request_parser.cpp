@@ -20,7 +20,8 @@ struct Outcome {
     size_t used = 0;
 };
 
-Outcome parse(const std::string& bytes, const AdmissionRules& rules = {}, ParserLimits limits = {}) {
+Outcome parse(const std::string& bytes, const AdmissionRules& rules = {},
+              ParserLimits limits = {}) {
     RequestParser parser(limits, [&](const Request& head, std::optional<uint64_t>) {
         return refuse_head(head, rules);
     });
@@ -37,9 +38,9 @@ Outcome parse(const std::string& bytes, const AdmissionRules& rules = {}, Parser
 
 int status_of(const std::string& bytes, const AdmissionRules& rules = {}) {
     Outcome outcome = parse(bytes, rules);
-    return outcome.state == RequestParser::State::refused ? outcome.refusal.status
+    return outcome.state == RequestParser::State::refused    ? outcome.refusal.status
            : outcome.state == RequestParser::State::complete ? 200
-                                                              : 0;
+                                                             : 0;
 }
 
 } // namespace
@@ -88,7 +89,8 @@ TEST_CASE("heapkit::runtime::http::RequestParser keeps its limits: 414, 431, 413
     CHECK(status_of(many + "\r\n") == 431);
     CHECK(status_of("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2000000\r\n\r\n") ==
           413);
-    std::string chunked = "POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
+    std::string chunked =
+        "POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
     for (int i = 0; i < 20; ++i) {
         chunked += "10000\r\n" + std::string(0x10000, 'x') + "\r\n";
     }
@@ -102,8 +104,9 @@ TEST_CASE("heapkit::runtime::http::RequestParser keeps its limits: 414, 431, 413
 }
 
 TEST_CASE("heapkit::runtime::http::RequestParser gives pipelined requests one at a time") {
-    std::string two = "GET /a HTTP/1.1\r\nHost: localhost\r\n\r\nGET /b HTTP/1.1\r\nHost: localhost\r\n"
-                      "Connection: close\r\n\r\n";
+    std::string two =
+        "GET /a HTTP/1.1\r\nHost: localhost\r\n\r\nGET /b HTTP/1.1\r\nHost: localhost\r\n"
+        "Connection: close\r\n\r\n";
     RequestParser parser({}, {});
     size_t used = parser.feed(two);
     REQUIRE(parser.state() == RequestParser::State::complete);
@@ -122,9 +125,9 @@ TEST_CASE("heapkit::runtime::http::refuse_head: Host names this server, no other
                              "LOCALHOST:80", "localhost.:1", "127.3.2.1:1"}) {
         CHECK_MESSAGE(host_allowed(host, loopback), host);
     }
-    for (const char* host : {"evil.example", "evil.example:6060", "127.0.0.1.evil.example",
-                             "10.0.0.1", "[::2]", "::1", "localhost:http", "", ":80",
-                             "db7.example.net"}) {
+    for (const char* host :
+         {"evil.example", "evil.example:6060", "127.0.0.1.evil.example", "10.0.0.1", "[::2]", "::1",
+          "localhost:http", "", ":80", "db7.example.net"}) {
         CHECK_MESSAGE(!host_allowed(host, loopback), host);
     }
     AdmissionRules beyond{"s3cret", true, "db7.example.net"};
@@ -136,7 +139,8 @@ TEST_CASE("heapkit::runtime::http::refuse_head: Host names this server, no other
     CHECK(status_of("GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n") == 403);
     CHECK(status_of("POST /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1:1\r\n"
                     "Origin: http://evil.example\r\n\r\n") == 403);
-    CHECK(status_of("POST /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1:1\r\nOrigin: null\r\n\r\n") == 403);
+    CHECK(status_of("POST /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1:1\r\nOrigin: null\r\n\r\n") ==
+          403);
     CHECK(status_of("GET /debug/pprof/profile HTTP/1.1\r\nHost: 127.0.0.1:1\r\n"
                     "Sec-Fetch-Site: cross-site\r\n\r\n") == 403);
     CHECK(status_of("POST /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1:1\r\n"

@@ -5,8 +5,8 @@
 #include "heapkit/runtime/http/descriptor.hpp"
 #include "heapkit/runtime/server.hpp"
 
-#include <arpa/inet.h>
 #include <algorithm>
+#include <arpa/inet.h>
 #include <atomic>
 #include <csignal>
 #include <doctest/doctest.h>
@@ -118,8 +118,8 @@ TEST_CASE("heapkit::runtime::Server serves from threads that block every signal"
             ++threads;
             // The signals a host uses (glibc keeps two of its own unblockable).
             uint64_t mask = std::stoull(blocked, nullptr, 16);
-            for (int signal : {SIGHUP, SIGINT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
-                               SIGCHLD, SIGPROF, SIGWINCH, SIGRTMIN + 2}) {
+            for (int signal : {SIGHUP, SIGINT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGCHLD,
+                               SIGPROF, SIGWINCH, SIGRTMIN + 2}) {
                 bool is_blocked = (mask >> (signal - 1)) & 1;
                 CHECK_MESSAGE(is_blocked, name, " leaves signal ", signal, " unblocked");
             }

@@ -5,7 +5,8 @@
 #include "heapkit/runtime/http/event_loop.hpp"
 #include "heapkit/runtime/http/listener.hpp"
 #include "heapkit/runtime/http/server_thread.hpp"
-#include "heapkit/runtime/http/workers.hpp"
+#include "heapkit/runtime/http/waiting_room.hpp"
+#include "heapkit/runtime/http/worker_pool.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/util/try.hpp"
 
@@ -151,12 +152,12 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
                        http::listen_on(options.address, options.port, &state->table));
     state->port = http::bound_port(listener);
     State* shared = state.get();
-    HEAPKIT_TRY_ASSIGN(
-        state->loop,
-        http::EventLoop::open(
-            std::move(listener), state->table, loop_options(options),
-            [shared](uint64_t id, Request request) { shared->dispatch(id, std::move(request)); },
-            options.warn));
+    HEAPKIT_TRY_ASSIGN(state->loop, http::EventLoop::open(
+                                        std::move(listener), state->table, loop_options(options),
+                                        [shared](uint64_t id, Request request) {
+                                            shared->dispatch(id, std::move(request));
+                                        },
+                                        options.warn));
     state->workers = std::make_unique<http::WorkerPool>(options.threads);
     state->loop_thread =
         http::start_server_thread("heapkit-http", [loop = state->loop.get()] { loop->run(); });

@@ -29,10 +29,10 @@ struct ServerOptions {
     // (a loopback address or localhost; beyond loopback also an address or this name),
     // or the request is refused (403): a web page's DNS rebinding gets no profile.
     std::string public_name;
-    unsigned threads = 4;               // workers running pages; a slow client holds none
-    unsigned max_connections = 128;     // open connections; the next ones get 503 at once
+    unsigned threads = 4;                      // workers running pages; a slow client holds none
+    unsigned max_connections = 128;            // open connections; the next ones get 503 at once
     unsigned max_connections_per_address = 96; // from one address (IPv6: a /64); then 503
-    unsigned idle_timeout_seconds = 10; // a connection silent this long is closed
+    unsigned idle_timeout_seconds = 10;        // a connection silent this long is closed
     // A request's line and headers must all be in this long after their first byte,
     // however slowly they trickle (slowloris): else 408 and the connection is closed.
     unsigned header_timeout_seconds = 10;

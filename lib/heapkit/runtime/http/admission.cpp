@@ -111,18 +111,17 @@ std::optional<Response> refuse_head(const Request& head, const AdmissionRules& r
     // HTTP/1.0 may leave Host out (RequestParser refuses that in 1.1); a browser never does.
     const std::string* host = header(head, "host");
     if (host != nullptr && !host_allowed(*host, rules)) {
-        return text(403, fmt::format("the Host header does not name this server: ask for a "
-                                     "loopback address or localhost{}",
-                                     rules.beyond_loopback ? ", an address or the public name"
-                                                           : ""));
+        return text(403,
+                    fmt::format("the Host header does not name this server: ask for a "
+                                "loopback address or localhost{}",
+                                rules.beyond_loopback ? ", an address or the public name" : ""));
     }
     if (from_another_site(head)) {
         return text(403, "refused: a browser sent this request from another site");
     }
     if (!rules.bearer_token.empty()) {
         const std::string* authorization = header(head, "authorization");
-        if (authorization == nullptr ||
-            !bearer_token_matches(*authorization, rules.bearer_token)) {
+        if (authorization == nullptr || !bearer_token_matches(*authorization, rules.bearer_token)) {
             Response denied = text(401, "missing or wrong bearer token");
             denied.headers["WWW-Authenticate"] = "Bearer realm=\"heapkit\"";
             return denied;

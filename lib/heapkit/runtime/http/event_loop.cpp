@@ -51,21 +51,21 @@ struct EventLoop::Connection {
     uint64_t id = 0;
     bool registered = false; // with the epoll descriptor
     uint32_t watched = 0;    // the events it waits for there (0: only hang-ups)
-    std::string unparsed; // read, not yet given to the parser (a pipelined request)
+    std::string unparsed;    // read, not yet given to the parser (a pipelined request)
     std::string out;
     size_t sent = 0;
     size_t drained = 0;
-    bool last = false;      // close once `out` is sent
-    bool head_only = false; // the request being answered is a HEAD
-    Clock::time_point active;                     // last progress either way
+    bool last = false;                           // close once `out` is sent
+    bool head_only = false;                      // the request being answered is a HEAD
+    Clock::time_point active;                    // last progress either way
     std::optional<Clock::time_point> head_began; // a request's head is on its way
 };
 
 Result<std::unique_ptr<EventLoop>> EventLoop::open(Descriptor listener, DescriptorTable& table,
                                                    const LoopOptions& options, Dispatch dispatch,
                                                    Warn warn) {
-    std::unique_ptr<EventLoop> loop(new EventLoop(std::move(listener), table, options,
-                                                  std::move(dispatch), std::move(warn)));
+    std::unique_ptr<EventLoop> loop(
+        new EventLoop(std::move(listener), table, options, std::move(dispatch), std::move(warn)));
     loop->m_epoll = Descriptor::adopt(::epoll_create1(EPOLL_CLOEXEC), &table);
     loop->m_wake = Descriptor::adopt(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), &table);
     if (!loop->m_epoll || !loop->m_wake) {
@@ -106,10 +106,11 @@ void EventLoop::run() {
         // closed under an idle loop, are noticed that late. A quarter of one with
         // connections open, for their deadlines.
         int timeout = m_connections.empty() ? 1000 : 250;
-        int ready = ::epoll_wait(m_epoll.number(), events.data(), static_cast<int>(events.size()),
-                                 timeout);
+        int ready =
+            ::epoll_wait(m_epoll.number(), events.data(), static_cast<int>(events.size()), timeout);
         for (int i = 0; i < ready && !m_dark.load(); ++i) {
-            on_event(events[static_cast<size_t>(i)].data.u64, events[static_cast<size_t>(i)].events);
+            on_event(events[static_cast<size_t>(i)].data.u64,
+                     events[static_cast<size_t>(i)].events);
         }
         if (!m_dark.load()) {
             take_answers();
@@ -374,7 +375,8 @@ void EventLoop::watch(Connection& connection, uint32_t events) {
     if (!connection.registered && events == 0) {
         return; // nothing to wait for yet
     }
-    if (!check(m_epoll, "its epoll descriptor") || !check(connection.socket, "a client connection")) {
+    if (!check(m_epoll, "its epoll descriptor") ||
+        !check(connection.socket, "a client connection")) {
         return;
     }
     epoll_event event{};

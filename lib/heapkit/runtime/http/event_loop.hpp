@@ -25,9 +25,9 @@ namespace heapkit::runtime::http {
 struct LoopOptions {
     ParserLimits limits;
     AdmissionRules rules;
-    unsigned max_connections = 128;     // past this (or the next): 503 at once
-    unsigned max_per_address = 96;      // from one address (IPv6: one /64)
-    unsigned hard_limit = 144;          // past this a connection is closed unanswered
+    unsigned max_connections = 128; // past this (or the next): 503 at once
+    unsigned max_per_address = 96;  // from one address (IPv6: one /64)
+    unsigned hard_limit = 144;      // past this a connection is closed unanswered
     std::chrono::seconds idle_timeout{10};
     std::chrono::seconds head_timeout{10}; // for a whole request head, however it trickles
 };

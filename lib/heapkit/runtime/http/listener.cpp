@@ -40,8 +40,8 @@ Result<Descriptor> listen_on(const std::string& address, int port, DescriptorTab
         return fail("cannot listen on {}: not a numeric IPv4 or IPv6 address", address);
     }
     int family = bind_to->ss_family;
-    Descriptor listener = Descriptor::adopt(
-        ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), table);
+    Descriptor listener =
+        Descriptor::adopt(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), table);
     if (!listener) {
         return fail_system(errno, "cannot make a socket: {}", std::strerror(errno));
     }

@@ -83,8 +83,7 @@ size_t RequestParser::feed(std::string_view bytes) {
     http_errno error = HTTP_PARSER_ERRNO(&m_parser);
     if (m_state == State::reading && error != HPE_OK && error != HPE_PAUSED) {
         int status = error == HPE_HEADER_OVERFLOW ? 431 : 400;
-        refuse(status, fmt::format("malformed request: {}",
-                                   http_errno_description(error)));
+        refuse(status, fmt::format("malformed request: {}", http_errno_description(error)));
     }
     if (m_parser.upgrade) {
         m_keep_alive = false; // what follows is another protocol's, not a request
@@ -199,8 +198,8 @@ int RequestParser::on_url(http_parser* parser, const char* at, size_t length) {
     RequestParser& it = self(parser);
     it.m_target.append(at, length);
     if (!it.count_head_bytes(length)) {
-        return it.refuse(414, fmt::format("request target over {} bytes",
-                                          it.m_limits.max_header_bytes));
+        return it.refuse(414,
+                         fmt::format("request target over {} bytes", it.m_limits.max_header_bytes));
     }
     return 0;
 }
@@ -210,8 +209,8 @@ int RequestParser::on_header_field(http_parser* parser, const char* at, size_t l
     if (it.m_in_value || it.m_header_count == 0) {
         it.end_header();
         if (++it.m_header_count > it.m_limits.max_headers) {
-            return it.refuse(431, fmt::format("more than {} header fields",
-                                              it.m_limits.max_headers));
+            return it.refuse(431,
+                             fmt::format("more than {} header fields", it.m_limits.max_headers));
         }
     }
     it.m_field.append(at, length);

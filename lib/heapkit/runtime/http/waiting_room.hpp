@@ -1,41 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The threads that run the Handler, so that the event loop never waits on a page: a few
-// workers for pages that answer at once, and a thread of its own for each page that waits
-// out a window (Handler::waits: CPU profiles, heap deltas, the allocation log).
+// A thread of its own for each page that waits out a window (Handler::waits: CPU profiles,
+// heap deltas, the allocation log): a 30 s profile holds no worker. Bounded, and cut short
+// when the server stops.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <list>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 namespace heapkit::runtime::http {
-
-class WorkerPool {
-public:
-    explicit WorkerPool(unsigned threads);
-    ~WorkerPool(); // stop()
-    WorkerPool(const WorkerPool&) = delete;
-    WorkerPool& operator=(const WorkerPool&) = delete;
-
-    // Queues `job`; false once stopping.
-    bool post(std::function<void()> job);
-    // Jobs under way finish, queued ones are dropped; joins the threads.
-    void stop();
-
-private:
-    void work();
-
-    std::mutex m_mutex;
-    std::condition_variable m_ready;
-    std::deque<std::function<void()>> m_jobs;
-    bool m_stopping = false;
-    std::vector<std::thread> m_threads;
-};
 
 class WaitingRoom {
 public:

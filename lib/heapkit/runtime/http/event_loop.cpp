@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/http/event_loop.hpp"
 
+#include "heapkit/runtime/http/connection.hpp"
 #include "heapkit/runtime/http/listener.hpp"
 #include "heapkit/runtime/http/response_bytes.hpp"
 #include "heapkit/runtime/page_query.hpp"
@@ -19,7 +20,7 @@
 namespace heapkit::runtime::http {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = Connection::Clock;
 
 constexpr uint64_t listener_id = 0;
 constexpr uint64_t wake_id = 1;
@@ -29,37 +30,7 @@ constexpr uint64_t wake_id = 1;
 constexpr auto drain_time = std::chrono::seconds(1);
 constexpr size_t drain_bytes = 256 * 1024;
 
-enum class Phase {
-    reading,  // a request, or waiting for one
-    handling, // a page has the request
-    writing,  // the answer is going out
-    draining, // answered for the last time; reading what the client still sends
-};
-
 } // namespace
-
-struct EventLoop::Connection {
-    Connection(Descriptor s, std::string address, const ParserLimits& limits, HeadCheck check)
-        : socket(std::move(s))
-        , peer(std::move(address))
-        , parser(limits, std::move(check)) {}
-
-    Descriptor socket;
-    std::string peer; // peer_key()
-    RequestParser parser;
-    Phase phase = Phase::reading;
-    uint64_t id = 0;
-    bool registered = false; // with the epoll descriptor
-    uint32_t watched = 0;    // the events it waits for there (0: only hang-ups)
-    std::string unparsed;    // read, not yet given to the parser (a pipelined request)
-    std::string out;
-    size_t sent = 0;
-    size_t drained = 0;
-    bool last = false;                           // close once `out` is sent
-    bool head_only = false;                      // the request being answered is a HEAD
-    Clock::time_point active;                    // last progress either way
-    std::optional<Clock::time_point> head_began; // a request's head is on its way
-};
 
 Result<std::unique_ptr<EventLoop>> EventLoop::open(Descriptor listener, DescriptorTable& table,
                                                    const LoopOptions& options, Dispatch dispatch,
@@ -87,6 +58,7 @@ Result<std::unique_ptr<EventLoop>> EventLoop::open(Descriptor listener, Descript
 EventLoop::EventLoop(Descriptor listener, DescriptorTable& table, const LoopOptions& options,
                      Dispatch dispatch, Warn warn)
     : m_options(options)
+    , m_counts(options.max_connections, options.max_per_address, options.hard_limit)
     , m_table(table)
     , m_listener(std::move(listener))
     , m_dispatch(std::move(dispatch))
@@ -224,7 +196,7 @@ void EventLoop::accept_all() {
             return; // EAGAIN; or EMFILE: the backlog waits for a free descriptor
         }
         Descriptor socket = Descriptor::adopt(fd, &m_table);
-        if (!socket || (m_connections.size() >= m_options.hard_limit && !end_a_drain())) {
+        if (!socket || (m_counts.at_hard_limit() && !end_a_drain())) {
             continue; // closed unanswered
         }
         int one = 1;
@@ -244,12 +216,7 @@ void EventLoop::admit(Descriptor socket, std::string peer) {
     it.id = m_next_id++;
     it.active = Clock::now();
     it.head_began = it.active;
-    unsigned& from_peer = m_per_address[it.peer];
-    ++from_peer;
-    // Connections answered for the last time (draining) count for the hard limit only:
-    // a crowd of them, refused, leaves room for clients from other addresses.
-    bool busy = m_connections.size() - m_draining >= m_options.max_connections ||
-                from_peer > m_options.max_per_address;
+    bool busy = m_counts.add(it.peer);
     m_connections.emplace(it.id, std::move(connection));
     if (busy) {
         // Told at once, before a byte is read: a client over the limit holds no slot long.
@@ -363,7 +330,7 @@ void EventLoop::start_draining(Connection& connection) {
     }
     ::shutdown(connection.socket.number(), SHUT_WR);
     connection.phase = Phase::draining;
-    ++m_draining;
+    m_counts.started_draining();
     connection.active = Clock::now();
     watch(connection, EPOLLIN);
 }
@@ -394,13 +361,7 @@ void EventLoop::close(uint64_t id) {
     if (found == m_connections.end()) {
         return;
     }
-    if (found->second->phase == Phase::draining) {
-        --m_draining;
-    }
-    auto count = m_per_address.find(found->second->peer);
-    if (count != m_per_address.end() && --count->second == 0) {
-        m_per_address.erase(count);
-    }
+    m_counts.remove(found->second->peer, found->second->phase == Phase::draining);
     m_connections.erase(found); // the socket closes itself, if still ours
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "heapkit/runtime/http/admission.hpp"
+#include "heapkit/runtime/http/connection_counts.hpp"
 #include "heapkit/runtime/http/descriptor.hpp"
 #include "heapkit/runtime/http/request_parser.hpp"
 #include "heapkit/util/error.hpp"
@@ -13,7 +14,6 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +21,8 @@
 #include <vector>
 
 namespace heapkit::runtime::http {
+
+struct Connection;
 
 struct LoopOptions {
     ParserLimits limits;
@@ -59,7 +61,6 @@ public:
     const Descriptor& listener() const { return m_listener; }
 
 private:
-    struct Connection;
     EventLoop(Descriptor listener, DescriptorTable& table, const LoopOptions& options,
               Dispatch dispatch, Warn warn);
 
@@ -81,6 +82,7 @@ private:
     void go_dark();
 
     LoopOptions m_options;
+    ConnectionCounts m_counts;
     DescriptorTable& m_table;
     Descriptor m_listener;
     Descriptor m_epoll;
@@ -88,8 +90,6 @@ private:
     Dispatch m_dispatch;
     Warn m_warn;
     std::unordered_map<uint64_t, std::unique_ptr<Connection>> m_connections;
-    std::map<std::string, unsigned> m_per_address;
-    size_t m_draining = 0;  // connections in Phase::draining
     uint64_t m_next_id = 2; // 0: the listener, 1: the wake-up
     std::mutex m_mutex;     // guards m_answers
     std::vector<std::pair<uint64_t, Response>> m_answers;

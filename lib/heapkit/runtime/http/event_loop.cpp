@@ -76,8 +76,8 @@ void EventLoop::run() {
         }
         // A second at most: a quit whose wake-up went to a closed eventfd, or descriptors
         // closed under an idle loop, are noticed that late. A quarter of one with
-        // connections open, for their deadlines.
-        int timeout = m_connections.empty() ? 1000 : 250;
+        // connections open, for their deadlines; less while the listener rests.
+        int timeout = m_listener_resumes ? 100 : m_connections.empty() ? 1000 : 250;
         int ready =
             ::epoll_wait(m_epoll.number(), events.data(), static_cast<int>(events.size()), timeout);
         for (int i = 0; i < ready && !m_dark.load(); ++i) {
@@ -192,8 +192,15 @@ void EventLoop::accept_all() {
         socklen_t length = sizeof(peer);
         int fd = ::accept4(m_listener.number(), reinterpret_cast<sockaddr*>(&peer), &length,
                            SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            // Out of descriptors: the backlog waits for one to free. Still readable, the
+            // listener would spin the loop meanwhile: it is left unwatched for a while.
+            watch_listener(0);
+            m_listener_resumes = Clock::now() + std::chrono::milliseconds(100);
+            return;
+        }
         if (fd < 0) {
-            return; // EAGAIN; or EMFILE: the backlog waits for a free descriptor
+            return; // EAGAIN
         }
         Descriptor socket = Descriptor::adopt(fd, &m_table);
         if (!socket || (m_counts.at_hard_limit() && !end_a_drain())) {
@@ -204,6 +211,16 @@ void EventLoop::accept_all() {
         ::setsockopt(socket.number(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         admit(std::move(socket), peer_key(peer));
     }
+}
+
+void EventLoop::watch_listener(uint32_t events) {
+    if (!check(m_epoll, "its epoll descriptor") || !check(m_listener, "its listening socket")) {
+        return;
+    }
+    epoll_event event{};
+    event.events = events;
+    event.data.u64 = listener_id;
+    ::epoll_ctl(m_epoll.number(), EPOLL_CTL_MOD, m_listener.number(), &event);
 }
 
 void EventLoop::admit(Descriptor socket, std::string peer) {
@@ -402,6 +419,10 @@ void EventLoop::take_answers() {
 // Deadlines: a request head that takes too long in all (however it trickles), silence
 // too long, a drain that is over.
 void EventLoop::sweep(Clock::time_point now) {
+    if (m_listener_resumes && now >= *m_listener_resumes) {
+        m_listener_resumes.reset();
+        watch_listener(EPOLLIN);
+    }
     std::vector<uint64_t> late;
     std::vector<uint64_t> expired;
     for (auto& [id, connection] : m_connections) {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,6 +67,7 @@ private:
 
     bool descriptors_intact();
     void accept_all();
+    void watch_listener(uint32_t events);
     void admit(Descriptor socket, std::string peer);
     void on_event(uint64_t id, uint32_t events);
     void read_from(Connection& connection);
@@ -93,6 +95,8 @@ private:
     uint64_t m_next_id = 2; // 0: the listener, 1: the wake-up
     std::mutex m_mutex;     // guards m_answers
     std::vector<std::pair<uint64_t, Response>> m_answers;
+    // Set while the listener is unwatched (no descriptor was free for a connection).
+    std::optional<std::chrono::steady_clock::time_point> m_listener_resumes;
     std::atomic<bool> m_quit{false};
     std::atomic<bool> m_dark{false};
     std::string m_foreign; // what turned out not to be ours

@@ -34,6 +34,8 @@ packages=(
   # Knot Resolver's kresd (LuaJIT and jemalloc): CPU profiles through JIT code
   # (test_agent_kresd.py)
   knot-resolver
+  # nghttpx, a master and the worker it forks (test_agent_nghttpx.py)
+  nghttp2-proxy
   # BIND 9's named, jemalloc through libisc (test_bind9.py), and dig to ask it
   bind9 bind9-dnsutils
   # a real debuginfod server on loopback (test_stripped_names.py); iproute2 brings up

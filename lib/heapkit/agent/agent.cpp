@@ -10,6 +10,7 @@
 //  - nothing but heapkit_agent_core_serve is exported (core.map), and what the agent
 //    links statically stays hidden (meson.build), so no symbol of the host binds to ours.
 #include "heapkit/agent/agent_config.hpp"
+#include "heapkit/agent/process_registry.hpp"
 #include "heapkit/runtime/handler.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
@@ -34,7 +35,8 @@ struct Agent {
     AgentConfig config;
     std::mutex mutex; // guards what follows; held across fork() (atfork handlers)
     std::unique_ptr<runtime::Server> server;
-    int parent_port = -1; // in a followed child: the port its parent serves on
+    int parent_port = -1;              // in a followed child: the port its parent serves on
+    ProcessRegistry registry{nullptr}; // the tree's serving processes (the loader's page)
     bool exiting = false;
     bool exit_registered = false;
 };
@@ -105,6 +107,7 @@ void stop_at_exit() {
     {
         std::lock_guard lock(g_agent->mutex);
         g_agent->exiting = true;
+        g_agent->registry.remove();
         server = std::move(g_agent->server);
     }
     if (server && !server->listener_intact()) {
@@ -147,6 +150,7 @@ void serve_now() {
         agent.exit_registered = std::atexit(stop_at_exit) == 0;
     }
     const std::string& address = agent.config.address;
+    agent.registry.add(address, port, parent_port < 0);
     bool v6 = address.find(':') != std::string::npos;
     say(fmt::format("serving http://{}{}{}:{}/", v6 ? "[" : "", address, v6 ? "]" : "", port));
 }
@@ -156,7 +160,7 @@ void serve_now() {
 void* serve_after_fork(void*) {
     pthread_setname_np(pthread_self(), "heapkit-agent");
     if (auto profiler = runtime::Profiler::find()) {
-        static_cast<void>(profiler->set_thread_active(false));
+        static_cast<void>(profiler->make_thread_a_guest());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(g_agent->config.start_delay_ms));
     serve_now();
@@ -209,7 +213,11 @@ void after_fork_in_child() {
 
 // The loader's call, on its thread (past the start delay, jemalloc's sampling off): reads
 // the configuration once, watches for fork(), and serves.
-extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(int parent_port) {
+// `parent_port`: -1 in the first process; in a child forked before the core was loaded,
+// -2 (its parent serves on the configured port). `registry`: the page the loader shared
+// with the tree (may be null).
+extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(int parent_port,
+                                                                                void* registry) {
     using namespace heapkit::agent;
     if (g_agent == nullptr) {
         auto config = read_config([](const char* name) { return std::getenv(name); });
@@ -219,6 +227,8 @@ extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(
         }
         g_agent = new Agent{};
         g_agent->config = std::move(*config);
+        g_agent->registry = ProcessRegistry(registry);
+        heapkit::runtime::set_serving_processes_source([] { return g_agent->registry.list(); });
         if (pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) != 0) {
             say("cannot watch for fork(): not serving");
             return;
@@ -226,7 +236,7 @@ extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(
     }
     {
         std::lock_guard lock(g_agent->mutex);
-        g_agent->parent_port = parent_port;
+        g_agent->parent_port = parent_port == -2 ? g_agent->config.port : parent_port;
     }
     serve_now();
 }

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 extern "C" __attribute__((visibility("default"))) const char heapkit_agent_version[] =
@@ -32,7 +33,7 @@ namespace heapkit::agent {
 namespace {
 
 using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
-using Serve = void (*)(int parent_port);
+using Serve = void (*)(int parent_port, void* registry);
 
 constexpr const char* core_name = "libheapkit-agent-core.so";
 
@@ -40,6 +41,9 @@ bool g_quiet = false;
 bool g_follow_forks = false;
 unsigned g_start_delay_ms = 1000;
 Serve g_serve = nullptr; // the core's entry once it is loaded (then the core sees forks)
+// One page shared by the tree this process starts (fork keeps a MAP_SHARED mapping): the
+// serving processes write themselves into it (the core's process_registry).
+void* g_registry = nullptr;
 
 // One line on stderr, written whole with write(2): stderr's FILE may be the host's to
 // lock or to replace.
@@ -228,7 +232,7 @@ void* start(void* argument) {
         }
         g_serve = reinterpret_cast<Serve>(entry);
     }
-    g_serve(parent_port);
+    g_serve(parent_port, g_registry);
     return nullptr;
 }
 
@@ -252,10 +256,12 @@ void start_thread(int parent_port) {
 }
 
 // A child forked before the core was loaded has lost the thread that would load it;
-// once the core is loaded, its own fork handlers decide what a child serves.
+// once the core is loaded, its own fork handlers decide what a child serves. The child's
+// parent serves (or will) on the configured port: -2 says so to the core, which then
+// takes the next free port after it.
 void after_fork_in_child() {
     if (g_serve == nullptr && g_follow_forks) {
-        start_thread(-1);
+        start_thread(-2);
     }
 }
 
@@ -272,6 +278,8 @@ __attribute__((constructor)) void load() {
             g_start_delay_ms = static_cast<unsigned>(value);
         } // else the core says what is wrong with it, once loaded
     }
+    void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    g_registry = page == MAP_FAILED ? nullptr : page;
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
     start_thread(-1);
 }

@@ -9,12 +9,13 @@
 namespace heapkit::runtime::http {
 
 // (prof.thread_active_init does not do it: jemalloc reads it at a thread's first sample,
-// after the thread is made.)
+// after the thread is made.) A guest thread also takes arena 0 without a thread cache, so
+// that the server makes no arena of its own in the host (Profiler::make_thread_a_guest).
 void stop_sampling_this_thread() {
     thread_local bool done = false;
     if (!done) {
         if (auto profiler = Profiler::find()) {
-            static_cast<void>(profiler->set_thread_active(false));
+            static_cast<void>(profiler->make_thread_a_guest());
         }
         done = true;
     }

@@ -8,7 +8,8 @@
 
 namespace heapkit::runtime::http {
 
-// jemalloc's sampling off for the calling thread (thread.prof.active), once.
+// jemalloc's sampling off for the calling thread, which becomes a guest of the host's
+// allocator (Profiler::make_thread_a_guest: arena 0, no thread cache), once.
 void stop_sampling_this_thread();
 
 // A thread named `name` (15 characters at most) with every signal blocked, which stops

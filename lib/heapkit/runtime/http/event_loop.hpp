@@ -59,7 +59,6 @@ public:
     // Any thread: run() returns soon (within a second even if the wake-up is lost).
     void quit();
     bool listener_intact() const;
-    const Descriptor& listener() const { return m_listener; }
 
 private:
     EventLoop(Descriptor listener, DescriptorTable& table, const LoopOptions& options,

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for SECONDS
-# (default 60) on its seed corpus. A crash, leak, timeout or sanitizer report fails the
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs them on their seed corpora
+# for SECONDS (default 60) a target on average: the four small readers of the HTTP
+# surface (http_request, page_query, bearer_token, symbol_body: short inputs, quickly
+# covered) get a quarter of SECONDS each, and the others share the rest, so that a run
+# of all takes as long as it did before they came (SECONDS x 11). A crash, leak, timeout or sanitizer report fails the
 # run; its reproducer is kept in $FUZZ_ARTIFACTS (default ./fuzz-artifacts). Ends with
 # "N passed, N failed". Extra arguments go to every fuzzer (e.g. -runs=10000000).
 # FUZZ_TARGETS (space-separated) runs only those targets, e.g. to split a long run
@@ -10,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log"
+light_targets="http_request page_query bearer_token symbol_body"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log $light_targets"
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in
@@ -75,12 +79,48 @@ mkdir -p "$work/agent_config" # the agent's environment: listen, delay, CPU
 printf '127.0.0.1:6060\n1000\n1' > "$work/agent_config/v4"
 printf '[::1]:0\n0\noff' > "$work/agent_config/v6"
 
+# Each target's share: the light ones SECONDS/4; the others SECONDS less what the light
+# ones take, spread over them (0 stays 0: no time limit, for -runs=N).
+light=0
+heavy=0
+for target in $targets; do
+  case " $light_targets " in
+  *" $target "*) light=$((light + 1)) ;;
+  *) heavy=$((heavy + 1)) ;;
+  esac
+done
+light_seconds=$((seconds / 4))
+heavy_seconds=$seconds
+if [ "$heavy" -gt 0 ] && [ "$seconds" -gt 0 ]; then
+  heavy_seconds=$(((seconds * heavy - light * light_seconds) / heavy))
+fi
+if [ "$seconds" -gt 0 ] && [ "$light_seconds" -eq 0 ]; then
+  light_seconds=1
+fi
+
+mkdir -p "$work/http_request" "$work/page_query" "$work/bearer_token" "$work/symbol_body"
+printf '\x10GET /debug/pprof/heap?seconds=3 HTTP/1.1\r\nHost: 127.0.0.1:6060\r\nAuthorization: Bearer s3cret\r\n\r\n' \
+  > "$work/http_request/get"
+printf '\x07POST /pprof/symbol HTTP/1.1\r\nHost: [::1]\r\nAuthorization: bearer s3cret\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n0x1+0x2\r\n0\r\n\r\nGET / HTTP/1.0\r\n\r\n' \
+  > "$work/http_request/chunked"
+printf '\x40POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\nContent-Length: 3\r\n\r\nabc' \
+  > "$work/http_request/origin"
+printf 'seconds=30&frequency=100&symbolize=0' > "$work/page_query/cpu"
+printf 'sample=alloc_space&width=%%32%%30%%30%%30&debug=0' > "$work/page_query/heap"
+printf 's3cret\nBearer   s3cret ' > "$work/bearer_token/bearer"
+printf 'tok\n[::1]:6060' > "$work/bearer_token/host"
+printf '0x7f0012345678+0x55d0c0de+1f\n' > "$work/symbol_body/three"
+
 passed=0
 failed=0
 for target in $targets; do
-  echo "== fuzz_$target: ${seconds}s"
+  share=$heavy_seconds
+  case " $light_targets " in
+  *" $target "*) share=$light_seconds ;;
+  esac
+  echo "== fuzz_$target: ${share}s"
   start=$SECONDS
-  if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$seconds" \
+  if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$share" \
       -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$artifacts/$target-" "$@" 2>"$work/$target.log"; then
     passed=$((passed + 1))

@@ -70,11 +70,18 @@ std::optional<std::string> why_inert() {
 }
 
 Result<runtime::ServerOptions> server_options(const AgentConfig& config) {
+    if (!runtime::is_loopback(config.address) && config.token_file.empty()) {
+        return fail("HEAPKIT_LISTEN={}: serving beyond loopback needs HEAPKIT_TOKEN_FILE (heap "
+                    "dumps reveal memory contents)",
+                    config.address);
+    }
     runtime::ServerOptions options;
     options.address = config.address;
     options.port = config.port;
     options.threads = 2; // a guest's share: slow clients hold none of them anyway
     options.handler.allow_control = config.control;
+    options.public_name = config.public_name;
+    options.warn = [](const std::string& line) { say(line); }; // quiet: say says nothing
     options.handler.allow_cpu_profiles = config.cpu;
     if (!config.token_file.empty()) {
         auto token = read_token(config.token_file);
@@ -112,7 +119,8 @@ void stop_at_exit() {
         server = std::move(g_agent->server);
     }
     if (server && !server->listener_intact()) {
-        // The program closed our descriptors: MHD would abort the process in stop().
+        // The program closed our descriptors (the server has said so and stopped using
+        // them): nothing left to join in a hurry at exit.
         static_cast<void>(server.release());
         return;
     }

@@ -20,7 +20,8 @@ std::optional<Response> refuse_control(const Request& request, const HandlerOpti
         return std::nullopt;
     }
     if (!options.allow_control) {
-        return text(403, "control is disabled in this process (allow_control)");
+        return text(403, "control is disabled in this process (HandlerOptions::allow_control; "
+                         "the agent: HEAPKIT_CONTROL=1)");
     }
     auto setting = percent_decode(request.query);
     std::string_view value = setting ? std::string_view(*setting) : std::string_view();

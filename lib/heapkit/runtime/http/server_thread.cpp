@@ -11,13 +11,14 @@ namespace heapkit::runtime::http {
 // (prof.thread_active_init does not do it: jemalloc reads it at a thread's first sample,
 // after the thread is made.) A guest thread also takes arena 0 without a thread cache, so
 // that the server makes no arena of its own in the host (Profiler::make_thread_a_guest).
+// No thread_local to remember it: in a dlopened library (the agent's core) a
+// thread_local's first use allocates through __tls_get_addr, sampled, before sampling is
+// off, and the host's profile then holds the agent's stack. A mallctl read instead.
 void stop_sampling_this_thread() {
-    thread_local bool done = false;
-    if (!done) {
-        if (auto profiler = Profiler::find()) {
+    if (auto profiler = Profiler::find()) {
+        if (auto active = profiler->thread_active(); !active || *active) {
             static_cast<void>(profiler->make_thread_a_guest());
         }
-        done = true;
     }
 }
 

@@ -112,6 +112,11 @@ default = heapfold(log_path, dump_path)
 check(sum(v for s, v in default.items() if s.endswith(";temporary_site")) ==
       truth["temporary_site"][0]["alloc_space"], "a log's default sample is alloc_space")
 
+# The picture says what it adds up: the sample type in its title (it said "Flame Graph:
+# N bytes in all" for every type).
+svg = run([tool("heapfold"), "--svg", "--sample", "temporary_space", log_path, dump_path]).stdout
+check("Flame Graph of temporary_space: " in svg, f"the title lacks the sample type: {svg[:600]!r}")
+
 # --- freeing sites ---------------------------------------------------------------------
 freed = heapfold("--free-sites", "--threads", "--sample", "cross_thread_objects", log_path, dump_path)
 freer = sum(v for s, v in freed.items() if s.startswith("freer;"))

@@ -34,8 +34,14 @@ Result<void> draw(const StackProducer& produce, const FlameOptions& options, con
 }
 
 // "bytes", "byte-seconds" or "objects", as the sample type counts, unless the user named
-// the unit.
+// the unit; and the sample type in the title unless the user gave one ("Flame Graph of
+// temporary_space: …"): a picture of an allocation log's temporaries looked like one of
+// what the program holds.
 FlameOptions with_unit(FlameOptions options, const FoldedOptions& folded) {
+    if (options.title.empty()) {
+        options.title = fmt::format("{} of {}", options.inverted ? "Icicle Graph" : "Flame Graph",
+                                    name_of(folded.sample));
+    }
     if (options.countname.empty()) {
         std::string_view unit = unit_of(folded.sample);
         options.countname = unit == "bytes"          ? "bytes"

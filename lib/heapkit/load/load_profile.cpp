@@ -2,6 +2,7 @@
 // load_profile (load/load.hpp): the pipeline the tools and the runtime share.
 #include "heapkit/load/load.hpp"
 #include "heapkit/load/load_log.hpp"
+#include "heapkit/load/merge_rules.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/symbolize/debian_package.hpp"
@@ -80,6 +81,7 @@ Result<ReadInputs> read_inputs(std::span<const Input> inputs, LoadReport& report
 // Passes 2 and 3, unsample and model: one profile of all dumps, or of the one log.
 Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& report) {
     if (read.logs.empty()) {
+        HEAPKIT_TRY(check_mergeable(read.dumps));
         return build_profile(read.dumps, BuildOptions{options.per_thread});
     }
     if (read.logs.size() > 1) {

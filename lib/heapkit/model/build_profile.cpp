@@ -33,17 +33,6 @@ struct AddressSpace {
     }
 };
 
-// The program's executable is the first file the kernel mapped (the first named line
-// of /proc/<pid>/maps); a jeprof symbolized file may name it too.
-std::string main_path(const RawDump& dump) {
-    for (const MapEntry& entry : dump.maps) {
-        if (!entry.path.empty() && entry.path.front() != '[') {
-            return entry.path;
-        }
-    }
-    return {};
-}
-
 std::vector<Frame> frames_from_chain(const std::vector<std::string>& chain, StringPool& strings) {
     std::vector<Frame> frames;
     // jeprof lists outermost first; a Location wants innermost first.
@@ -100,7 +89,7 @@ void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
     // Two passes so that every dump's main executable comes before any library.
     std::vector<std::vector<std::pair<const MapEntry*, bool>>> wanted(dumps.size());
     for (size_t d = 0; d < dumps.size(); ++d) {
-        std::string main = main_path(dumps[d]);
+        std::string main = dumps[d].main_path();
         for (const MapEntry& entry : dumps[d].maps) {
             if (entry.executable && !entry.path.empty() && entry.end > entry.start) {
                 wanted[d].emplace_back(&entry, entry.path == main);

@@ -27,4 +27,13 @@ void RawDump::add_stack(std::span<const uint64_t> frame_addresses, const Sampled
     stacks.push_back(stack);
 }
 
+std::string RawDump::main_path() const {
+    for (const MapEntry& entry : maps) {
+        if (!entry.path.empty() && entry.path.front() != '[') {
+            return entry.path;
+        }
+    }
+    return {};
+}
+
 } // namespace heapkit

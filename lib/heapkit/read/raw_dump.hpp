@@ -90,6 +90,10 @@ struct RawDump {
 
     // True when any accum column is non-zero (prof_accum:true was in force).
     bool has_accum() const;
+
+    // The program's executable: the first file the kernel mapped (the first named line of
+    // /proc/<pid>/maps). Empty without maps.
+    std::string main_path() const;
 };
 
 } // namespace heapkit

@@ -20,10 +20,13 @@ with open(sys.argv[1]) as log:
         entry = json.loads(line)
         result = entry["result"]
         # What a test left out and why (a missing program, no root): on the console, not
-        # only in meson's log.
-        for said in (entry.get("stdout") or "").splitlines():
-            if said.startswith("SKIP"):
-                print(f"{entry['name']}: {said}")
+        # only in meson's log. A skipped test's reason is its last line, whatever its form.
+        said = [line for line in (entry.get("stdout") or "").splitlines() if line.strip()]
+        for line in said:
+            if line.startswith("SKIP"):
+                print(f"{entry['name']}: {line}")
+        if result == "SKIP" and said and not said[-1].startswith("SKIP"):
+            print(f"{entry['name']}: SKIP: {said[-1]}")
         if result in ("OK", "EXPECTEDFAIL"):
             counts["passed"] += 1
         elif result == "SKIP":

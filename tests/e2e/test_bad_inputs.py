@@ -30,7 +30,8 @@ cases = [
     # Cut inside a MAPPED_LIBRARIES path: what is left parses, and names another file.
     (write("cut_maps.heap", GOOD_HEAD + "@ 0x1\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n"
            "7f0000000000-7f0000100000 r-xp 00000000 08:01 42  /usr/lib/x86_64-linux-"),
-     r"cut_maps\.heap:7: the last line has no newline: the dump is cut short \(truncated\)"),
+     r"cut_maps\.heap:7: the last line has no newline: the dump is cut short \(truncated\), "
+     r"or was edited without its final newline"),
     (write("cut_maps.heap.gz", gzip.compress(
         (GOOD_HEAD + "@ 0x1\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n"
          "7f0000000000-7f0000100000 r-xp 00000000 08:01 42  /usr/lib/libc.so").encode())),

@@ -25,7 +25,9 @@ Result<RawDump> parse_dump(std::string_view text, std::string_view source,
     // what is left still parses (a path cut in the middle names another file).
     if (!text.empty() && text.back() != '\n') {
         size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-        return fail("{}:{}: the last line has no newline: the dump is cut short (truncated)",
+        return fail("{}:{}: the last line has no newline: the dump is cut short (truncated), "
+                    "or was edited without its final newline (jemalloc ends every line with "
+                    "one)",
                     source, line);
     }
     if (is_jeprof_symbolized(text)) {

@@ -111,6 +111,11 @@ Result<void> read_info(const json& root, ProfLog& log) {
     Place at{log.source, "info"};
     const json* info = member(root, "info");
     if (info == nullptr || !info->is_object()) {
+        if (member(root, "jemalloc") != nullptr) {
+            return fail("{}: jemalloc's statistics (malloc_stats_print in JSON), not an "
+                        "allocation log: read it with jestat {}",
+                        log.source, log.source);
+        }
         return fail("{}: no \"info\" object: not a jemalloc allocation log (prof.log_start "
                     "writes one)",
                     log.source);

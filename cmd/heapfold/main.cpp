@@ -39,7 +39,7 @@ CLI::Option* add_flame_flags(CLI::App& app, heapkit::ViewOptions& view) {
            "leave out frames narrower than PX pixels or PCT% of the total (default 0.1)")
         ->option_text("PX|PCT%")
         ->check(heapkit::cmd::parsed_by(heapkit::parse_min_width, "minimum width",
-                                        "pixels or a percentage such as 0.5%"))
+                                        "pixels or a percentage below 100 such as 0.5%"))
         ->needs(svg)
         ->group(group);
     app.add_option("--countname", flame.countname,

@@ -228,6 +228,9 @@ TEST_CASE("heapkit flame graph texts: numbers, labels, options") {
     CHECK_FALSE(parse_min_width("1px"));
     CHECK_FALSE(parse_min_width("%"));
     CHECK_FALSE(parse_min_width("nan"));
+    CHECK_FALSE(parse_min_width("200%")); // past 100 %: only the root would be drawn
+    CHECK_FALSE(parse_min_width("100%"));
+    CHECK(parse_min_width("99.5%"));
     CHECK(parse_palette("mem") == Palette::mem);
     CHECK_FALSE(parse_palette("java"));
 }

@@ -233,6 +233,10 @@ std::optional<MinWidth> parse_min_width(std::string_view text) {
         width.value < 0) {
         return std::nullopt;
     }
+    // Past 100 % every frame but the root is left out: a typo, not a picture.
+    if (width.percent && width.value >= 100) {
+        return std::nullopt;
+    }
     return width;
 }
 

@@ -22,13 +22,19 @@ inline std::vector<Input> inputs_of(const std::vector<std::string>& paths) {
 }
 
 // What the flags leave to be filled in after parsing: the files, the cache, the progress
-// line, and the view's frames and sample type, which loading chose.
-inline void complete(ToolOptions& options) {
+// line, and the view's frames and sample type, which loading chose. A cache directory
+// others could write is not used: one line says so, and the tool runs on without it.
+inline void complete(const std::string& tool, ToolOptions& options) {
     ViewRequest& request = options.request;
     request.inputs = inputs_of(options.inputs);
     request.bases = inputs_of(options.bases);
     if (options.cache) {
-        request.load.symbols.cache_directory = default_cache_directory();
+        std::string directory = default_cache_directory();
+        if (auto usable = check_cache_directory(directory)) {
+            request.load.symbols.cache_directory = directory;
+        } else if (!options.quiet) {
+            fmt::print(stderr, "{}: warning: {}\n", tool, usable.error().message);
+        }
     }
     request.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
     FoldedOptions& folded = options.view.folded;
@@ -137,7 +143,7 @@ inline int run(CLI::App& app, int argc, char** argv, ToolOptions& options) {
     std::string tool = app.get_name();
     try {
         app.parse(argc, argv);
-        complete(options);
+        complete(tool, options);
         return show(tool.c_str(), options);
     } catch (const CLI::Success& done) {
         return app.exit(done);

@@ -2,6 +2,7 @@
 #include "heapkit/util/input.hpp"
 
 #include "heapkit/util/gzip.hpp"
+#include "heapkit/util/private_files.hpp"
 #include "heapkit/util/try.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -82,9 +83,17 @@ void InputBuffer::Unmap::operator()(char* start) const {
 }
 
 Result<InputBuffer> InputBuffer::open(const std::string& path) {
+    return from(open_file(path), path);
+}
+
+Result<InputBuffer> InputBuffer::open_regular(const std::string& path) {
+    return from(open_regular_file(path), path);
+}
+
+Result<InputBuffer> InputBuffer::from(Result<UniqueFd> opened, const std::string& path) {
     InputBuffer input;
     input.m_name = path == "-" ? "<stdin>" : path;
-    HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path));
+    HEAPKIT_TRY_ASSIGN(UniqueFd fd, std::move(opened));
     struct stat st {};
     bool known = fd && ::fstat(fd.get(), &st) == 0;
     if (known) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/util/error.hpp"
+#include "heapkit/util/unique_fd.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,9 @@ Result<InputText> read_input(const std::string& path);
 class InputBuffer {
 public:
     static Result<InputBuffer> open(const std::string& path);
+    // The same for a file in a cache: only a regular file, never through a symbolic link
+    // (open_regular_file in private_files.hpp says why).
+    static Result<InputBuffer> open_regular(const std::string& path);
 
     const std::string& name() const { return m_name; } // "<stdin>" for "-"
     // The file's modification time, in nanoseconds since the Unix epoch; 0 for standard
@@ -39,6 +43,8 @@ public:
     void release_before(const char* position);
 
 private:
+    static Result<InputBuffer> from(Result<UniqueFd> opened, const std::string& path);
+
     struct Unmap {
         size_t size;
         void operator()(char* start) const;

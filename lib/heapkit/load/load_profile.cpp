@@ -137,6 +137,7 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         HEAPKIT_TRY_ASSIGN(ReadInputs read, read_inputs(inputs, options.max_inflated, loaded.report));
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
+        HEAPKIT_TRY(check_totals(loaded.profile));
         HEAPKIT_TRY(
             check_sample_type(loaded.profile, default_sample_of(loaded.profile, options.sample,
                                                                 options.sample_given)));

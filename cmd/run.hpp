@@ -4,6 +4,7 @@
 #pragma once
 
 #include "flags.hpp"
+#include "heapkit/util/terminal_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -117,8 +118,9 @@ inline int show(const char* tool, const ToolOptions& given) {
             ? write_output(options.output, is_binary(options.view.kind),
                            [&](const Sink& sink) { return write_view(*views, options.view, sink); })
             : tl::unexpected(views.error());
+    // Messages name files and frames as the dump spells them: escaped like the views.
     if (!written) {
-        fmt::print(stderr, "{}: error: {}\n", tool, written.error().message);
+        fmt::print(stderr, "{}: error: {}\n", tool, terminal_safe(written.error().message));
         return 1;
     }
     if (!options.quiet) {
@@ -129,7 +131,7 @@ inline int show(const char* tool, const ToolOptions& given) {
             said.push_back(std::move(line));
         }
         for (const std::string& warning : said) {
-            fmt::print(stderr, "{}: warning: {}\n", tool, warning);
+            fmt::print(stderr, "{}: warning: {}\n", tool, terminal_safe(warning));
         }
     }
     return options.strict && views->report.unnamed_locations > 0 ? 2 : 0;

@@ -134,7 +134,8 @@ void find_packages(std::vector<ModuleReport>& modules, const std::string& cache_
 Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& options) {
     return catching([&]() -> Result<Loaded> {
         Loaded loaded;
-        HEAPKIT_TRY_ASSIGN(ReadInputs read, read_inputs(inputs, options.max_inflated, loaded.report));
+        HEAPKIT_TRY_ASSIGN(ReadInputs read,
+                           read_inputs(inputs, options.max_inflated, loaded.report));
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 
 namespace heapkit {
 namespace {

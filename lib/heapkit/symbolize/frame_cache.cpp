@@ -291,7 +291,8 @@ std::vector<std::string> FrameCache::save() {
                 build.entries.merge(*theirs);
             }
         }
-        if (auto ok = write_output({path, false, false, false}, encode_frame_entries(build.entries));
+        if (auto ok =
+                write_output({path, false, false, false}, encode_frame_entries(build.entries));
             !ok) {
             warnings.push_back(fmt::format("frame cache not saved: {}", ok.error().message));
             continue;

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <deque>
 #include <elfutils/libdwelf.h>
+#include <fmt/format.h>
 #include <gelf.h>
 #include <libdeflate.h>
-#include <fmt/format.h>
 #include <memory>
 #include <new>
 #include <string>

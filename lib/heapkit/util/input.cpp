@@ -60,8 +60,7 @@ Result<UniqueFd> open_file(const std::string& path) {
 }
 
 // Reads all of `fd` (standard input when not open), inflated when gzipped.
-Result<std::string> read_text(const UniqueFd& fd, const std::string& name,
-                              uint64_t max_inflated) {
+Result<std::string> read_text(const UniqueFd& fd, const std::string& name, uint64_t max_inflated) {
     auto bytes = read_all(fd ? fd.get() : STDIN_FILENO, name);
     if (!bytes || !is_gzip(*bytes)) {
         return bytes;

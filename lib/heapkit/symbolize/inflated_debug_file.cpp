@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -178,6 +179,23 @@ bool has_build_id(Elf* elf, std::span<const unsigned char> wanted) {
     return length > 0 && std::equal(wanted.begin(), wanted.end(), bytes, bytes + length);
 }
 
+// Whether the copy, laid out by libelf (ELF_C_NULL computes the layout, writes nothing),
+// is about what it holds: the original and the inflated sections. Alignments and sizes
+// come from the file, and a lying one (an sh_addralign of 2^40) would have libelf write
+// that many zeros into the memory file.
+bool fits_layout(Elf* to, int fd, const std::deque<std::vector<char>>& buffers) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return false;
+    }
+    uint64_t held = static_cast<uint64_t>(st.st_size);
+    for (const std::vector<char>& buffer : buffers) {
+        held += buffer.size();
+    }
+    off_t size = elf_update(to, ELF_C_NULL);
+    return size >= 0 && static_cast<uint64_t>(size) <= 2 * held + (uint64_t{1} << 20);
+}
+
 } // namespace
 
 UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id,
@@ -201,6 +219,10 @@ UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id,
         copied = to && copy_elf(from.get(), to.get(), buffers, why);
     } catch (const std::bad_alloc&) {
         why = "its inflated sections do not fit in memory"; // a believable size, still too much
+    }
+    if (copied && !fits_layout(to.get(), fd, buffers)) {
+        copied = false;
+        why = "its section headers lay the file out far beyond its contents";
     }
     if (refused != nullptr) {
         *refused = why;

@@ -5,12 +5,13 @@
 # run; its reproducer is kept in $FUZZ_ARTIFACTS (default ./fuzz-artifacts). Ends with
 # "N passed, N failed". Extra arguments go to every fuzzer (e.g. -runs=10000000).
 # FUZZ_TARGETS (space-separated) runs only those targets, e.g. to split a long run
-# over two cores.
+# over two cores. FUZZ_BUDGET=N shares N seconds among the targets run instead (CI gives
+# the 11 minutes it gave 11 targets of 60 s, so that more targets do not lengthen it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log debian_packages inflated_debug_file load_series telemetry"
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in
@@ -21,6 +22,10 @@ for target in $targets; do
     ;;
   esac
 done
+if [ -n "${FUZZ_BUDGET:-}" ]; then
+  count=$(echo $targets | wc -w)
+  seconds=$((FUZZ_BUDGET / count))
+fi
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
 # Runs started side by side (one per core) build one at a time: the lock is on this script.
@@ -40,7 +45,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$artifacts"
 # Seeds: the checked-in text corpora, plus binary ones made here (nothing binary is
 # committed): gzipped dumps, and small ELF files built from a fixture.
-for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats prof_log; do
+for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats prof_log debian_packages \
+  telemetry; do
   cp -r "tests/fuzz/corpus/$target" "$work/$target"
 done
 mkdir -p "$work/gzip" "$work/symbolizer"
@@ -50,6 +56,18 @@ done
 cc -g -O1 -o "$work/symbolizer/pie" tests/fixtures/alloc_c.c
 cc -g -O1 -fno-pie -no-pie -o "$work/symbolizer/nopie" tests/fixtures/alloc_c.c
 strip -o "$work/symbolizer/stripped" "$work/symbolizer/pie"
+# Compressed DWARF (SHF_COMPRESSED, zlib), as Debian's debug files have it: for the
+# symbolizer, and, as separate debug files, for inflated_debug_file.
+objcopy --compress-debug-sections=zlib "$work/symbolizer/pie" "$work/symbolizer/pie-zdebug"
+mkdir -p "$work/inflated_debug_file"
+for elf in pie nopie; do
+  objcopy --only-keep-debug --compress-debug-sections=zlib "$work/symbolizer/$elf" \
+    "$work/inflated_debug_file/$elf.debug"
+done
+mkdir -p "$work/load_series" # three dumps of one program, as load_series.cpp cuts them
+dump=tests/fuzz/corpus/heap_v2/real_dump.heap
+{ cat "$dump"; printf '\n%%%%\n'; cat "$dump"; printf '\n%%%%\n'; cat "$dump"; } \
+  > "$work/load_series/three"
 mkdir -p "$work/frame_cache" # an empty cache file, and one with a single two-frame entry
 printf 'heapkit frame cache 4\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$work/frame_cache/empty"
 {

@@ -120,7 +120,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     app.add_flag("--threads", load.per_thread, "split every stack by jemalloc thread");
     app.add_flag("--keep-allocator-frames", frames.keep_allocator_frames,
                  "keep malloc, operator new and jemalloc-internal frames, and the known "
-                 "allocation wrappers (zmalloc, isc__mem_get, g_malloc, PyMem_Malloc, ...)");
+                 "allocation wrappers (zmalloc, isc__mem_get, g_malloc, PyMem_Malloc, ...) "
+                 "and the C++ libraries' allocator plumbing (std::__new_allocator, ...)");
     app.add_option("--drop-frames", frames.drop_frames,
                    "cut frames whose whole function name matches REGEX, and all frames they "
                    "call (pprof's drop_frames)")
@@ -133,6 +134,11 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->check(regex_validator());
     app.add_option("--ignore", options.request.stacks.ignore,
                    "leave out stacks through a frame whose name (as shown) matches REGEX")
+        ->option_text("REGEX")
+        ->check(regex_validator());
+    app.add_option("--hide", options.request.stacks.hide,
+                   "take frames whose name (as shown) matches REGEX out of every stack, "
+                   "keeping their callers and callees (pprof's -hide)")
         ->option_text("REGEX")
         ->check(regex_validator());
     app.add_flag_callback(
@@ -189,7 +195,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->transform(CLI::AsSizeValue(false));
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
     app.add_flag("-v,--verbose", load.list_unnamed,
-                 "after each module's count of addresses without a name, list them");
+                 "say in full why addresses stayed without a name (a stripped module gets "
+                 "one short line without it), and list them");
     app.add_flag("--strict", options.strict,
                  "exit with status 2 when any frame stays unnamed (output is still written)");
     app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);

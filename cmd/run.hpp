@@ -59,6 +59,9 @@ inline std::vector<std::string> unmatched_filters(const Views& views, const Tool
     if (!views.matched.ignore) {
         warn("--ignore", options.request.stacks.ignore, "nothing is left out");
     }
+    if (!views.matched.hide) {
+        warn("--hide", options.request.stacks.hide, "nothing is hidden");
+    }
     const std::string& drop = options.view.folded.frames.drop_frames;
     if (!drop.empty()) {
         bool matched =

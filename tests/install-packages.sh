@@ -10,8 +10,6 @@ packages=(
   libjemalloc-dev libjemalloc2 libmicrohttpd-dev wrk
   # jemalloc's statistics in JSON (jestat, lib/heapkit/stats)
   nlohmann-json3-dev
-  # the runtime's CPU profiler unwinds in its SIGPROF handler with libunwind
-  libunwind-dev
   # the Debian packages built and checked (tests/e2e/test_deb.py), bash completion's helpers
   debhelper dpkg-dev lintian git bash-completion
   # real consumers and ground truth used by the tests
@@ -31,6 +29,11 @@ packages=(
   # varnishd (a manager and its forked child), and a real Prometheus scraping /metrics;
   # varnish is also profiled as the README's recipe says (test_varnish.py)
   varnish prometheus
+  # Knot Resolver's kresd (LuaJIT and jemalloc): CPU profiles through JIT code
+  # (test_agent_kresd.py)
+  knot-resolver
+  # nghttpx, a master and the worker it forks (test_agent_nghttpx.py)
+  nghttp2-proxy
   # BIND 9's named, jemalloc through libisc (test_bind9.py), and dig to ask it
   bind9 bind9-dnsutils
   # a real debuginfod server on loopback (test_stripped_names.py); iproute2 brings up

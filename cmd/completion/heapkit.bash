@@ -9,7 +9,7 @@
 # Flags of jeprof2pprof (cmd/flags.hpp's add_common_flags and its own) or heapfold.
 _heapkit_flags() {
     local common='-h --help -o --output --base --sample --free-sites --growth --threads --keep-allocator-frames
-        --drop-frames --focus --ignore --keep-clone-suffixes --no-symbolize --binary
+        --drop-frames --focus --ignore --hide --keep-clone-suffixes --no-symbolize --binary
         --sysroot --path-map --debug-dir --no-cache --max-inflated -q --quiet -v --verbose --strict
         --label-dumps --version'
     case $1 in
@@ -62,7 +62,7 @@ _heapkit_tool() {
         return
         ;;
     # Free text (patterns, paths as the dump spells them, numbers): nothing to offer.
-    --drop-frames | --focus | --ignore | --path-map | --title | --width | --minwidth | \
+    --drop-frames | --focus | --ignore | --hide | --path-map | --title | --width | --minwidth | \
         --nodecount | --max-inflated | -h | --help | --version)
         return
         ;;

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
                "\"-symbols\" when the file has no DWARF), the index's size and path.\n"
                "Exit status: 0 when every FILE has its index, 1 otherwise.\n"
                "Examples:\n"
-               "  heapkit-index /usr/sbin/redis-server /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+               "  heapkit-index /usr/bin/redis-server /usr/lib/x86_64-linux-gnu/libc.so.6\n"
                "  heapkit-index --cache-dir /var/cache/heapkit ./build/server");
     try {
         try {

@@ -12,6 +12,7 @@ namespace {
 void add_matches(FilterMatches& into, const FilterMatches& more) {
     into.focus = into.focus || more.focus;
     into.ignore = into.ignore || more.ignore;
+    into.hide = into.hide || more.hide;
 }
 
 Result<Profile> load_filtered(std::span<const Input> inputs, const ViewRequest& request,

@@ -43,9 +43,9 @@ struct Views {
     std::optional<Profile> base; // the bases merged, when some were given
     std::vector<Profile> series; // a series' dumps, oldest first
     LoadReport report;           // of the inputs and the bases, each warning once
-    // Whether --focus and --ignore matched a frame of some profile loaded (true for an
+    // Whether --focus, --ignore and --hide matched a frame of some profile loaded (true for an
     // empty pattern): one that matches nothing is most likely a typo.
-    FilterMatches matched{false, false};
+    FilterMatches matched{false, false, false};
 };
 
 Result<Views> load_views(const ViewRequest& request);

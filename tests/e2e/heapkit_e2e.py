@@ -208,6 +208,37 @@ def llvm_frames(path, vaddr):
     return frames
 
 
+# The C++ libraries' allocator plumbing, which heapkit cuts from stacks like operator new
+# (emit/stacks/allocator_frames.cpp): a leaf's inline chain starts after it.
+CXX_ALLOCATOR_FRAME = re.compile(
+    r"^std::(__new_allocator<.*>::allocate|allocator<.*>::allocate|allocator_traits<.*>::allocate"
+    r"|_Vector_base<.*>::_M_allocate|(__cxx11::)?basic_string<.*>::_M_create|__allocate_guarded<"
+    r"|__detail::_Hashtable_alloc<.*>::_M_allocate_|_Rb_tree<.*>::_M_get_node"
+    r"|_Deque_base<.*>::_M_allocate_|(_Fwd_list_base|(__cxx11::)?_List_base)<.*>::_M_get_node)")
+
+
+def check_names_like_llvm(samples, mappings, binary, at_least=5):
+    """Every location of `binary` in a pprof -raw profile (pprof_raw) has the inline
+    chain, files and lines llvm-symbolizer gives (less the allocator plumbing heapkit
+    cuts from a leaf, CXX_ALLOCATOR_FRAME); at least `at_least` of them."""
+    ranges = mapping_ranges(mappings)
+    compared = 0
+    for sample in samples:
+        for address, mapping_id, ours in sample["locations"]:
+            start_address, _, offset, path = ranges[mapping_id]
+            if os.path.realpath(path) != os.path.realpath(binary):
+                continue
+            theirs = llvm_frames(path, elf_vaddr(path, address - start_address + offset))
+            while len(theirs) > len(ours) and CXX_ALLOCATOR_FRAME.match(theirs[0][0]):
+                theirs = theirs[1:]
+            got = [(os.path.basename(file), int(line)) for _, file, line in ours]
+            want = [(os.path.basename(file).replace("??", ""), line) for _, file, line in theirs]
+            check(got == want, f"{binary}+{address - start_address + offset:#x}: ours {ours}\n"
+                               f"llvm-symbolizer {theirs}")
+            compared += 1
+    check(compared >= at_least, f"only {compared} of {binary}'s locations compared")
+
+
 def pprof_total(samples, sample_type, predicate):
     return sum(s["by_type"][sample_type] for s in samples if predicate(s["frames"]))
 

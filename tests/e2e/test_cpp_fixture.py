@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""A C++ fixture linked against jemalloc: demangled template names, operator new cut."""
+"""A C++ fixture linked against jemalloc: demangled template names, operator new cut, and
+the C++ library's allocator plumbing too (std::_Vector_base::_M_allocate,
+std::__new_allocator::allocate): vector::reserve, the operation that allocated, is the
+leaf (it was std::__new_allocator<T>::allocate, in every C++ stack)."""
 
 import os
 
@@ -15,6 +18,12 @@ check_near(sum_where(inuse, leaf_is(fill)), 512000, "inuse_space of Pool<Block>:
 # 64 arrays of 2048 bytes plus the 512-byte array of pointers.
 check_near(sum_where(inuse, leaf_is("keep_arrays()")), 64 * 2048 + 512, "keep_arrays()")
 check(not any("operator new" in s for s in inuse), "operator new left in folded stacks")
+reserve = [s for s in inuse if s.split(";")[-1].startswith("std::vector<") and
+           s.split(";")[-1].endswith("::reserve(unsigned long)")]
+check(len(reserve) == 1 and inuse[reserve[0]] == 4096,
+      f"vector::reserve is not the leaf of its 4096 bytes: {[s for s in inuse if 'reserve' in s]}")
+check(not any("_M_allocate" in s or "new_allocator" in s for s in inuse),
+      "the C++ library's allocator plumbing left in folded stacks")
 
 out = os.path.join(directory, "cpp.pb.gz")
 run([tool("jeprof2pprof"), dump, "-o", out])

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""--focus, --ignore and --drop-frames match what the output shows: names, unnamed
+"""--focus, --ignore, --hide and --drop-frames match what the output shows: names, unnamed
 frames' function identities ("app!0x1159") and address texts ("app+0x1159", where no name
 is looked up); a pattern that matches no frame is a warning, not a silent empty output."""
 
@@ -44,6 +44,20 @@ dropped = heapfold("--drop-frames", re.escape(zeroed), dump)
 check(not any(zeroed in s for s in dropped), f"--drop-frames {zeroed} left it: {list(dropped)}")
 check(sum(dropped.values()) == sum(everything.values()), "--drop-frames changed the total")
 
+# --hide on an unnamed function in the middle of stacks: its callers and callees become
+# neighbours, nothing else changes, and the total stays.
+middle = next((f for s in everything for f in s.split(";")[1:-1] if f.startswith(name + "!")),
+              None)
+check(middle is not None, f"no unnamed frame in the middle of a stack: {list(everything)}")
+hidden = heapfold("--hide", re.escape(middle), dump)
+check(not any(middle in s.split(";") for s in hidden), f"--hide {middle} left it: {list(hidden)}")
+check(sum(hidden.values()) == sum(everything.values()), "--hide changed the total")
+expected = {}
+for stack, value in everything.items():
+    shown = ";".join(f for f in stack.split(";") if f != middle)
+    expected[shown] = expected.get(shown, 0) + value
+check(hidden == expected, f"--hide {middle}: {hidden} instead of {expected}")
+
 # Where nothing is named, frames show their address text, and that is what matches.
 bare = heapfold("--no-symbolize", dump)
 address = next(f for s in bare for f in s.split(";") if f.startswith(name + "+0x"))
@@ -56,7 +70,7 @@ check(not any(address in s.split(";") for s in dropped),
 
 # A pattern that matches no frame: a warning naming it, exit status 0.
 for flag, effect in (("--focus", "nothing is shown"), ("--ignore", "nothing is left out"),
-                     ("--drop-frames", "nothing is cut")):
+                     ("--hide", "nothing is hidden"), ("--drop-frames", "nothing is cut")):
     for view in ([], ["--text"]):
         proc = run([tool("heapfold"), *view, flag, "no_such_function", dump])
         check(re.search(rf"^heapfold: warning: {flag} 'no_such_function' matches no frame: "

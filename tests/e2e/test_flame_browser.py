@@ -2,11 +2,13 @@
 """heapfold --svg in a real browser, headless Chromium: the graph renders (a screenshot
 holds the frames' colours), and a scripted page clicks a frame, searches, hovers, presses
 Ctrl-F and Escape, and the SVG's DOM changes as the graph promises (zoomed widths,
-highlighted matches, the matched share)."""
+highlighted matches, the matched share). A graph taller than the window (CPython's: 3750
+px) opens on its root, not on a blank top; an icicle graph stays at its top."""
 
 import json
 import os
 import re
+import subprocess
 
 from heapkit_e2e import (check, chromium, chromium_browser, fixture, flame_frames, png_colours,
                          rgb, run, run_fixture, run_harness, tool, workdir, write_file)
@@ -161,4 +163,34 @@ check(all(f["fill"] == by_name[n]["fill"] for n, f in escaped.items()) and
       "Escape left the search on")
 print(f"harness: zoom, search ({result['searched']['matched']}), reset, hover, Ctrl-F "
       f"({result['ctrlF']['matched']}) and Escape behave")
+
+# 3. A deep graph in a window 900 px tall: one narrow stack 230 frames deep over a wide
+# shallow one. It opens scrolled to its root; an icicle graph, root on top, does not move.
+deep = "main;" + ";".join(f"f{i}" for i in range(230)) + " 3\nmain;serve;parse 600\nmain;start 200\n"
+viewer = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"></head><body style="margin:0">
+<iframe id="graph" src="%s" style="border:0;width:1200px;height:900px"></iframe>
+<pre id="result">not run</pre>
+<script>
+document.getElementById("graph").addEventListener("load", function () {
+  var frame = this;
+  setTimeout(function () {
+    var win = frame.contentWindow, doc = frame.contentDocument;
+    var root = doc.querySelector("#frames > g rect").getBoundingClientRect();
+    document.getElementById("result").textContent = JSON.stringify({
+      scrollY: win.scrollY, innerHeight: win.innerHeight, rootTop: root.top,
+      rootBottom: root.bottom});
+  }, 200);
+});
+</script></body></html>
+"""
+for name, flags in (("deep", []), ("deep_icicle", ["--inverted"])):
+    drawn = subprocess.run([fixture("flame_from_folded"), *flags], input=deep,
+                           capture_output=True, text=True, check=True).stdout
+    write_file(directory, f"{name}.svg", drawn)
+    page = write_file(directory, f"{name}.html", viewer % f"{name}.svg")
+    view = run_harness(page)
+    check(0 <= view["rootTop"] and view["rootBottom"] <= view["innerHeight"],
+          f"{name}: the root is not in the first screen: {view}")
+    check((view["scrollY"] > 0) == (name == "deep"), f"{name}: scrolled to {view['scrollY']}")
 print("ok")

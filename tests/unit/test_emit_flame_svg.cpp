@@ -266,3 +266,27 @@ TEST_CASE("heapkit::write_flame_svg takes a caller's fills and notes, and nests"
     double height = flame_svg_height(*graph, {});
     CHECK(svg.find(fmt::format("height=\"{}\"", height)) != std::string::npos);
 }
+
+TEST_CASE("heapkit::write_flame_svg draws a subtitle under the title, cut to the width") {
+    FlameOptions options;
+    options.width = 300;
+    std::string plain = svg_of("main;f 10\n", options);
+    CHECK(plain.find("id=\"subtitle\"") == std::string::npos);
+    options.subtitle = "varnishd: no symbols beyond .dynsym (stripped); apt install "
+                       "varnish-dbgsym, or set DEBUGINFOD_URLS";
+    std::string svg = svg_of("main;f 10\n", options);
+    std::smatch shown;
+    REQUIRE(std::regex_search(svg, shown,
+                              std::regex("<text id=\"subtitle\"[^>]*><title>([^<]*)</title>"
+                                         "([^<]*)</text>")));
+    CHECK(shown[1] == options.subtitle); // all of it on hover
+    CHECK(shown[2].length() * 7.2 <= 300);
+    CHECK(shown[2].str().starts_with("varnishd: no symbols"));
+    // The frames move down by the subtitle's line: the image is that much taller.
+    auto height = [](const std::string& text) {
+        std::smatch m;
+        REQUIRE(std::regex_search(text, m, std::regex("height=\"([0-9.]+)\"")));
+        return std::stod(m[1]);
+    };
+    CHECK(height(svg) == height(plain) + 18);
+}

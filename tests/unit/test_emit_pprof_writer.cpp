@@ -249,3 +249,13 @@ TEST_CASE("heapkit::write_pprof refuses CPU sample types that do not cover every
     REQUIRE_FALSE(written);
     CHECK(written.error().message.find("every sample") != std::string::npos);
 }
+
+TEST_CASE("heapkit::encode_pprof writes the profile's notes as comments") {
+    Profile profile = test::make_profile(test::sample_dump);
+    profile.notes = {"varnishd: no symbols beyond .dynsym (stripped); apt install varnish-dbgsym, "
+                     "or set DEBUGINFOD_URLS"};
+    pb::Profile p = decode(encode_pprof(profile, {}));
+    REQUIRE(p.comment_size() == 2);
+    CHECK(text_of(p, p.comment(0)) == "source: test.heap");
+    CHECK(text_of(p, p.comment(1)) == profile.notes[0]);
+}

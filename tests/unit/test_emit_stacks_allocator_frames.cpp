@@ -60,3 +60,40 @@ TEST_CASE("heapkit::AllocatorFrameMatcher cuts well-known allocation wrappers, w
         CHECK_FALSE_MESSAGE(matcher.matches(other), other);
     }
 }
+
+TEST_CASE("heapkit::AllocatorFrameMatcher cuts the C++ libraries' allocator plumbing, not the "
+          "container operations") {
+    AllocatorFrameMatcher matcher;
+    for (const char* plumbing :
+         {"std::__new_allocator<char>::allocate(unsigned long, void const*)",
+          "__gnu_cxx::new_allocator<Session*>::allocate(unsigned long, void const*)",
+          "std::allocator_traits<std::allocator<char> >::allocate(std::allocator<char>&, "
+          "unsigned long)",
+          "std::_Vector_base<char, std::allocator<char> >::_M_allocate(unsigned long)",
+          "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> "
+          ">::_M_create(unsigned long&, unsigned long)",
+          "std::__allocate_guarded<std::allocator<std::_Sp_counted_ptr_inplace<Session, "
+          "std::allocator<Session>, (__gnu_cxx::_Lock_policy)2> > >(std::allocator<std::"
+          "_Sp_counted_ptr_inplace<Session, std::allocator<Session>, (__gnu_cxx::_Lock_policy)"
+          "2> >&)",
+          "std::__detail::_Hashtable_alloc<std::allocator<std::__detail::_Hash_node<std::pair<"
+          "int const, int>, false> > >::_M_allocate_buckets(unsigned long)",
+          "std::_Rb_tree<int, int, std::_Identity<int>, std::less<int>, std::allocator<int> "
+          ">::_M_get_node()",
+          "std::__1::allocator<char>::allocate(unsigned long)",
+          "std::__1::__libcpp_allocate(unsigned long, unsigned long)"}) {
+        CHECK_MESSAGE(matcher.matches(plumbing), plumbing);
+    }
+    // What the program asked for stays the leaf: the container's own operation, and the
+    // thread machinery rootward of it.
+    for (const char* operation :
+         {"std::vector<char, std::allocator<char> >::resize(unsigned long)",
+          "std::vector<char, std::allocator<char> >::_M_default_append(unsigned long)",
+          "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> "
+          ">::_M_append(char const*, unsigned long)",
+          "std::thread::_State_impl<std::thread::_Invoker<std::tuple<void (*)()> > >::_M_run()",
+          "std::_Rb_tree<int, int, std::_Identity<int>, std::less<int>, std::allocator<int> "
+          ">::_M_insert_unique<int const&>(int const&)"}) {
+        CHECK_FALSE_MESSAGE(matcher.matches(operation), operation);
+    }
+}

@@ -41,3 +41,17 @@ TEST_CASE("heapkit::filter_stacks refuses an invalid regex") {
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message.find("serve(") != std::string::npos);
 }
+
+TEST_CASE("heapkit::filter_stacks hides matching frames and keeps their callers and callees") {
+    // serve goes from the middle of two stacks: main calls parse and cache_put directly.
+    CHECK(filtered({"", "", "^serve$"}) ==
+          "main;cache_put 200\nmain;log_line 300\nmain;parse 100\n");
+    // Hidden together with focus: the focus is matched first, on the whole stacks.
+    CHECK(filtered({"serve", "", "serve"}) == "main;cache_put 200\nmain;parse 100\n");
+    // A leaf hidden: its caller is the leaf, and stacks that become one add up.
+    CHECK(filtered({"", "", "parse|cache_put"}) == "main;log_line 300\nmain;serve 300\n");
+    Profile profile = three_stacks();
+    auto matched = filter_stacks(profile, {"", "", "nothing_named_so"});
+    REQUIRE(matched);
+    CHECK_FALSE(matched->hide); // a pattern that hides nothing is told
+}

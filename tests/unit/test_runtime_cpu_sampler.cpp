@@ -6,6 +6,7 @@
 #include "heapkit/runtime/handler.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -46,6 +47,21 @@ public:
             thread.join();
         }
     }
+    // The CPU time the busy threads have used, in ms: what a profile of them should count
+    // (the process's own clock also counts the profiler's work, which it does not sample).
+    double cpu_ms() {
+        double total = 0;
+        for (std::thread& thread : m_threads) {
+            clockid_t clock{};
+            timespec used{};
+            if (pthread_getcpuclockid(thread.native_handle(), &clock) == 0 &&
+                clock_gettime(clock, &used) == 0) {
+                total += static_cast<double>(used.tv_sec) * 1e3 +
+                         static_cast<double>(used.tv_nsec) / 1e6;
+            }
+        }
+        return total;
+    }
 
 private:
     std::vector<std::thread> m_threads;
@@ -66,26 +82,25 @@ TEST_CASE("heapkit::runtime::CpuProfileSlot samples 16 busy threads at 1000 Hz")
     auto slot = CpuProfileSlot::claim();
     REQUIRE(slot != nullptr);
     CHECK(CpuProfileSlot::claim() == nullptr); // one profile at a time
-    timespec cpu_before{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu_before);
-    auto samples = slot->record(std::chrono::milliseconds(1000), max_cpu_frequency);
-    REQUIRE(samples.has_value());
-    timespec cpu_after{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu_after);
-    // One period per CPU millisecond the process used (0.95 measured), though the kernel's tick may
-    // deliver fewer signals, each counting its overruns. The CPU time is the process's
-    // own (not "a CPU for most of the second"): the suite and other builds share the cores.
-    double cpu_ms = static_cast<double>(cpu_after.tv_sec - cpu_before.tv_sec) * 1e3 +
-                    static_cast<double>(cpu_after.tv_nsec - cpu_before.tv_nsec) / 1e6;
+    double cpu_before = busy.cpu_ms();
+    auto samples = slot->record(std::chrono::milliseconds(2000), max_cpu_frequency);
+    REQUIRE_MESSAGE(samples.has_value(), (samples ? "" : samples.error().message));
+    double cpu_ms = busy.cpu_ms() - cpu_before;
+    // One period per CPU millisecond the busy threads used, though the kernel's tick may
+    // deliver fewer signals, each counting its overruns (a signal stands for 4 periods at
+    // a 250 Hz tick). The CPU time is the threads' own (not "a CPU for most of the
+    // second"): the suite and other builds share the cores. Some is not sampled: each
+    // thread's last partial period, and what the threads run while the profiler's thread,
+    // one among 17 on the cores, arms and disarms their timers.
     uint64_t periods = 0;
     for (uint32_t ticks : samples->ticks) {
         periods += ticks;
     }
     CHECK(samples->ticks.size() == samples->depths.size());
     CHECK(samples->depths.size() > 50);
-    CHECK(static_cast<double>(periods + samples->dropped) > 0.8 * cpu_ms);
+    CHECK(static_cast<double>(periods + samples->dropped) > 0.75 * cpu_ms);
     CHECK(samples->period_nanos() == 1'000'000);
-    CHECK(samples->duration_nanos >= 1'000'000'000);
+    CHECK(samples->duration_nanos >= 2'000'000'000);
 
     Profile profile = cpu_profile(*samples, true);
     int64_t ticks = 0;
@@ -215,4 +230,58 @@ TEST_CASE("heapkit::runtime::Handler refuses CPU profiles when they are not allo
 TEST_CASE("heapkit::runtime::Handler's windowed pages answer 503 when the server stops") {
     Request request{"GET", "/debug/pprof/profile", "seconds=1", {}, "", {}, [] { return true; }};
     CHECK(Handler().handle(request).status == 503);
+}
+
+TEST_CASE("heapkit::runtime CPU profiles end, and keep the handler, when the program installs "
+          "its own during one") {
+    BusyThreads busy(2);
+    auto slot = CpuProfileSlot::claim();
+    REQUIRE(slot != nullptr);
+    std::thread program([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        struct sigaction own {};
+        own.sa_handler = ignore_sigprof;
+        sigemptyset(&own.sa_mask);
+        sigaction(SIGPROF, &own, nullptr);
+    });
+    auto started = std::chrono::steady_clock::now();
+    auto samples = slot->record(std::chrono::milliseconds(3000), 100);
+    auto took = std::chrono::steady_clock::now() - started;
+    program.join();
+    REQUIRE(samples.has_value());
+    CHECK(took < std::chrono::milliseconds(2000)); // it ended at the program's handler
+    struct sigaction after {};
+    sigaction(SIGPROF, nullptr, &after);
+    bool still_own = after.sa_handler == ignore_sigprof;
+    CHECK(still_own); // not replaced by the disposition from before the profile
+    struct sigaction restore {};
+    restore.sa_handler = SIG_DFL;
+    sigaction(SIGPROF, &restore, nullptr);
+}
+
+TEST_CASE("heapkit::runtime CPU profiles signal no sleeping thread") {
+    std::atomic<long> interrupted{0};
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> sleepers;
+    for (int i = 0; i < 4; ++i) {
+        sleepers.emplace_back([&] {
+            while (!stop) {
+                timespec millisecond{0, 1'000'000};
+                if (nanosleep(&millisecond, nullptr) != 0 && errno == EINTR) {
+                    ++interrupted;
+                }
+            }
+        });
+    }
+    BusyThreads busy(1);
+    auto slot = CpuProfileSlot::claim();
+    REQUIRE(slot != nullptr);
+    auto samples = slot->record(std::chrono::milliseconds(1000), 1000);
+    stop = true;
+    for (std::thread& sleeper : sleepers) {
+        sleeper.join();
+    }
+    REQUIRE(samples.has_value());
+    CHECK(samples->depths.size() > 20);
+    CHECK(interrupted.load() == 0);
 }

@@ -56,9 +56,10 @@ TEST_CASE("heapkit::describe_unnamed says per module what the file lacks and wha
     CHECK(lines[2] == "/srv/app: 1 of 9 addresses has no name: they lie outside every function "
                       "its .symtab and .debug_info know");
     CHECK(lines[3] == "/srv/gone.so: 3 of 3 addresses have no name: /root/srv/gone.so: cannot "
-                      "open: No such file or directory; point to a copy of the file");
+                      "open: No such file or directory; point to a copy of the file (--binary "
+                      "for the program, --path-map OLD=NEW for a directory)");
     CHECK(lines[4] == "/srv/lib.so: 1 of 2 addresses has no name: /x/lib.so: its layout does "
-                      "not fit; point to the build that ran");
+                      "not fit; point to the build that ran (--binary, --path-map)");
 }
 
 TEST_CASE("heapkit::describe_unnamed lists the addresses when asked, as frames print them") {
@@ -74,14 +75,49 @@ TEST_CASE("heapkit::describe_unnamed lists the addresses when asked, as frames p
     CHECK(describe_unnamed({}, {}, true).empty());
 }
 
-TEST_CASE("heapkit::describe_unnamed tells exported symbols from none, and names the package") {
+namespace {
+
+ModuleReport stripped_isc() {
     ModuleReport isc = module("/usr/lib/x86_64-linux-gnu/libisc-9.18.so", 216, {0x4ada4, 0x4adc0});
     isc.has_dynsym = true;
     isc.package = "bind9-libs";
     isc.unnamed_functions = {0x4ad80};
-    std::vector<ModuleReport> modules{isc};
+    return isc;
+}
+
+} // namespace
+
+TEST_CASE("heapkit::describe_unnamed says a stripped module in one short line unless verbose") {
+    std::vector<ModuleReport> modules{stripped_isc()};
     std::vector<std::string> lines = describe_unnamed(modules, {}, false);
     REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == "/usr/lib/x86_64-linux-gnu/libisc-9.18.so: 2 of 216 addresses have no "
+                      "name: no symbols beyond .dynsym (stripped); apt install "
+                      "bind9-libs-dbgsym, or set DEBUGINFOD_URLS (--verbose says more)");
+    modules[0].package.clear();
+    CHECK(describe_unnamed(modules, {}, false, UnnamedHints{true})[0].ends_with(
+        "(stripped); install its debug file (--debug-dir), DEBUGINFOD_URLS's servers had none "
+        "(--verbose says more)"));
+}
+
+TEST_CASE("heapkit::stripped_notes names each stripped module and how to get its names") {
+    ModuleReport full = module("/srv/app", 9, {0x20});
+    full.has_dynsym = full.has_symtab = true;
+    ModuleReport named = stripped_isc();
+    named.unnamed.clear(); // stripped, but every address it has is exported: nothing to say
+    std::vector<ModuleReport> modules{stripped_isc(), full, named};
+    CHECK(is_stripped(modules[0]));
+    CHECK(!is_stripped(full));
+    CHECK(!is_stripped(named));
+    CHECK(stripped_notes(modules) ==
+          std::vector<std::string>{"libisc-9.18.so: no symbols beyond .dynsym (stripped); apt "
+                                   "install bind9-libs-dbgsym, or set DEBUGINFOD_URLS"});
+}
+
+TEST_CASE("heapkit::describe_unnamed tells exported symbols from none, and names the package") {
+    std::vector<ModuleReport> modules{stripped_isc()};
+    std::vector<std::string> lines = describe_unnamed(modules, {}, true);
+    REQUIRE(lines.size() == 3);
     CHECK(lines[0] == "/usr/lib/x86_64-linux-gnu/libisc-9.18.so: 2 of 216 addresses have no "
                       "name: stripped: only its exported symbols (.dynsym) name code, and these "
                       "lie in functions it does not export; they are shown as "
@@ -89,7 +125,7 @@ TEST_CASE("heapkit::describe_unnamed tells exported symbols from none, and names
                       "function); its debug file is in Debian's bind9-libs-dbgsym package (the "
                       "debian-debug archive), or set DEBUGINFOD_URLS=https://debuginfod.debian.net "
                       "(Debian's server); build id a50d");
-    lines = describe_unnamed(modules, {}, false, UnnamedHints{true});
+    lines = describe_unnamed(modules, {}, true, UnnamedHints{true});
     CHECK(lines[0].find("the debuginfod servers of DEBUGINFOD_URLS had none; build id") !=
           std::string::npos);
     CHECK(lines[0].find("no symbol table") == std::string::npos);

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
-// libheapkit-agent.so: the runtime's server inside a program that was not built with it,
-// loaded with LD_PRELOAD. A guest in someone else's process, so:
-//  - the constructor only reads the environment and starts one thread; everything else
-//    (finding jemalloc, binding, the server's own threads) happens on that thread, after
-//    HEAPKIT_START_DELAY_MS (1 s): past the host's constructors and the start of its main,
-//    where programs close every descriptor they did not open;
+// libheapkit-agent-core.so: the runtime's server inside a program that was not built with
+// it. The loader libheapkit-agent.so (shim.cpp), which LD_PRELOAD names, loads it in the
+// process the operator meant once jemalloc and heap profiling are found, and calls
+// heapkit_agent_core_serve on its thread. A guest in someone else's process, so:
 //  - every thread of ours blocks every signal: the host's signals reach the host's threads;
 //  - a fork()ed child closes its copy of the listening socket and serves nothing, unless
 //    HEAPKIT_FOLLOW_FORKS=1 (then it serves on the next free port after its parent's);
 //  - the server stops at exit() (atexit) in milliseconds;
-//  - nothing but heapkit_agent_version is exported (agent.map), and what the agent links
-//    statically stays hidden (meson.build), so no symbol of the host binds to ours.
+//  - nothing but heapkit_agent_core_serve is exported (core.map), and what the agent
+//    links statically stays hidden (meson.build), so no symbol of the host binds to ours.
 #include "heapkit/agent/agent_config.hpp"
+#include "heapkit/agent/process_registry.hpp"
 #include "heapkit/runtime/handler.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
@@ -26,9 +25,6 @@
 #include <thread>
 #include <unistd.h>
 
-extern "C" __attribute__((visibility("default"))) const char heapkit_agent_version[] =
-    HEAPKIT_VERSION;
-
 namespace heapkit::agent {
 namespace {
 
@@ -39,7 +35,8 @@ struct Agent {
     AgentConfig config;
     std::mutex mutex; // guards what follows; held across fork() (atfork handlers)
     std::unique_ptr<runtime::Server> server;
-    int parent_port = -1; // in a followed child: the port its parent serves on
+    int parent_port = -1;              // in a followed child: the port its parent serves on
+    ProcessRegistry registry{nullptr}; // the tree's serving processes (the loader's page)
     bool exiting = false;
     bool exit_registered = false;
 };
@@ -110,6 +107,7 @@ void stop_at_exit() {
     {
         std::lock_guard lock(g_agent->mutex);
         g_agent->exiting = true;
+        g_agent->registry.remove();
         server = std::move(g_agent->server);
     }
     if (server && !server->listener_intact()) {
@@ -120,44 +118,52 @@ void stop_at_exit() {
     server.reset(); // cuts running profiles short and joins the server's threads
 }
 
-void* serve(void*) {
-    pthread_setname_np(pthread_self(), "heapkit-agent");
+// Serves on this thread's behalf: binds, and hands the server to the Agent.
+void serve_now() {
     Agent& agent = *g_agent;
     int parent_port;
     {
         std::lock_guard lock(agent.mutex);
         parent_port = agent.parent_port;
     }
-    // Past the program's start (or its child's), where programs close what they did not
-    // open (AgentConfig::start_delay_ms). One that execs or exits by then is not served.
-    std::this_thread::sleep_for(std::chrono::milliseconds(agent.config.start_delay_ms));
     if (auto reason = why_inert()) {
         say(*reason + ": not serving");
-        return nullptr;
+        return;
     }
     auto options = server_options(agent.config);
     if (!options) {
         say(options.error().message + ": not serving");
-        return nullptr;
+        return;
     }
     auto server = bind_server(*options, parent_port);
     if (!server) {
-        say(fmt::format("{} (port in use?): not serving; the program runs on",
-                        server.error().message));
-        return nullptr;
+        say(fmt::format("{}: not serving; the program runs on", server.error().message));
+        return;
     }
     int port = (*server)->port();
     std::lock_guard lock(agent.mutex);
     if (agent.exiting) {
-        return nullptr; // exit() is under way: the server goes with this thread's return
+        return; // exit() is under way: the server goes with this thread's return
     }
     agent.server = std::move(*server);
     if (!agent.exit_registered) {
         agent.exit_registered = std::atexit(stop_at_exit) == 0;
     }
     const std::string& address = agent.config.address;
+    agent.registry.add(address, port, parent_port < 0);
     bool v6 = address.find(':') != std::string::npos;
     say(fmt::format("serving http://{}{}{}:{}/", v6 ? "[" : "", address, v6 ? "]" : "", port));
+}
+
+// A followed child's server thread: past the child's start, where programs close what
+// they did not open (AgentConfig::start_delay_ms), with jemalloc's sampling off first.
+void* serve_after_fork(void*) {
+    pthread_setname_np(pthread_self(), "heapkit-agent");
+    if (auto profiler = runtime::Profiler::find()) {
+        static_cast<void>(profiler->make_thread_a_guest());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(g_agent->config.start_delay_ms));
+    serve_now();
     return nullptr;
 }
 
@@ -171,7 +177,7 @@ void start_serving() {
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
-    if (pthread_create(&thread, &attributes, serve, nullptr) != 0) {
+    if (pthread_create(&thread, &attributes, serve_after_fork, nullptr) != 0) {
         say("cannot start a thread: not serving");
     }
     pthread_attr_destroy(&attributes);
@@ -202,20 +208,35 @@ void after_fork_in_child() {
     }
 }
 
-__attribute__((constructor)) void load() {
-    auto config = read_config([](const char* name) { return std::getenv(name); });
-    if (!config) {
-        say(config.error().message + ": not serving");
-        return;
-    }
-    g_agent = new Agent{};
-    g_agent->config = std::move(*config);
-    if (pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) != 0) {
-        say("cannot watch for fork(): not serving");
-        return;
-    }
-    start_serving();
-}
-
 } // namespace
 } // namespace heapkit::agent
+
+// The loader's call, on its thread (past the start delay, jemalloc's sampling off): reads
+// the configuration once, watches for fork(), and serves.
+// `parent_port`: -1 in the first process; in a child forked before the core was loaded,
+// -2 (its parent serves on the configured port). `registry`: the page the loader shared
+// with the tree (may be null).
+extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(int parent_port,
+                                                                                void* registry) {
+    using namespace heapkit::agent;
+    if (g_agent == nullptr) {
+        auto config = read_config([](const char* name) { return std::getenv(name); });
+        if (!config) {
+            say(config.error().message + ": not serving");
+            return;
+        }
+        g_agent = new Agent{};
+        g_agent->config = std::move(*config);
+        g_agent->registry = ProcessRegistry(registry);
+        heapkit::runtime::set_serving_processes_source([] { return g_agent->registry.list(); });
+        if (pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) != 0) {
+            say("cannot watch for fork(): not serving");
+            return;
+        }
+    }
+    {
+        std::lock_guard lock(g_agent->mutex);
+        g_agent->parent_port = parent_port == -2 ? g_agent->config.port : parent_port;
+    }
+    serve_now();
+}

@@ -82,7 +82,10 @@ std::optional<MinWidth> parse_min_width(std::string_view text);
 
 // How a flame graph is drawn. The names are flamegraph.pl's options.
 struct FlameOptions {
-    std::string title;     // "" for "Flame Graph" ("Icicle Graph" when inverted)
+    std::string title; // "" for "Flame Graph" ("Icicle Graph" when inverted)
+    // A line under the title, as flamegraph.pl's --subtitle; "" for none. Drawn from a
+    // profile, its notes (Profile::notes) when none is given.
+    std::string subtitle;
     unsigned width = 1200; // of the image, pixels; at least min_width
     MinWidth minwidth;
     // The unit in each frame's title; "" for "bytes" (for a profile: "bytes" or

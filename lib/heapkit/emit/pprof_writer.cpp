@@ -127,6 +127,9 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
     for (const std::string& comment : options.comments) {
         out.add_comment(strings.intern(comment));
     }
+    for (const std::string& note : profile.notes) {
+        out.add_comment(strings.intern(note));
+    }
 }
 
 void add_mappings(pb::Profile& out, StringTable& strings, const Profile& profile) {

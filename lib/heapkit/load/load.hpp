@@ -69,6 +69,12 @@ void merge_report(LoadReport& into, LoadReport more);
 std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses,
                                           const std::string& cache_directory = {});
 
+// One short line per stripped module of `modules` (symbolize/module_report.hpp's
+// stripped_notes): its Debian package, found as unnamed_warnings finds it, and
+// DEBUGINFOD_URLS. For outputs that say it briefly (the runtime's).
+std::vector<std::string> stripped_module_notes(std::vector<ModuleReport>& modules,
+                                               const std::string& cache_directory = {});
+
 struct Loaded {
     Profile profile;
     LoadReport report;

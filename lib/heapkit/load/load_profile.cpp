@@ -129,6 +129,11 @@ void find_packages(std::vector<ModuleReport>& modules, const std::string& cache_
     }
 }
 
+UnnamedHints hints_from_environment() {
+    const char* urls = std::getenv("DEBUGINFOD_URLS");
+    return UnnamedHints{urls != nullptr && *urls != '\0'};
+}
+
 } // namespace
 
 Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& options) {
@@ -168,9 +173,14 @@ void merge_report(LoadReport& into, LoadReport more) {
 std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses,
                                           const std::string& cache_directory) {
     find_packages(report.modules, cache_directory);
-    const char* urls = std::getenv("DEBUGINFOD_URLS");
-    UnnamedHints hints{urls != nullptr && *urls != '\0'};
-    return describe_unnamed(report.modules, report.unmapped, list_addresses, hints);
+    return describe_unnamed(report.modules, report.unmapped, list_addresses,
+                            hints_from_environment());
+}
+
+std::vector<std::string> stripped_module_notes(std::vector<ModuleReport>& modules,
+                                               const std::string& cache_directory) {
+    find_packages(modules, cache_directory);
+    return stripped_notes(modules, hints_from_environment());
 }
 
 } // namespace heapkit

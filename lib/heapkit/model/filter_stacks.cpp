@@ -56,15 +56,52 @@ bool any_location(const Profile& profile, const Sample& sample, const std::vecto
     return false;
 }
 
-} // namespace
+// pprof's -hide: the frames whose names match leave every location; a location left with
+// no frame (or an unnamed one whose text matches) leaves every stack, so that a hidden
+// frame's caller and callee become neighbours. True when anything matched.
+bool hide_frames(Profile& profile, const std::regex& regex) {
+    std::vector<bool> gone(profile.locations.size(), false);
+    bool matched = false;
+    for (size_t l = 0; l < profile.locations.size(); ++l) {
+        Location& location = profile.locations[l];
+        if (location.frames.empty()) {
+            std::string text = location_address_text(profile, location);
+            gone[l] = std::regex_search(text, regex);
+            matched = matched || gone[l];
+            continue;
+        }
+        size_t before = location.frames.size();
+        std::erase_if(location.frames, [&](const Frame& frame) {
+            return std::regex_search(frame.name.begin(), frame.name.end(), regex);
+        });
+        matched = matched || location.frames.size() != before;
+        gone[l] = location.frames.empty();
+    }
+    if (!std::count(gone.begin(), gone.end(), true)) {
+        return matched;
+    }
+    // Samples may share a range of sample_locations: each gets its own, shortened one.
+    PodVector<uint32_t> kept;
+    for (Sample& sample : profile.samples) {
+        size_t first = kept.size();
+        for (uint32_t location : profile.locations_of(sample)) {
+            if (!gone[location]) {
+                kept.push_back(location);
+            }
+        }
+        sample.first_location = first;
+        sample.location_count = static_cast<uint32_t>(kept.size() - first);
+    }
+    profile.sample_locations = std::move(kept);
+    return matched;
+}
 
-Result<FilterMatches> filter_stacks(Profile& profile, const StackFilter& filter) {
-    HEAPKIT_TRY_ASSIGN(auto focus, compile(filter.focus));
-    HEAPKIT_TRY_ASSIGN(auto ignore, compile(filter.ignore));
+// pprof's -focus and -ignore: the samples left out go; the others keep their ranges.
+FilterMatches focus_and_ignore(Profile& profile, const std::optional<std::regex>& focus,
+                               const std::optional<std::regex>& ignore) {
     if (!focus && !ignore) {
         return FilterMatches{};
     }
-    return catching([&]() -> Result<FilterMatches> {
         std::vector<bool> focused =
             focus ? matching_locations(profile, *focus) : std::vector<bool>();
         std::vector<bool> ignored =
@@ -78,6 +115,23 @@ Result<FilterMatches> filter_stacks(Profile& profile, const StackFilter& filter)
             }
         }
         profile.samples.resize(kept); // sample_locations stays: samples keep their ranges
+        return matched;
+}
+
+} // namespace
+
+Result<FilterMatches> filter_stacks(Profile& profile, const StackFilter& filter) {
+    HEAPKIT_TRY_ASSIGN(auto focus, compile(filter.focus));
+    HEAPKIT_TRY_ASSIGN(auto ignore, compile(filter.ignore));
+    HEAPKIT_TRY_ASSIGN(auto hide, compile(filter.hide));
+    if (!focus && !ignore && !hide) {
+        return FilterMatches{};
+    }
+    return catching([&]() -> Result<FilterMatches> {
+        FilterMatches matched = focus_and_ignore(profile, focus, ignore);
+        if (hide) {
+            matched.hide = hide_frames(profile, *hide);
+        }
         return matched;
     });
 }

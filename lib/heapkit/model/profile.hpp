@@ -100,6 +100,9 @@ struct Profile {
     PodVector<uint32_t> sample_locations; // indexes into `locations`, sample after sample,
                                           // each leaf first; samples may share a range
     std::vector<std::string> thread_labels;
+    // What a reader of any view of it should know, one line each, e.g. which modules are
+    // stripped and how to get their names: pprof comments, a flame graph's subtitle.
+    std::vector<std::string> notes;
     // Made from an allocation log (read/prof_log.hpp): alloc_* are the allocations freed
     // while it ran, inuse_* are 0, and the log's types are in log_samples.
     bool from_log = false;
@@ -148,6 +151,9 @@ Result<void> check_totals(const Profile& profile);
 struct StackFilter {
     std::string focus;  // keep only stacks through a matching frame; empty: all
     std::string ignore; // leave out stacks through a matching frame; empty: none
+    // Take matching frames out of every stack, keeping their callers and callees
+    // (pprof's -hide): a wrapper or an STL layer between two frames one wants; empty: none.
+    std::string hide;
 };
 
 // Whether each of a filter's patterns matched some frame of the profile (true for an
@@ -155,6 +161,7 @@ struct StackFilter {
 struct FilterMatches {
     bool focus = true;
     bool ignore = true;
+    bool hide = true;
 };
 
 // Removes the samples `filter` leaves out; an error for an invalid regex.

@@ -6,6 +6,7 @@
 #include "heapkit/read/maps.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/runtime/indexer.hpp"
+#include "heapkit/runtime/stripped_modules.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/text.hpp"
@@ -36,7 +37,7 @@ SymbolizeOptions own_symbolize_options(SymbolizeOptions options) {
     options.kept = kept_symbols();
     options.index_builder = own_index_builder();
     if (options.index_builder) {
-        options.cache_directory = indexer_settings().cache_directory;
+        options.cache_directory = indexer_cache_directory();
     }
     return options;
 }
@@ -57,11 +58,14 @@ std::vector<MapEntry> own_maps() {
     return maps;
 }
 
-// Names (or not) for a profile of this process's addresses, with the kept files.
+// Names (or not) for a profile of this process's addresses, with the kept files; its
+// stripped modules noted (stripped_modules.hpp).
 SymbolizeReport name_own(Profile& profile, bool names) {
     SymbolizeOptions options;
     options.names = names;
-    return symbolize(profile, own_symbolize_options(options));
+    SymbolizeReport report = symbolize(profile, own_symbolize_options(options));
+    note_stripped_modules(profile, report.modules);
+    return report;
 }
 
 // `dump`, of this process, placed in its mappings now and named (or not) with the kept
@@ -95,6 +99,7 @@ Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& optio
     if (const auto& problem = loaded.report.out_of_descriptors) {
         return fail("symbolization ran out of file descriptors: {}", *problem);
     }
+    note_stripped_modules(loaded.profile, loaded.report.modules);
     return std::move(loaded.profile);
 }
 
@@ -168,8 +173,10 @@ std::string symbolizer_metrics() {
     metric("heapkit_symbolizer_kept_addresses", "gauge",
            "Addresses whose frames are kept in memory between requests.", "", stats.frames);
     metric("heapkit_symbolizer_lookups_total", "counter",
-           "Frame lookups, answered from what was kept (hit) or not (miss).", "{result=\"hit\"}",
-           stats.hits);
+           "Frame lookups, answered from an address index (index), from what was kept in "
+           "memory (hit) or from the files (miss).",
+           "{result=\"index\"}", stats.indexed);
+    metric("heapkit_symbolizer_lookups_total", "counter", "", "{result=\"hit\"}", stats.hits);
     metric("heapkit_symbolizer_lookups_total", "counter", "", "{result=\"miss\"}", stats.misses);
     metric("heapkit_symbolizer_dropped_total", "counter",
            "Times the kept files and frames reached their bound and were dropped.", "",

@@ -7,6 +7,7 @@
 #include "heapkit/runtime/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
+#include "heapkit/runtime/serving_processes.hpp"
 #include "heapkit/runtime/telemetry.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/text.hpp"
@@ -171,10 +172,49 @@ Response go_heap(const Request& request, bool folded) {
     return binary(std::move(*body), "application/octet-stream", "heap.pb.gz");
 }
 
+namespace {
+
+// A label value as Prometheus' text format spells it: backslash, quote and newline escaped.
+std::string prometheus_label(std::string_view value) {
+    std::string spelled;
+    for (char c : value) {
+        if (c == '\\' || c == '"') {
+            spelled += '\\';
+            spelled += c;
+        } else if (c == '\n') {
+            spelled += "\\n";
+        } else {
+            spelled += c;
+        }
+    }
+    return spelled;
+}
+
+// One series per serving process of the tree (the agent's forked children), so that a
+// scrape of the first process says where the others are.
+std::string serving_metrics() {
+    std::vector<ServingProcess> processes = serving_processes();
+    if (processes.empty()) {
+        return "";
+    }
+    std::string text = "# HELP heapkit_agent_serving A process of this tree that serves its "
+                       "own profiles, at url.\n# TYPE heapkit_agent_serving gauge\n";
+    for (const ServingProcess& process : processes) {
+        text += fmt::format("heapkit_agent_serving{{pid=\"{}\",role=\"{}\",name=\"{}\","
+                            "url=\"{}\"}} 1\n",
+                            process.pid, prometheus_label(process.role),
+                            prometheus_label(process.name), prometheus_label(process.url));
+    }
+    return text;
+}
+
+} // namespace
+
 Response metrics(const Request&) {
     auto mallctl = Mallctl::find();
-    Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
-                                      symbolizer_metrics() + jemalloc_stats_metrics());
+    Response response =
+        text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
+                      symbolizer_metrics() + jemalloc_stats_metrics() + serving_metrics());
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
 }

@@ -2,12 +2,53 @@
 #include "heapkit/runtime/index_page.hpp"
 
 #include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/serving_processes.hpp"
+#include "heapkit/runtime/stripped_modules.hpp"
 #include "heapkit/util/xml.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 namespace heapkit::runtime {
+namespace {
+
+// The stripped modules profiles have met so far, with how to get their names: their code
+// shows as file!0x<address> in every profile until then.
+std::string stripped_section() {
+    std::string items;
+    for (const std::string& note : stripped_module_notes_so_far()) {
+        items += fmt::format("<li>{}</li>\n", escape_xml(note));
+    }
+    if (items.empty()) {
+        return {};
+    }
+    return fmt::format("<h2>Stripped modules</h2>\n<p>Their code shows as "
+                       "<code>file!0x&lt;address&gt;</code> in profiles until its names are "
+                       "there:</p>\n<ul>\n{}</ul>\n",
+                       items);
+}
+
+// The other processes of the tree that serve (a forking server under the agent), with
+// links: a person who opened the first process's page finds the workers from it.
+std::string serving_table() {
+    std::vector<ServingProcess> processes = serving_processes();
+    if (processes.empty()) {
+        return "";
+    }
+    std::string rows;
+    for (const ServingProcess& process : processes) {
+        std::string url = escape_xml(process.url);
+        rows +=
+            fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td><a href=\"{}\">{}</a>"
+                        "</td></tr>\n",
+                        process.pid, escape_xml(process.role), escape_xml(process.name), url, url);
+    }
+    return "<h2>Processes of this tree that serve</h2>\n<table>\n<tr><th>pid</th><th>role"
+           "</th><th>name</th><th>url</th></tr>\n" +
+           rows + "</table>\n";
+}
+
+} // namespace
 
 Response index_page(std::string_view prefix) {
     std::string rows;
@@ -30,8 +71,9 @@ Response index_page(std::string_view prefix) {
                     "<h1>heapkit: {}</h1>\n<p>Process {}. Heap pages need "
                     "MALLOC_CONF=prof:true; a query parameter left out takes its "
                     "default.</p>\n<table>\n<tr><th>page</th><th>query</th><th>what it "
-                    "shows</th></tr>\n{}</table>\n</body></html>",
-                    escape_xml(prefix), getpid(), escape_xml(prefix), getpid(), rows));
+                    "shows</th></tr>\n{}</table>\n{}</body></html>",
+                    escape_xml(prefix), getpid(), escape_xml(prefix), getpid(), rows,
+                    serving_table() + stripped_section()));
     response.content_type = "text/html; charset=utf-8";
     return response;
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/indexer.hpp"
 
+#include "heapkit/runtime/notices.hpp"
+#include "heapkit/symbolize/cache_directory.hpp"
+#include "heapkit/util/helper_environment.hpp"
 #include "heapkit/util/text.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -12,6 +15,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -21,8 +25,6 @@
 #include <sys/wait.h>
 #include <thread>
 
-extern char** environ;
-
 namespace heapkit::runtime {
 namespace {
 
@@ -30,30 +32,6 @@ constexpr size_t max_output = 64 * 1024; // of its error lines: a few files' wor
 
 std::atomic<size_t> runs_ok{0};
 std::atomic<size_t> runs_failed{0};
-
-// The child's environment: ours, without what would load a profiler into it. Under the
-// agent, LD_PRELOAD would start another server in the indexer, and MALLOC_CONF would make
-// it profile (and dump) itself.
-std::vector<std::string> child_environment() {
-    std::vector<std::string> kept;
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-        std::string_view text(*entry);
-        if (!text.starts_with("LD_PRELOAD=") && !text.starts_with("MALLOC_CONF=") &&
-            !text.starts_with("_RJEM_MALLOC_CONF=")) {
-            kept.emplace_back(text);
-        }
-    }
-    return kept;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    for (std::string& text : strings) {
-        out.push_back(text.data());
-    }
-    out.push_back(nullptr);
-    return out;
-}
 
 // posix_spawn's attributes and file actions, destroyed however the spawn ends.
 class SpawnSetup {
@@ -163,9 +141,9 @@ std::vector<std::string> run_indexer(const IndexerSettings& settings,
     std::vector<std::string> arguments = {settings.program, "--quiet", "--cache-dir",
                                           settings.cache_directory, "--"};
     arguments.insert(arguments.end(), paths.begin(), paths.end());
-    std::vector<std::string> environment = child_environment();
-    std::vector<char*> argv = pointers(arguments);
-    std::vector<char*> envp = pointers(environment);
+    std::vector<std::string> environment = helper_environment();
+    std::vector<char*> argv = exec_pointers(arguments);
+    std::vector<char*> envp = exec_pointers(environment);
 
     SpawnSetup setup;
     // The host's blocked and ignored signals are not the indexer's (the example service
@@ -208,12 +186,32 @@ std::vector<std::string> run_indexer(const IndexerSettings& settings,
     return problems;
 }
 
+std::string indexer_cache_directory() {
+    // Once fallen back, for good: the indexes made there are the ones to read.
+    static std::mutex lock;
+    static std::string fallback;
+    std::lock_guard<std::mutex> held(lock);
+    if (!fallback.empty()) {
+        return fallback;
+    }
+    const std::string& configured = indexer_settings().cache_directory;
+    std::string why;
+    std::string usable = writable_cache_directory(configured, why);
+    if (usable != configured && !usable.empty()) {
+        fallback = usable;
+        notice_once("cache fallback", fmt::format("cache directory {}; address indexes go to {}",
+                                                  why.empty() ? "unset" : why, fallback));
+    }
+    return usable;
+}
+
 IndexBuilder own_index_builder() {
-    const IndexerSettings& settings = indexer_settings();
+    IndexerSettings settings = indexer_settings();
+    settings.cache_directory = settings.program.empty() ? "" : indexer_cache_directory();
     if (settings.program.empty() || settings.cache_directory.empty()) {
         return {};
     }
-    return [&settings](const std::vector<std::string>& paths) {
+    return [settings](const std::vector<std::string>& paths) {
         // Files a failed run was asked for wait before they are asked for again: each
         // run reads their DWARF (a second of CPU for libc), and a cache the service
         // cannot write fails every time. Meanwhile they are named in process.
@@ -237,6 +235,11 @@ IndexBuilder own_index_builder() {
         std::vector<std::string> problems = run_indexer(settings, asked);
         (problems.empty() ? runs_ok : runs_failed).fetch_add(1);
         if (!problems.empty()) {
+            // Said once: the same failure every ten minutes would only repeat itself.
+            notice_once("indexer failed",
+                        fmt::format("{} failed, so frames are named in this process (more "
+                                    "memory) for now: {}",
+                                    settings.program, fmt::join(problems, "; ")));
             std::lock_guard<std::mutex> held(lock);
             for (const std::string& path : asked) {
                 failed[path] = now;

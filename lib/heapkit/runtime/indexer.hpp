@@ -25,14 +25,21 @@ struct IndexerSettings {
 // else $XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit).
 const IndexerSettings& indexer_settings();
 
+// Where this process's indexes are kept now: the configured cache directory while this
+// process's user can write it; else, for good, one it can (writable_cache_directory():
+// the user's own cache, or a private temporary directory), said once on stderr. A
+// service that switched users after start still gets its indexes made out of process.
+std::string indexer_cache_directory();
+
 // Runs `settings.program` on `paths` and waits for it (up to the deadline; then kills
 // it). What went wrong comes back one sentence each: its error lines, its exit, or why
 // it could not be started. Never throws.
 std::vector<std::string> run_indexer(const IndexerSettings& settings,
                                      const std::vector<std::string>& paths);
 
-// For SymbolizeOptions::index_builder: run_indexer with indexer_settings(), counted.
-// Empty (no builder) when there is no program or no cache directory.
+// For SymbolizeOptions::index_builder: run_indexer with indexer_settings() and
+// indexer_cache_directory(), counted; its first failure said once on stderr with the
+// reason. Empty (no builder) when there is no program or no cache directory.
 IndexBuilder own_index_builder();
 
 // Prometheus text: indexer runs by result.

@@ -76,6 +76,13 @@ Result<bool> Profiler::thread_active() const {
 Result<void> Profiler::set_thread_active(bool active) const {
     return m_mallctl.write("thread.prof.active", active);
 }
+Result<void> Profiler::make_thread_a_guest() const {
+    auto sampling = set_thread_active(false);
+    auto arena = m_mallctl.write("thread.arena", 0u);
+    auto cache = m_mallctl.write("thread.tcache.enabled", false);
+    return !sampling ? sampling : !arena ? arena : cache;
+}
+
 Result<bool> Profiler::thread_active_init() const {
     return m_mallctl.read<bool>("prof.thread_active_init");
 }

@@ -27,12 +27,12 @@ namespace {
 // response bodies stay out of the profiles being served. (prof.thread_active_init does
 // not do it: jemalloc reads it at a thread's first sample, after the threads are made.)
 void stop_sampling_this_thread() {
-    thread_local bool done = false;
-    if (!done) {
-        if (auto profiler = Profiler::find()) {
-            static_cast<void>(profiler->set_thread_active(false));
+    // No thread_local: in a dlopened library (the agent) its first use allocates through
+    // __tls_get_addr, sampled, before sampling is off. A mallctl read per call instead.
+    if (auto profiler = Profiler::find()) {
+        if (auto active = profiler->thread_active(); !active || *active) {
+            static_cast<void>(profiler->make_thread_a_guest());
         }
-        done = true;
     }
 }
 

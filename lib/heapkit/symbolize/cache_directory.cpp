@@ -6,8 +6,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace heapkit {
 
@@ -57,6 +63,60 @@ void trim_cache_directory(const std::string& directory, uint64_t max_bytes, std:
         fs::remove(file.path, ignored);
         total -= file.size;
     }
+}
+
+namespace {
+
+// `directory`, made with its parents (mode 0700) if missing, when this process's
+// effective user may create files in it (and, with `own`, owns it): the error otherwise.
+std::optional<std::string> unusable(const std::string& directory, bool own) {
+    std::error_code made; // what stat() then finds is what counts
+    fs::create_directories(fs::path(directory).parent_path(), made);
+    ::mkdir(directory.c_str(), 0700);
+    struct stat status {};
+    if (::stat(directory.c_str(), &status) != 0) {
+        return fmt::format("{}: {}", directory, std::strerror(errno));
+    }
+    if (::faccessat(AT_FDCWD, directory.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+        return fmt::format("{} is not writable by uid {}", directory, ::geteuid());
+    }
+    if (own && status.st_uid != ::geteuid()) {
+        return fmt::format("{} is not uid {}'s", directory, ::geteuid());
+    }
+    // What the tools and heapkit-index require of any cache (check_cache_directory): a
+    // configured one too, or the indexer's heapkit-index would refuse it.
+    if (auto checked = check_private_directory(directory); !checked) {
+        return checked.error().message;
+    }
+    return std::nullopt;
+}
+
+std::string environment_value(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : "";
+}
+
+} // namespace
+
+std::string writable_cache_directory(const std::string& configured, std::string& fallback_reason) {
+    if (!configured.empty()) {
+        auto problem = unusable(configured, false);
+        if (!problem) {
+            return configured;
+        }
+        fallback_reason = *problem;
+    }
+    for (auto [name, under] :
+         {std::pair{"XDG_CACHE_HOME", "/heapkit"}, std::pair{"HOME", "/.cache/heapkit"}}) {
+        std::string base = environment_value(name);
+        if (!base.empty() && base + under != configured && !unusable(base + under, true)) {
+            return base + under;
+        }
+    }
+    std::string temporary = environment_value("TMPDIR");
+    std::string pattern = (temporary.empty() ? "/tmp" : temporary) + "/heapkit-cache-XXXXXX";
+    // mkdtemp makes it 0700 and the user's: nobody else can plant files in it.
+    return ::mkdtemp(pattern.data()) != nullptr ? pattern : std::string();
 }
 
 } // namespace heapkit

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/debian_package.hpp"
 
+#include "heapkit/util/helper_environment.hpp"
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/private_files.hpp"
 #include "heapkit/util/text.hpp"
@@ -16,8 +17,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace heapkit {
 namespace {
@@ -52,13 +51,14 @@ std::string output_of(std::vector<std::string> argv) {
     posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    std::vector<char*> args;
-    for (std::string& arg : argv) {
-        args.push_back(arg.data());
-    }
-    args.push_back(nullptr);
+    // Run from a profiled process (the runtime), nothing of its own goes to dpkg-query:
+    // not its descriptors, nor a preloaded profiler (helper_environment).
+    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+    std::vector<char*> args = exec_pointers(argv);
+    std::vector<std::string> environment = helper_environment();
+    std::vector<char*> envp = exec_pointers(environment);
     pid_t pid = -1;
-    int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     write_end.reset(); // only the child writes: EOF when it ends
     std::string out;

@@ -60,6 +60,8 @@ public:
     // Answers found by earlier calls, under the frame cache's keys.
     std::optional<std::span<const Frame>> find(const std::string& key, uint64_t vaddr);
     void add(const std::string& key, uint64_t vaddr, std::span<const Frame> frames);
+    // A lookup answered from an address index, which is not kept here: counted alone.
+    void count_indexed_lookup() { ++m_stats.indexed; }
 
     KeptSymbolsStats stats() const { return m_stats; }
 

@@ -58,9 +58,10 @@ std::string shown_as(const ModuleReport& module) {
 std::string reason(const ModuleReport& module, const UnnamedHints& hints) {
     switch (module.problem) {
     case FileProblem::missing:
-        return module.problem_text + "; point to a copy of the file";
+        return module.problem_text + "; point to a copy of the file (--binary for the " +
+               "program, --path-map OLD=NEW for a directory)";
     case FileProblem::other_build:
-        return module.problem_text + "; point to the build that ran";
+        return module.problem_text + "; point to the build that ran (--binary, --path-map)";
     case FileProblem::not_a_file:
         return "the kernel's code, not a file's";
     case FileProblem::other_architecture:
@@ -96,6 +97,31 @@ void unite(std::vector<uint64_t>& into, const std::vector<uint64_t>& more) {
 
 } // namespace
 
+bool is_stripped(const ModuleReport& module) {
+    return module.problem == FileProblem::none && !module.unnamed.empty() && module.has_dynsym &&
+           !module.has_symtab && !module.has_debug_info;
+}
+
+std::string stripped_advice(const ModuleReport& module, const UnnamedHints& hints) {
+    std::string get = module.package.empty() ? "install its debug file (--debug-dir)"
+                                             : fmt::format("apt install {}-dbgsym", module.package);
+    return fmt::format("no symbols beyond .dynsym (stripped); {}, {}", get,
+                       hints.debuginfod_urls ? "DEBUGINFOD_URLS's servers had none"
+                                             : "or set DEBUGINFOD_URLS");
+}
+
+std::vector<std::string> stripped_notes(std::span<const ModuleReport> modules,
+                                        const UnnamedHints& hints) {
+    std::vector<std::string> notes;
+    for (const ModuleReport& module : modules) {
+        if (is_stripped(module)) {
+            notes.push_back(
+                fmt::format("{}: {}", base_name(module.path), stripped_advice(module, hints)));
+        }
+    }
+    return notes;
+}
+
 void merge_module_reports(std::vector<ModuleReport>& modules, std::vector<ModuleReport> more) {
     for (ModuleReport& entry : more) {
         auto same = std::find_if(modules.begin(), modules.end(), [&](const ModuleReport& m) {
@@ -123,17 +149,20 @@ void merge_module_reports(std::vector<ModuleReport>& modules, std::vector<Module
 }
 
 std::vector<std::string> describe_unnamed(std::span<const ModuleReport> modules,
-                                          std::span<const uint64_t> unmapped, bool list_addresses,
+                                          std::span<const uint64_t> unmapped, bool verbose,
                                           const UnnamedHints& hints) {
     std::vector<std::string> lines;
     for (const ModuleReport& module : modules) {
         if (module.unnamed.empty()) {
             continue;
         }
-        lines.push_back(fmt::format(
-            "{}: {} of {} {} no name: {}", module.path, module.unnamed.size(), module.addresses,
-            counted(module.addresses, module.unnamed.size()), reason(module, hints)));
-        for (size_t i = 0; list_addresses && i < module.unnamed.size(); ++i) {
+        bool brief = !verbose && is_stripped(module);
+        lines.push_back(
+            fmt::format("{}: {} of {} {} no name: {}", module.path, module.unnamed.size(),
+                        module.addresses, counted(module.addresses, module.unnamed.size()),
+                        brief ? stripped_advice(module, hints) + " (--verbose says more)"
+                              : reason(module, hints)));
+        for (size_t i = 0; verbose && i < module.unnamed.size(); ++i) {
             lines.push_back(fmt::format("{}: no name at {}+0x{:x}", module.path,
                                         base_name(module.path), module.unnamed[i]));
         }
@@ -143,7 +172,7 @@ std::vector<std::string> describe_unnamed(std::span<const ModuleReport> modules,
                                     unmapped.size(),
                                     unmapped.size() == 1 ? "address lies" : "addresses lie"));
     }
-    for (size_t i = 0; list_addresses && i < unmapped.size(); ++i) {
+    for (size_t i = 0; verbose && i < unmapped.size(); ++i) {
         lines.push_back(fmt::format("no mapping, no name at 0x{:x}", unmapped[i]));
     }
     return lines;

@@ -56,11 +56,14 @@ std::shared_ptr<KeptSymbols> make_kept_symbols(const SymbolizeOptions& options,
 
 // What a KeptSymbols holds and has saved, for telemetry.
 struct KeptSymbolsStats {
-    size_t files = 0;   // files held open now
-    size_t frames = 0;  // addresses whose answers are kept now
-    size_t opened = 0;  // files opened, over its life
-    size_t hits = 0;    // lookups answered from memory
-    size_t misses = 0;  // lookups that went to the file (or the frame cache)
+    size_t files = 0;  // files held open now
+    size_t frames = 0; // addresses whose answers are kept now
+    size_t opened = 0; // files opened, over its life
+    size_t hits = 0;   // lookups answered from memory
+    size_t misses = 0; // lookups that went to the file (or the frame cache)
+    // Lookups answered from an address index (mapped, so nothing is kept in memory): with
+    // an index builder, every lookup of an indexed build.
+    size_t indexed = 0;
     size_t dropped = 0; // times the bounds were reached and all was dropped
 };
 KeptSymbolsStats kept_symbols_stats(KeptSymbols& kept);

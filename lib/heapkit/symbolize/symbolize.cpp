@@ -437,6 +437,9 @@ private:
             return file.frames_at(vaddr, m_strings);
         }
         if (m_options.index_builder && m_indexed.contains(key)) {
+            if (m_in_memory != nullptr) {
+                m_in_memory->count_indexed_lookup();
+            }
             return from_index_or_file(file, vaddr, key); // a lookup: nothing worth keeping
         }
         if (m_in_memory != nullptr) {

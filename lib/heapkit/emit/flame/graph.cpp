@@ -6,6 +6,8 @@
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <fmt/format.h>
+
 namespace heapkit {
 
 FlameInput flame_input(const FlameOptions& options) {
@@ -48,6 +50,9 @@ FlameOptions with_unit(FlameOptions options, const FoldedOptions& folded) {
 Result<void> write_flame_graph(const Profile& profile, const FoldedOptions& folded,
                                FlameOptions options, const Sink& sink) {
     options.sorted = true; // fold_stacks hands them over in bytewise order
+    if (options.subtitle.empty()) {
+        options.subtitle = fmt::format("{}", fmt::join(profile.notes, "; "));
+    }
     auto produce = [&](const StackSink& stacks) { return fold_stacks(profile, folded, stacks); };
     return catching([&] { return draw(produce, with_unit(options, folded), sink); });
 }

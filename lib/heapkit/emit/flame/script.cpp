@@ -7,6 +7,7 @@ std::string_view flame_style() {
     return R"css(
 text { font-family: Verdana, "DejaVu Sans", sans-serif; font-size: 12px; fill: #000; }
 #title { text-anchor: middle; font-size: 17px; }
+#subtitle { text-anchor: middle; font-size: 12px; fill: rgb(110,110,110); }
 #search, #matched { text-anchor: end; }
 #search { opacity: 0.35; cursor: pointer; }
 #search:hover, #search.active { opacity: 1; }
@@ -204,6 +205,17 @@ std::string_view flame_script() {
       zoom(0);
     }
   });
+
+  // A graph taller than the window opens on its root, at the bottom, where the widest
+  // frames are: not on the top of the image, the narrow tips of the deepest stacks or
+  // blank. An icicle graph has its root at the top already; a graph nested in another
+  // image is placed by that image.
+  var rootAtBottom = frames.length > 1 && parseFloat(frames[1].rect.getAttribute("y")) < rootY;
+  if (rootAtBottom && list.ownerSVGElement === document.documentElement) {
+    window.addEventListener("load", function () {
+      window.scrollTo(window.scrollX, document.documentElement.scrollHeight);
+    });
+  }
 
   window.heapkitFlame = {
     frames: frames,

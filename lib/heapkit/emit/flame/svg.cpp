@@ -20,6 +20,7 @@ namespace {
 // Layout, in pixels.
 constexpr double side_pad = 10;     // left and right of the frames
 constexpr double top_pad = 36;      // above the frames: the title and buttons
+constexpr double subtitle_pad = 18; // and a subtitle's line under the title, when there is one
 constexpr double bottom_pad = 34;   // below: the details line
 constexpr double frame_step = 16;   // from one level to the next
 constexpr double frame_height = 15; // a frame's box; the rest is the gap between levels
@@ -135,6 +136,7 @@ struct Canvas {
     double height; // of the image
     double scale;  // pixels per count
     bool inverted;
+    double top; // above the frames: top_pad, and subtitle_pad with a subtitle
 
     // The x of a point `counts` from the root's left edge, rounded as written (so that
     // widths taken from rounded edges keep a child within its parent).
@@ -142,7 +144,7 @@ struct Canvas {
         return std::round((side_pad + static_cast<double>(counts) * scale) * 10) / 10;
     }
     double top_of(uint32_t depth) const {
-        return inverted ? top_pad + depth * frame_step
+        return inverted ? top + depth * frame_step
                         : height - bottom_pad - (depth + 1) * frame_step + 1;
     }
 };
@@ -200,6 +202,14 @@ void write_header(SvgOut& out, const Canvas& canvas, const FlameOptions& options
               canvas.width, canvas.height, rgb(background.top), rgb(background.bottom),
               flame_style());
     double text_line = canvas.height - bottom_pad / 2;
+    if (!options.subtitle.empty()) {
+        // Cut to the width, the whole of it in a tooltip: several stripped modules'
+        // notes are longer than any image is wide.
+        out.print(
+            "<text id=\"subtitle\" x=\"{}\" y=\"{}\"><title>{}</title>{}</text>\n",
+            canvas.width / 2, top_pad + 6, escape_xml(options.subtitle),
+            escape_xml(fitted_label(options.subtitle, (canvas.width - 2 * side_pad) / char_width)));
+    }
     out.print("<text id=\"title\" x=\"{}\" y=\"24\">{}</text>\n"
               "<text id=\"unzoom\" class=\"hidden\" x=\"{}\" y=\"24\">Reset Zoom</text>\n"
               "<text id=\"search\" x=\"{}\" y=\"24\">Search</text>\n"
@@ -243,10 +253,10 @@ Layout lay_out(const FlameGraph& graph, const FlameOptions& options) {
     for (const Placed& frame : frames) {
         deepest = std::max(deepest, frame.depth);
     }
-    Canvas canvas{static_cast<double>(options.width),
-                  (deepest + 1) * frame_step + top_pad + bottom_pad,
+    double top = top_pad + (options.subtitle.empty() ? 0 : subtitle_pad);
+    Canvas canvas{static_cast<double>(options.width), (deepest + 1) * frame_step + top + bottom_pad,
                   total == 0 ? 0 : (options.width - 2 * side_pad) / static_cast<double>(total),
-                  options.inverted};
+                  options.inverted, top};
     return {std::move(frames), canvas};
 }
 

@@ -55,6 +55,29 @@ constexpr std::array allocator_patterns = {
     "ixallocx_prof",
     "ixallocx_prof_sample",
     "malloc_default_impl",
+    // The C++ standard libraries' allocator plumbing between a container's operation and
+    // operator new (libstdc++'s new_allocator.h, alloc_traits.h, stl_vector.h,
+    // basic_string.tcc, hashtable_policy.h, stl_tree.h, stl_deque.h, allocated_ptr.h;
+    // libc++'s __memory/allocator.h, __new/allocate.h): without them every C++ stack's
+    // leaf is std::__new_allocator<T>::allocate, and the container operation that
+    // allocated (vector::resize, string::append) and its caller are one frame further.
+    "std::__new_allocator<.*>::allocate",
+    "__gnu_cxx::new_allocator<.*>::allocate",
+    "std::allocator<.*>::allocate",
+    "std::allocator_traits<.*>::allocate",
+    "std::_Vector_base<.*>::_M_allocate",
+    "std::(__cxx11::)?basic_string<.*>::_M_create",
+    "std::__allocate_guarded<.*", // its template arguments may hold "(_Lock_policy)2"
+    "std::__detail::_Hashtable_alloc<.*>::_M_allocate_(node|buckets)",
+    "std::_Rb_tree<.*>::_M_get_node",
+    "std::_Deque_base<.*>::_M_allocate_(node|map)",
+    "std::_Fwd_list_base<.*>::_M_get_node",
+    "std::__cxx11::_List_base<.*>::_M_get_node",
+    "std::_List_base<.*>::_M_get_node",
+    "std::__1::allocator<.*>::allocate",
+    "std::__1::allocator_traits<.*>::allocate",
+    "std::__1::__libcpp_allocate",
+    "std::__1::__libcpp_operator_new<.*>",
     // Programs' and libraries' own allocation wrappers, cut like malloc so that their
     // callers are the leaves. Each is a function that only allocates (or hands out a
     // pooled block) on behalf of its caller, by its name in the project's own headers:

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// libheapkit-agent.so, what LD_PRELOAD names: a small loader that needs nothing but the C
+// library. It decides, in the constructor, whether this is the process the operator
+// meant; everywhere else (a compiler varnishd runs, a shell or helper that inherited
+// LD_PRELOAD) it does nothing at all: no thread, no line on stderr, no port, no library
+// loaded. In the process meant, after HEAPKIT_START_DELAY_MS, it checks for jemalloc and
+// heap profiling and only then loads the agent proper, libheapkit-agent-core.so beside
+// it, with jemalloc's sampling off on its own thread: the constructors of the libraries
+// that come with it (libstdc++'s locale, libdw, the HTTP server's) allocate in the host,
+// and none of that may show in the host's heap profile.
+//
+// Which process is meant: the one whose executable (or argv[0]) is HEAPKIT_PROGRAM's
+// name when that is set; otherwise the first process of the tree that inherited
+// LD_PRELOAD, that is one whose parent does not carry the agent.
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+extern "C" __attribute__((visibility("default"))) const char heapkit_agent_version[] =
+    HEAPKIT_VERSION;
+
+namespace heapkit::agent {
+namespace {
+
+using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
+using Serve = void (*)(int parent_port, void* registry);
+
+constexpr const char* core_name = "libheapkit-agent-core.so";
+
+bool g_quiet = false;
+bool g_follow_forks = false;
+unsigned g_start_delay_ms = 1000;
+Serve g_serve = nullptr; // the core's entry once it is loaded (then the core sees forks)
+// One page shared by the tree this process starts (fork keeps a MAP_SHARED mapping): the
+// serving processes write themselves into it (the core's process_registry).
+void* g_registry = nullptr;
+
+// One line on stderr, written whole with write(2): stderr's FILE may be the host's to
+// lock or to replace.
+void say(const char* what, const char* detail = "") {
+    if (g_quiet) {
+        return;
+    }
+    char line[512];
+    int size = std::snprintf(line, sizeof(line), "heapkit-agent[%d]: %s%s\n",
+                             static_cast<int>(getpid()), what, detail);
+    if (size > 0) {
+        static_cast<void>(::write(STDERR_FILENO, line,
+                                  static_cast<size_t>(std::min(size, int(sizeof(line)) - 1))));
+    }
+}
+
+bool flag(const char* name, bool fallback) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') {
+        return fallback;
+    }
+    return std::strcmp(value, "1") == 0 || std::strcmp(value, "true") == 0 ||
+           std::strcmp(value, "yes") == 0 || std::strcmp(value, "on") == 0;
+}
+
+const char* base_name(const char* path) {
+    const char* slash = std::strrchr(path, '/');
+    return slash != nullptr ? slash + 1 : path;
+}
+
+// Reads up to `size` - 1 bytes of a small /proc file into `into`, NUL-terminated.
+ssize_t read_small(const char* path, char* into, size_t size) {
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    ssize_t got = ::read(fd, into, size - 1);
+    ::close(fd);
+    into[got > 0 ? got : 0] = '\0';
+    return got;
+}
+
+// True when HEAPKIT_PROGRAM names this process: its executable's file name, or its
+// argv[0]'s (python3 runs /usr/bin/python3.11; a program may be started by a link).
+bool is_program(const char* wanted) {
+    char path[4096];
+    ssize_t size = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+    if (size > 0) {
+        path[size] = '\0';
+        if (std::strcmp(base_name(path), wanted) == 0) {
+            return true;
+        }
+    }
+    char command[4096];
+    return read_small("/proc/self/cmdline", command, sizeof(command)) > 0 &&
+           std::strcmp(base_name(command), wanted) == 0;
+}
+
+// True when the parent process has the agent mapped: this process inherited LD_PRELOAD
+// from a process that already has it. Read a block at a time, without allocating.
+bool parent_carries_agent() {
+    char path[64];
+    std::snprintf(path, sizeof(path), "/proc/%d/maps", static_cast<int>(getppid()));
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false; // another user's process: not one the agent came from
+    }
+    constexpr const char* mark = "/libheapkit-agent";
+    const size_t keep = std::strlen(mark);
+    char block[8192 + 1];
+    size_t carried = 0;
+    bool found = false;
+    for (;;) {
+        ssize_t got = ::read(fd, block + carried, sizeof(block) - 1 - carried);
+        if (got <= 0) {
+            break;
+        }
+        size_t size = carried + static_cast<size_t>(got);
+        block[size] = '\0';
+        if (std::strstr(block, mark) != nullptr) {
+            found = true;
+            break;
+        }
+        // The mark may straddle two blocks: keep its length's worth.
+        carried = std::min(keep, size);
+        std::memmove(block, block + size - carried, carried);
+    }
+    ::close(fd);
+    return found;
+}
+
+bool is_meant() {
+    const char* program = std::getenv("HEAPKIT_PROGRAM");
+    if (program != nullptr && *program != '\0') {
+        return is_program(program);
+    }
+    return !parent_carries_agent();
+}
+
+Mallctl find_mallctl() {
+    static const char* const names[] = {"mallctl", "je_mallctl", "_rjem_mallctl"};
+    for (const char* name : names) {
+        if (void* symbol = dlsym(RTLD_DEFAULT, name)) {
+            return reinterpret_cast<Mallctl>(symbol);
+        }
+    }
+    return nullptr;
+}
+
+// True when LuaJIT is loaded in this process.
+bool has_luajit() {
+    return dl_iterate_phdr(
+               [](dl_phdr_info* info, size_t, void*) {
+                   return info->dlpi_name != nullptr &&
+                                  std::strstr(info->dlpi_name, "libluajit") != nullptr
+                              ? 1
+                              : 0;
+               },
+               nullptr) != 0;
+}
+
+// jemalloc built to unwind with libgcc (Debian's is) aborts the process when a sampled
+// allocation's stack passes through code LuaJIT compiled: libgcc's unwinder meets the
+// unwind tables LuaJIT registers for its traces and asserts. It happens with heap
+// profiling alone, agent or not (kresd under load: SIGABRT within a minute), so the
+// operator hears it once, with the way out.
+void warn_of_luajit(Mallctl mallctl) {
+    bool libgcc = false;
+    size_t size = sizeof(libgcc);
+    if (has_luajit() && mallctl("config.prof_libgcc", &libgcc, &size, nullptr, 0) == 0 && libgcc) {
+        say("this process runs LuaJIT, and jemalloc's heap profiling unwinds with libgcc, "
+            "which aborts the process when a sampled allocation's stack passes through "
+            "JIT-compiled Lua code (agent or not); profile with LuaJIT's compiler off "
+            "(kresd: jit.off() in its configuration)");
+    }
+}
+
+// libheapkit-agent-core.so from the directory this library was loaded from.
+void* load_core() {
+    Dl_info self{};
+    if (dladdr(static_cast<const void*>(heapkit_agent_version), &self) == 0 ||
+        self.dli_fname == nullptr) {
+        return nullptr;
+    }
+    char path[4096];
+    const char* slash = std::strrchr(self.dli_fname, '/');
+    int directory = slash != nullptr ? static_cast<int>(slash - self.dli_fname) : 1;
+    const char* prefix = slash != nullptr ? self.dli_fname : ".";
+    std::snprintf(path, sizeof(path), "%.*s/%s", directory, prefix, core_name);
+    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+void* start(void* argument) {
+    int parent_port = static_cast<int>(reinterpret_cast<intptr_t>(argument));
+    pthread_setname_np(pthread_self(), "heapkit-agent");
+    // Past the program's start (or its child's), where programs close what they did not
+    // open. One that execs or exits by then is not served.
+    timespec delay{static_cast<time_t>(g_start_delay_ms / 1000),
+                   static_cast<long>(g_start_delay_ms % 1000) * 1'000'000L};
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
+    }
+    Mallctl mallctl = find_mallctl();
+    if (mallctl == nullptr) {
+        say("no jemalloc in this process (no mallctl, je_mallctl or _rjem_mallctl); preload it "
+            "first: LD_PRELOAD=\"libjemalloc.so.2 libheapkit-agent.so\": not serving");
+        return nullptr;
+    }
+    bool profiling = false;
+    size_t size = sizeof(profiling);
+    if (mallctl("opt.prof", &profiling, &size, nullptr, 0) != 0 || !profiling) {
+        say("jemalloc's heap profiling is off; start the program with MALLOC_CONF=prof:true: "
+            "not serving");
+        return nullptr;
+    }
+    warn_of_luajit(mallctl);
+    // What this thread allocates from here on (the core's libraries' constructors
+    // included) is not sampled, so it is not in the host's heap profile.
+    bool inactive = false;
+    static_cast<void>(mallctl("thread.prof.active", nullptr, nullptr, &inactive, sizeof(inactive)));
+    if (g_serve == nullptr) {
+        void* core = load_core();
+        void* entry = core != nullptr ? dlsym(core, "heapkit_agent_core_serve") : nullptr;
+        if (entry == nullptr) {
+            say("cannot load the agent: ", dlerror());
+            return nullptr;
+        }
+        g_serve = reinterpret_cast<Serve>(entry);
+    }
+    g_serve(parent_port, g_registry);
+    return nullptr;
+}
+
+// One detached thread with every signal blocked: the host's signals reach the host's
+// threads. Made with jemalloc's sampling off in the calling thread (the host's, restored
+// after): pthread_create allocates the new thread's TLS vector, and that stack, through
+// the agent, would be in the host's heap profile.
+void start_thread(int parent_port) {
+    Mallctl mallctl = find_mallctl();
+    bool was_active = false;
+    size_t size = sizeof(was_active);
+    bool off = false;
+    bool toggled = mallctl != nullptr &&
+                   mallctl("thread.prof.active", &was_active, &size, &off, sizeof(off)) == 0;
+    sigset_t all;
+    sigset_t previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    if (pthread_create(&thread, &attributes, start,
+                       reinterpret_cast<void*>(static_cast<intptr_t>(parent_port))) != 0) {
+        say("cannot start a thread: not serving");
+    }
+    pthread_attr_destroy(&attributes);
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    if (toggled) {
+        mallctl("thread.prof.active", nullptr, nullptr, &was_active, sizeof(was_active));
+    }
+}
+
+// A child forked before the core was loaded has lost the thread that would load it;
+// once the core is loaded, its own fork handlers decide what a child serves. The child's
+// parent serves (or will) on the configured port: -2 says so to the core, which then
+// takes the next free port after it.
+void after_fork_in_child() {
+    if (g_serve == nullptr && g_follow_forks) {
+        start_thread(-2);
+    }
+}
+
+__attribute__((constructor)) void load() {
+    if (!is_meant()) {
+        return;
+    }
+    g_quiet = flag("HEAPKIT_QUIET", false);
+    g_follow_forks = flag("HEAPKIT_FOLLOW_FORKS", false);
+    if (const char* delay = std::getenv("HEAPKIT_START_DELAY_MS"); delay != nullptr && *delay) {
+        char* end = nullptr;
+        unsigned long value = std::strtoul(delay, &end, 10);
+        if (end != nullptr && *end == '\0' && value <= 600'000) {
+            g_start_delay_ms = static_cast<unsigned>(value);
+        } // else the core says what is wrong with it, once loaded
+    }
+    void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    g_registry = page == MAP_FAILED ? nullptr : page;
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    start_thread(-1);
+}
+
+} // namespace
+} // namespace heapkit::agent

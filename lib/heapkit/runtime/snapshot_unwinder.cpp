@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/runtime/snapshot_unwinder.hpp"
+
+#include <cstring>
+#include <elfutils/libdwfl.h>
+#include <libelf.h>
+#include <unistd.h>
+
+namespace heapkit::runtime {
+namespace {
+
+// The ELF file of a mapped module, as libdwfl's own finder opens it, but kept without a
+// descriptor: the file is mapped, and a descriptor kept for the profile's length could
+// be closed by the host and its number reused, then closed again by dwfl_end.
+int find_mapped_elf(Dwfl_Module* module, void** userdata, const char* name, Dwarf_Addr base,
+                    char** file_name, Elf** elf) {
+    int fd = dwfl_linux_proc_find_elf(module, userdata, name, base, file_name, elf);
+    if (fd < 0) {
+        return fd; // none, or an image read from memory (the vDSO) in *elf
+    }
+    if (*elf == nullptr) {
+        *elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+    }
+    if (*elf != nullptr) {
+        elf_cntl(*elf, ELF_C_FDDONE); // libelf reads no more through it
+    }
+    ::close(fd);
+    return -1;
+}
+
+// Unwinding needs .eh_frame only: no debug file is looked for (nor asked of debuginfod).
+int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word,
+                 char**) {
+    return -1;
+}
+
+const Dwfl_Callbacks callbacks = {
+    .find_elf = find_mapped_elf,
+    .find_debuginfo = no_debuginfo,
+    .section_address = nullptr,
+    .debuginfo_path = nullptr,
+};
+
+struct DwflEnd {
+    void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
+};
+
+// The one "thread" libdwfl is asked about: the snapshot being unwound.
+constexpr pid_t snapshot_tid = 1;
+
+} // namespace
+
+struct SnapshotUnwinder::State {
+    std::unique_ptr<Dwfl, DwflEnd> dwfl;
+    const StackSnapshot* snapshot = nullptr;
+    std::vector<uint64_t>* pcs = nullptr;
+    size_t max_depth = 0;
+    uint32_t depth = 0;
+};
+
+namespace {
+
+using State = SnapshotUnwinder::State;
+
+pid_t next_thread(Dwfl*, void* arg, void** thread_arg) {
+    if (*thread_arg != nullptr) {
+        return 0;
+    }
+    *thread_arg = arg;
+    return snapshot_tid;
+}
+
+bool get_thread(Dwfl*, pid_t tid, void* arg, void** thread_arg) {
+    *thread_arg = arg;
+    return tid == snapshot_tid;
+}
+
+// Stack words from the copy; anything else is not read (the thread has moved on since).
+bool read_snapshot(Dwfl*, Dwarf_Addr address, Dwarf_Word* result, void* arg) {
+    const StackSnapshot& snapshot = *static_cast<State*>(arg)->snapshot;
+    uint64_t sp = snapshot.registers[dwarf_sp];
+    if (address < sp || address - sp > snapshot.stack_size ||
+        snapshot.stack_size - (address - sp) < sizeof(Dwarf_Word)) {
+        return false;
+    }
+    std::memcpy(result, snapshot.stack + (address - sp), sizeof(Dwarf_Word));
+    return true;
+}
+
+bool set_registers(Dwfl_Thread* thread, void* arg) {
+    const StackSnapshot& snapshot = *static_cast<State*>(arg)->snapshot;
+    static_assert(sizeof(Dwarf_Word) == sizeof(uint64_t));
+    return dwfl_thread_state_registers(thread, 0, snapshot_registers,
+                                       reinterpret_cast<const Dwarf_Word*>(snapshot.registers));
+}
+
+const Dwfl_Thread_Callbacks thread_callbacks = {
+    .next_thread = next_thread,
+    .get_thread = get_thread,
+    .memory_read = read_snapshot,
+    .set_initial_registers = set_registers,
+    .detach = nullptr,
+    .thread_detach = nullptr,
+};
+
+int take_frame(Dwfl_Frame* frame, void* arg) {
+    State& state = *static_cast<State*>(arg);
+    Dwarf_Addr pc = 0;
+    if (!dwfl_frame_pc(frame, &pc, nullptr) || pc == 0) {
+        return DWARF_CB_ABORT;
+    }
+    state.pcs->push_back(pc);
+    ++state.depth;
+    return state.depth < state.max_depth ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+} // namespace
+
+SnapshotUnwinder::SnapshotUnwinder(std::unique_ptr<State> state)
+    : m_state(std::move(state)) {}
+
+SnapshotUnwinder::~SnapshotUnwinder() = default;
+
+std::unique_ptr<SnapshotUnwinder> SnapshotUnwinder::for_this_process() {
+    auto state = std::make_unique<State>();
+    state->dwfl.reset(dwfl_begin(&callbacks));
+    Dwfl* dwfl = state->dwfl.get();
+    if (dwfl == nullptr) {
+        return nullptr;
+    }
+    dwfl_report_begin(dwfl);
+    int reported = dwfl_linux_proc_report(dwfl, getpid());
+    dwfl_report_end(dwfl, nullptr, nullptr);
+    if (reported != 0 ||
+        !dwfl_attach_state(dwfl, nullptr, getpid(), &thread_callbacks, state.get())) {
+        return nullptr;
+    }
+    return std::unique_ptr<SnapshotUnwinder>(new SnapshotUnwinder(std::move(state)));
+}
+
+uint32_t SnapshotUnwinder::unwind(const StackSnapshot& snapshot, std::vector<uint64_t>& pcs,
+                                  size_t max_depth) {
+    State& state = *m_state;
+    state.snapshot = &snapshot;
+    state.pcs = &pcs;
+    state.max_depth = max_depth;
+    state.depth = 0;
+    // An error past the first frames is the end of what can be unwound: keep what came.
+    static_cast<void>(dwfl_getthread_frames(state.dwfl.get(), snapshot_tid, take_frame, &state));
+    if (state.depth == 0 && max_depth > 0) {
+        pcs.push_back(snapshot.registers[dwarf_pc]); // at least where the thread was
+        state.depth = 1;
+    }
+    return state.depth;
+}
+
+} // namespace heapkit::runtime

@@ -167,6 +167,10 @@ int main(int argc, char** argv) {
     if (!read_token(options.bearer_token)) {
         return 1;
     }
+    // This demo lets its clients switch profiling and its rate (POST /pprof/conf); the
+    // library's default is off. HEAPKIT_EXAMPLE_CONTROL=0 keeps it off.
+    const char* control = std::getenv("HEAPKIT_EXAMPLE_CONTROL");
+    options.handler.allow_control = control == nullptr || std::string(control) != "0";
     // Block the signals before the server's threads start, so that sigwait gets them.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);

@@ -7,7 +7,9 @@ packages=(
   g++ meson ninja-build pkg-config python3
   protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
   libdw-dev libelf-dev zlib1g-dev libiberty-dev
-  libjemalloc-dev libjemalloc2 libmicrohttpd-dev wrk
+  libjemalloc-dev libjemalloc2 wrk
+  # the runtime's HTTP server reads requests with nodejs' http-parser
+  libhttp-parser-dev
   # jemalloc's statistics in JSON (jestat, lib/heapkit/stats)
   nlohmann-json3-dev
   # the Debian packages built and checked (tests/e2e/test_deb.py), bash completion's helpers

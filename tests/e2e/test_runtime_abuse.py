@@ -2,8 +2,11 @@
 """The example service under load and attack, on loopback only, each case bounded in time:
 slow clients, connections past the limit, header floods, a POST without a body, a token
 checked before the body, small answers on a kept-alive connection, 8 profile requests at
-once under `ulimit -n` 256, 96 and 40, and control toggled while profiles are served. Every case runs and says ok or FAIL; the test
-fails if any did. HEAPKIT_BUILD_ROOT names the build whose example service is attacked."""
+once under `ulimit -n` 256, 96 and 40, and control toggled while profiles are served;
+200 slowloris connections from another address, Host rebinding and cross-site requests,
+ambiguous framing, heap deltas that hold no conversion slot while they wait, control off
+unless the service turns it on. Every case runs and says ok or FAIL; the test fails if any
+did. HEAPKIT_BUILD_ROOT names the build whose example service is attacked."""
 
 import gzip
 import os
@@ -87,7 +90,7 @@ def exchange(port, raw, timeout=5.0):
 
 
 def get(port, path, timeout=5.0, headers=""):
-    return exchange(port, f"GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n"
+    return exchange(port, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n"
                     .encode(), timeout)
 
 
@@ -96,14 +99,12 @@ def peak_rss_kb(pid):
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
 
 
-def slow_clients():
-    """64 sockets that send a request one byte every half second hold no server thread."""
-    process, port = start()
+def dribble(sockets, request):
+    """A thread sending `request` on every socket a byte at a time, every half second, until
+    the event it returns with is set."""
     stop_sending = threading.Event()
-    sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
 
-    def dribble():
-        request = b"GET /pprof/conf HTTP/1.1\r\nHost: x\r\n"
+    def send_bytes():
         for i in range(len(request)):
             for sock in sockets:
                 try:
@@ -113,8 +114,16 @@ def slow_clients():
             if stop_sending.wait(0.5):
                 return
 
-    sender = threading.Thread(target=dribble)
+    sender = threading.Thread(target=send_bytes)
     sender.start()
+    return sender, stop_sending
+
+
+def slow_clients():
+    """64 sockets that send a request one byte every half second hold no server thread."""
+    process, port = start()
+    sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
+    sender, stop_sending = dribble(sockets, b"GET /pprof/conf HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     time.sleep(1)
     times = []
     for path in ("/pprof/conf", "/metrics", "/pprof/conf", "/metrics", "/pprof/cmdline"):
@@ -155,7 +164,7 @@ def header_flood():
     def flood():
         with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
             try:
-                sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+                sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 for i in range(2000):
                     sock.sendall(header % i)
                 sock.sendall(b"\r\n")
@@ -186,7 +195,7 @@ def post_without_body():
     """The README's own control command: a POST with no body and no Content-Length."""
     process, port = start()
     status, _, body, took = exchange(
-        port, b"POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: x\r\n\r\n")
+        port, b"POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     expect(status == 200 and took < 0.1,
            f"POST without a body: {status} in {took * 1000:.0f} ms (< 100 ms)")
     stop(process, "after a POST without a body")
@@ -196,7 +205,7 @@ def token_before_body():
     """A wrong token is answered from the headers: the declared 1 MB body is never sent."""
     process, port = start(env={"HEAPKIT_TOKEN": "s3cret"})
     status, headers, _, took = exchange(
-        port, b"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n"
+        port, b"POST /pprof/symbol HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wrong\r\n"
         b"Content-Length: 1000000\r\n\r\n", timeout=3)
     expect(status == 401 and took < 1, f"wrong token, body unsent: {status} in {took:.2f} s")
     expect(headers.get("www-authenticate", "").lower().startswith("bearer"),
@@ -214,7 +223,7 @@ def kept_alive_latency():
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         for _ in range(40):
             began = time.monotonic()
-            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             answer = sock.makefile("rb")
             length = 0
             for line in iter(answer.readline, b"\r\n"):
@@ -291,7 +300,7 @@ def symbol_memory():
     statuses = []
 
     def post():
-        head = (f"POST /pprof/symbol HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        head = (f"POST /pprof/symbol HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                 f"Content-Length: {len(body)}\r\n\r\n").encode()
         statuses.append(exchange(port, head + body, timeout=60)[0])
 
@@ -323,7 +332,7 @@ def toggles_under_load():
     def toggler():
         active = False
         while time.monotonic() < deadline:
-            raw = f"POST /pprof/conf?prof.active:{str(active).lower()} HTTP/1.1\r\nHost: x\r\n\r\n"
+            raw = f"POST /pprof/conf?prof.active:{str(active).lower()} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             status = exchange(port, raw.encode())[0]
             if status != 200:
                 bad.append(("toggle", status))
@@ -339,8 +348,163 @@ def toggles_under_load():
     stop(process, "after toggles under load")
 
 
+def slowloris():
+    """200 connections from 127.0.0.2 trickle a request head, a byte each every half second:
+    /metrics from 127.0.0.1 still answers within 1 s (a per-address cap), and every one of
+    them is closed by the server within its head deadline (10 s), however it trickles."""
+    process, port = start()
+    began = time.monotonic()
+    sockets = []
+    for _ in range(200):
+        try:
+            sockets.append(socket.create_connection(("127.0.0.1", port), timeout=2,
+                                                    source_address=("127.0.0.2", 0)))
+        except OSError:
+            pass  # refused past the hard limit: not served either
+    sender, stop_sending = dribble(
+        sockets, b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 200)
+    times = []
+    for _ in range(6):
+        time.sleep(0.5)
+        status, _, _, took = get(port, "/metrics", timeout=3)
+        times.append(took if status == 200 else float("inf"))
+    expect(max(times) < 1, f"200 slowloris connections: /metrics from another address "
+           f"answered within 1 s, slowest {max(times):.3f} s, median "
+           f"{statistics.median(times):.3f} s")
+    time.sleep(max(0.0, began + 11.5 - time.monotonic()))
+    stop_sending.set()
+    sender.join()
+    still_open = 0
+    for sock in sockets:
+        sock.settimeout(0.05)
+        try:
+            while sock.recv(65536):
+                pass
+        except socket.timeout:
+            still_open += 1
+        except OSError:
+            pass
+        sock.close()
+    expect(still_open == 0, f"slowloris: {still_open} of {len(sockets)} connections still "
+           "open 11.5 s after they began (head deadline 10 s)")
+    stop(process, "after 200 slowloris connections")
+
+
+def answers(port, raw):
+    """Every byte the server sends for `raw` until it closes (at most 5 s)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(raw)
+        data = b""
+        try:
+            while chunk := sock.recv(65536):
+                data += chunk
+        except OSError:
+            pass
+        return data
+
+
+def rebinding_and_cross_site():
+    """DNS rebinding (a Host that is not this server) and a browser's cross-site request
+    (Origin, Sec-Fetch-Site) are refused; the same requests from the server's own names
+    and origin are not."""
+    process, port = start()
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
+        status = get_with_host(port, "/pprof/heap", host)
+        expect(status == 403, f"Host: {host} gets {status} (403)")
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost"):
+        status = get_with_host(port, "/pprof/cmdline", host)
+        expect(status == 200, f"Host: {host} gets {status} (200)")
+    form = "application/x-www-form-urlencoded"
+    for origin, want in (("http://evil.example", 403), ("null", 403),
+                         (f"http://127.0.0.1:{port}", 200)):
+        status = exchange(port, (
+            f"POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Origin: {origin}\r\nContent-Type: {form}\r\nContent-Length: 1\r\n\r\nx").encode())[0]
+        expect(status == want, f"POST /pprof/conf from Origin {origin}: {status} ({want})")
+    status, _, _, took = get(port, "/debug/pprof/profile?seconds=30", timeout=5,
+                             headers="Sec-Fetch-Site: cross-site\r\n")
+    expect(status == 403 and took < 1, f"a cross-site GET of a CPU profile: {status} in "
+           f"{took:.2f} s (403 at once)")
+    stop(process, "after rebinding and cross-site requests")
+
+
+def get_with_host(port, path, host):
+    return exchange(port, f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+                    .encode())[0]
+
+
+def framing():
+    """Ambiguous or oversized requests: one clean answer each, with a single status line."""
+    process, port = start()
+    head = b"POST /pprof/symbol HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    for what, raw, want in (
+            ("two Content-Lengths", head + b"Content-Length: 3\r\nContent-Length: 4\r\n\r\n0x1",
+             b"400"),
+            ("Content-Length and chunked",
+             head + b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n0x1\r\n0\r\n\r\n",
+             b"400"),
+            ("Content-Length: -1", head + b"Content-Length: -1\r\n\r\n", b"400"),
+            ("a 20 KB header", b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " +
+             b"b" * 20000 + b"\r\n\r\n", b"431")):
+        data = answers(port, raw)
+        expect(data.startswith(b"HTTP/1.1 " + want + b" ") and data.count(b"HTTP/1.1 ") == 1,
+               f"{what}: {data[:40]!r}, {data.count(b'HTTP/1.1 ')} status line(s) "
+               f"(one {want.decode()})")
+    query = "&".join("a=1" for i in range(400))
+    status, _, _, took = get(port, f"/pprof/cmdline?{query}", timeout=3)
+    expect(status != 0 and took < 1, f"400 query parameters ({len(query)} bytes): {status} "
+           f"in {took:.2f} s")
+    stop(process, "after ambiguous requests")
+
+
+def deltas_in_flight():
+    """Two heap deltas of 8 s in flight hold no conversion slot while they wait (only for
+    their dumps): /debug/pprof/heap and /pprof/heap answer 200 meanwhile, and the deltas
+    themselves 200."""
+    process, port = start()
+    deltas = []
+
+    def delta():
+        deltas.append(get(port, "/debug/pprof/heap?seconds=8", timeout=40)[0])
+
+    began = time.monotonic()
+    threads = [threading.Thread(target=delta) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+
+    def during_window(path):
+        """200 once the deltas' first dumps are done (a 503 before that is fair)."""
+        status = 0
+        while time.monotonic() < began + 6:
+            status = get(port, path, timeout=20)[0]
+            if status == 200:
+                break
+            time.sleep(0.3)
+        return status
+
+    during = [during_window(path) for path in ("/debug/pprof/heap", "/pprof/heap")]
+    for thread in threads:
+        thread.join()
+    expect(during == [200, 200] and deltas == [200, 200],
+           f"2 deltas in flight: heap pages meanwhile {during}, the deltas {deltas}")
+    stop(process, "after two deltas")
+
+
+def control_off_unless_enabled():
+    """The library's default: POST /pprof/conf is refused unless the service allows it (the
+    example does, unless HEAPKIT_EXAMPLE_CONTROL=0)."""
+    process, port = start(env={"HEAPKIT_EXAMPLE_CONTROL": "0"})
+    status, _, body, _ = exchange(
+        port, b"POST /pprof/conf?prof.reset:12 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    expect(status == 403 and b"allow_control" in body, f"control off: {status} {body!r}")
+    status, _, body, _ = get(port, "/pprof/conf")
+    expect(status == 200 and b"prof.lg_sample:0" in body, f"the rate unchanged: {body!r}")
+    stop(process, "with control off")
+
+
 for case in (slow_clients, connection_limit, header_flood, post_without_body, token_before_body,
-             kept_alive_latency, symbol_memory, toggles_under_load):
+             kept_alive_latency, symbol_memory, toggles_under_load, slowloris,
+             rebinding_and_cross_site, framing, deltas_in_flight, control_off_unless_enabled):
     case()
 # The issue's limit, and a tighter one that only the limit on conversions at once holds.
 for limit in (256, 96):

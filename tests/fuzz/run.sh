@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for SECONDS
-# (default 60) on its seed corpus. A crash, leak, timeout or sanitizer report fails the
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs them on their seed corpora
+# for SECONDS (default 60) a target on average: the small text readers (the HTTP
+# surface's http_request, page_query, bearer_token, symbol_body; the cache's
+# debian_packages; the runtime's telemetry: short inputs, quickly covered) get a quarter
+# of SECONDS each, and the others share the rest of SECONDS x 11, so that a run of all
+# takes as long as it did with its first 11 targets. A crash, leak, timeout or sanitizer
+# report fails the
 # run; its reproducer is kept in $FUZZ_ARTIFACTS (default ./fuzz-artifacts). Ends with
 # "N passed, N failed". Extra arguments go to every fuzzer (e.g. -runs=10000000).
 # FUZZ_TARGETS (space-separated) runs only those targets, e.g. to split a long run
-# over two cores. FUZZ_BUDGET=N shares N seconds among the targets run instead (CI gives
-# the 11 minutes it gave 11 targets of 60 s, so that more targets do not lengthen it).
+# over two cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log debian_packages inflated_debug_file load_series telemetry"
+# Light: small text readers whose inputs are short and quickly covered.
+light_targets="http_request page_query bearer_token symbol_body debian_packages telemetry"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log inflated_debug_file load_series $light_targets"
+# The 11 targets a run of all once had SECONDS each: the whole run keeps that length.
+budget_targets=11
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in
@@ -22,10 +30,6 @@ for target in $targets; do
     ;;
   esac
 done
-if [ -n "${FUZZ_BUDGET:-}" ]; then
-  count=$(echo $targets | wc -w)
-  seconds=$((FUZZ_BUDGET / count))
-fi
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
 # Runs started side by side (one per core) build one at a time: the lock is on this script.
@@ -93,12 +97,51 @@ mkdir -p "$work/agent_config" # the agent's environment: listen, delay, CPU
 printf '127.0.0.1:6060\n1000\n1' > "$work/agent_config/v4"
 printf '[::1]:0\n0\noff' > "$work/agent_config/v6"
 
+# Each target's share: the light ones SECONDS/4; the others share what is left of
+# SECONDS x budget_targets, scaled to the heavy targets chosen among all of them (0 stays
+# 0: no time limit, for -runs=N).
+light=0
+heavy=0
+for target in $targets; do
+  case " $light_targets " in
+  *" $target "*) light=$((light + 1)) ;;
+  *) heavy=$((heavy + 1)) ;;
+  esac
+done
+all_heavy=$(($(echo $all_targets | wc -w) - $(echo $light_targets | wc -w)))
+light_seconds=$((seconds / 4))
+heavy_seconds=$seconds
+if [ "$heavy" -gt 0 ] && [ "$seconds" -gt 0 ]; then
+  budget=$((seconds * budget_targets * heavy / all_heavy))
+  heavy_seconds=$(((budget - light * light_seconds) / heavy))
+fi
+if [ "$seconds" -gt 0 ] && [ "$light_seconds" -eq 0 ]; then
+  light_seconds=1
+fi
+
+mkdir -p "$work/http_request" "$work/page_query" "$work/bearer_token" "$work/symbol_body"
+printf '\x10GET /debug/pprof/heap?seconds=3 HTTP/1.1\r\nHost: 127.0.0.1:6060\r\nAuthorization: Bearer s3cret\r\n\r\n' \
+  > "$work/http_request/get"
+printf '\x07POST /pprof/symbol HTTP/1.1\r\nHost: [::1]\r\nAuthorization: bearer s3cret\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n0x1+0x2\r\n0\r\n\r\nGET / HTTP/1.0\r\n\r\n' \
+  > "$work/http_request/chunked"
+printf '\x40POST /pprof/conf?prof.active:true HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\nContent-Length: 3\r\n\r\nabc' \
+  > "$work/http_request/origin"
+printf 'seconds=30&frequency=100&symbolize=0' > "$work/page_query/cpu"
+printf 'sample=alloc_space&width=%%32%%30%%30%%30&debug=0' > "$work/page_query/heap"
+printf 's3cret\nBearer   s3cret ' > "$work/bearer_token/bearer"
+printf 'tok\n[::1]:6060' > "$work/bearer_token/host"
+printf '0x7f0012345678+0x55d0c0de+1f\n' > "$work/symbol_body/three"
+
 passed=0
 failed=0
 for target in $targets; do
-  echo "== fuzz_$target: ${seconds}s"
+  share=$heavy_seconds
+  case " $light_targets " in
+  *" $target "*) share=$light_seconds ;;
+  esac
+  echo "== fuzz_$target: ${share}s"
   start=$SECONDS
-  if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$seconds" \
+  if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$share" \
       -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$artifacts/$target-" "$@" 2>"$work/$target.log"; then
     passed=$((passed + 1))

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <map>
 #include <string>
+#include <vector>
 
 using namespace heapkit::agent;
 
@@ -50,14 +51,21 @@ TEST_CASE("heapkit::agent::read_config: defaults, every variable, and what it re
     CHECK(port_only->address == "127.0.0.1");
     CHECK(port_only->port == 0);
 
+    auto everything = config_of({{"HEAPKIT_PUBLIC_NAME", "db7.example.net"}});
+    REQUIRE(everything);
+    CHECK(everything->public_name == "db7.example.net");
+
+    // Pairs, not a map: several values of one variable are each refused.
     for (auto [name, value] :
-         std::map<std::string, std::string>{{"HEAPKIT_LISTEN", "6060"},
-                                            {"HEAPKIT_LISTEN", "127.0.0.1:65536"},
-                                            {"HEAPKIT_LISTEN", "127.0.0.1:"},
-                                            {"HEAPKIT_LISTEN", "127.0.0.1:60x"},
-                                            {"HEAPKIT_CPU", "maybe"},
-                                            {"HEAPKIT_START_DELAY_MS", "-1"},
-                                            {"HEAPKIT_START_DELAY_MS", "600001"}}) {
+         std::vector<std::pair<std::string, std::string>>{{"HEAPKIT_LISTEN", "6060"},
+                                                          {"HEAPKIT_LISTEN", "localhost:6060"},
+                                                          {"HEAPKIT_LISTEN", "[localhost]:6060"},
+                                                          {"HEAPKIT_LISTEN", "127.0.0.1:65536"},
+                                                          {"HEAPKIT_LISTEN", "127.0.0.1:"},
+                                                          {"HEAPKIT_LISTEN", "127.0.0.1:60x"},
+                                                          {"HEAPKIT_CPU", "maybe"},
+                                                          {"HEAPKIT_START_DELAY_MS", "-1"},
+                                                          {"HEAPKIT_START_DELAY_MS", "600001"}}) {
         auto refused = config_of({{name, value}});
         REQUIRE_MESSAGE(!refused, name, "=", value);
         CHECK(refused.error().message.find(name) != std::string::npos);

@@ -77,15 +77,16 @@ TEST_CASE("heapkit::runtime::Handler answers 503 with Retry-After past max_conve
     CHECK(handler.handle(Request{"GET", "/metrics", "", {}, "", {}, {}}).status == 200);
 }
 
-TEST_CASE("heapkit::runtime::Handler refuses control by option and sampling under the floor") {
-    HandlerOptions closed;
-    closed.allow_control = false;
+TEST_CASE(
+    "heapkit::runtime::Handler refuses control unless allowed, and sampling under the floor") {
+    HandlerOptions closed; // control is off by default
     Response response =
         Handler(closed).handle(Request{"POST", "/pprof/conf", "prof.active:false", {}, "", {}, {}});
     CHECK(response.status == 403);
     CHECK(response.body.find("allow_control") != std::string::npos);
 
     HandlerOptions floor; // min_lg_sample 10 by default
+    floor.allow_control = true;
     response =
         Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:0", {}, "", {}, {}});
     CHECK(response.status == 403);

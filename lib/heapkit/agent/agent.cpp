@@ -12,6 +12,7 @@
 #include "heapkit/agent/agent_config.hpp"
 #include "heapkit/agent/process_registry.hpp"
 #include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/notices.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 
@@ -69,11 +70,18 @@ std::optional<std::string> why_inert() {
 }
 
 Result<runtime::ServerOptions> server_options(const AgentConfig& config) {
+    if (!runtime::is_loopback(config.address) && config.token_file.empty()) {
+        return fail("HEAPKIT_LISTEN={}: serving beyond loopback needs HEAPKIT_TOKEN_FILE (heap "
+                    "dumps reveal memory contents)",
+                    config.address);
+    }
     runtime::ServerOptions options;
     options.address = config.address;
     options.port = config.port;
     options.threads = 2; // a guest's share: slow clients hold none of them anyway
     options.handler.allow_control = config.control;
+    options.public_name = config.public_name;
+    options.warn = [](const std::string& line) { say(line); }; // quiet: say says nothing
     options.handler.allow_cpu_profiles = config.cpu;
     if (!config.token_file.empty()) {
         auto token = read_token(config.token_file);
@@ -111,7 +119,8 @@ void stop_at_exit() {
         server = std::move(g_agent->server);
     }
     if (server && !server->listener_intact()) {
-        // The program closed our descriptors: MHD would abort the process in stop().
+        // The program closed our descriptors (the server has said so and stopped using
+        // them): nothing left to join in a hurry at exit.
         static_cast<void>(server.release());
         return;
     }
@@ -229,6 +238,8 @@ extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(
         g_agent->config = std::move(*config);
         g_agent->registry = ProcessRegistry(registry);
         heapkit::runtime::set_serving_processes_source([] { return g_agent->registry.list(); });
+        // The runtime's notices (a failing indexer, stripped modules) as the agent's lines.
+        heapkit::runtime::set_notice_sink(say);
         if (pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) != 0) {
             say("cannot watch for fork(): not serving");
             return;

@@ -4,7 +4,9 @@
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <arpa/inet.h>
 #include <charconv>
+#include <netinet/in.h>
 #include <string_view>
 
 namespace heapkit::agent {
@@ -44,7 +46,17 @@ Result<void> read_listen(std::string_view text, AgentConfig& config) {
         host = host.substr(1, host.size() - 2);
     }
     if (!host.empty()) {
-        config.address = std::string(host);
+        // The server resolves no names: "localhost" would be a lookup (and could name
+        // an address beyond loopback).
+        std::string numeric(host);
+        unsigned char address[sizeof(in6_addr)];
+        if (inet_pton(AF_INET, numeric.c_str(), address) != 1 &&
+            inet_pton(AF_INET6, numeric.c_str(), address) != 1) {
+            return fail("HEAPKIT_LISTEN={}: the address must be numeric, such as 127.0.0.1 "
+                        "or [::1] (no name is resolved)",
+                        text);
+        }
+        config.address = std::move(numeric);
     }
     config.port = number;
     return {};
@@ -59,6 +71,9 @@ Result<AgentConfig> read_config(const Environment& environment) {
     }
     if (const char* token = environment("HEAPKIT_TOKEN_FILE"); token != nullptr) {
         config.token_file = token;
+    }
+    if (const char* name = environment("HEAPKIT_PUBLIC_NAME"); name != nullptr) {
+        config.public_name = name;
     }
     HEAPKIT_TRY_ASSIGN(config.control, read_flag(environment, "HEAPKIT_CONTROL", false));
     HEAPKIT_TRY_ASSIGN(config.cpu, read_flag(environment, "HEAPKIT_CPU", true));

@@ -14,6 +14,9 @@ struct AgentConfig {
     std::string address = "127.0.0.1"; // HEAPKIT_LISTEN=ADDRESS:PORT, [IPv6]:PORT or :PORT
     int port = 6060;
     std::string token_file;    // HEAPKIT_TOKEN_FILE: the bearer token, its first line
+    // HEAPKIT_PUBLIC_NAME: beyond loopback (with a token), the host name clients use,
+    // accepted in Host besides address literals (ServerOptions::public_name).
+    std::string public_name;
     bool control = false;      // HEAPKIT_CONTROL=1: POST /pprof/conf may change the profiler
     bool cpu = true;           // HEAPKIT_CPU=0: no CPU profiles (no SIGPROF, ever)
     bool quiet = false;        // HEAPKIT_QUIET=1: nothing on stderr

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <fmt/format.h>
 #include <functional>
+#include <thread>
 #include <vector>
 
 namespace heapkit::runtime {
@@ -19,7 +20,8 @@ std::optional<Response> refuse_control(const Request& request, const HandlerOpti
         return std::nullopt;
     }
     if (!options.allow_control) {
-        return text(403, "control is disabled in this process (allow_control)");
+        return text(403, "control is disabled in this process (HandlerOptions::allow_control; "
+                         "the agent: HEAPKIT_CONTROL=1)");
     }
     auto setting = percent_decode(request.query);
     std::string_view value = setting ? std::string_view(*setting) : std::string_view();
@@ -33,6 +35,44 @@ std::optional<Response> refuse_control(const Request& request, const HandlerOpti
     }
     return std::nullopt;
 }
+
+// Sleeps `window` through the server's wait (cut short when it stops), or plainly.
+void pause(const Request& request, std::chrono::milliseconds window) {
+    if (request.wait) {
+        request.wait(window);
+    } else {
+        std::this_thread::sleep_for(window);
+    }
+}
+
+// One of max_conversions, held from claim() to the end of the scope.
+class ConversionSlot {
+public:
+    ConversionSlot(std::atomic<unsigned>& busy, unsigned max)
+        : m_busy(busy)
+        , m_max(max) {}
+    ~ConversionSlot() {
+        if (m_held) {
+            --m_busy;
+        }
+    }
+    ConversionSlot(const ConversionSlot&) = delete;
+    ConversionSlot& operator=(const ConversionSlot&) = delete;
+
+    bool claim() {
+        if (!m_held && m_busy.fetch_add(1) >= m_max) {
+            --m_busy;
+            return false;
+        }
+        m_held = true;
+        return true;
+    }
+
+private:
+    std::atomic<unsigned>& m_busy;
+    unsigned m_max;
+    bool m_held = false;
+};
 
 } // namespace
 
@@ -73,10 +113,26 @@ Response Handler::handle(const Request& request) const {
     if (!counts_as_conversion(*route, request)) {
         return route->serve(request);
     }
+    ConversionSlot slot(m_shared->conversions, m_options.max_conversions);
+    if (route_waits(*route, request)) {
+        // A heap delta takes its first dump, waits out its window, then dumps again and
+        // converts: it takes a slot after the wait, not for it (two deltas of 300 s would
+        // refuse every heap page that long). On its own thread, it waits for a slot as
+        // long as it takes one to free (a minute at most: then it converts regardless,
+        // rather than never answer where max_conversions is 0).
+        Request delta = request;
+        delta.wait = [&slot, &request](std::chrono::milliseconds window) {
+            pause(request, window);
+            auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+            while (!slot.claim() && !(request.stopping && request.stopping()) &&
+                   std::chrono::steady_clock::now() < give_up) {
+                pause(request, std::chrono::milliseconds(20));
+            }
+        };
+        return route->serve(delta);
+    }
     // Refused at once rather than queued: a waiting request would hold a server thread.
-    std::atomic<unsigned>& busy = m_shared->conversions;
-    if (busy.fetch_add(1) >= m_options.max_conversions) {
-        --busy;
+    if (!slot.claim()) {
         Response response = text(503, fmt::format("{} profile requests are being served; "
                                                   "try again",
                                                   m_options.max_conversions));
@@ -84,10 +140,6 @@ Response Handler::handle(const Request& request) const {
         response.headers.emplace("Retry-After", "1");
         return response;
     }
-    struct Release {
-        std::atomic<unsigned>& busy;
-        ~Release() { --busy; }
-    } release{busy};
     return route->serve(request);
 }
 

@@ -41,7 +41,9 @@ struct HandlerOptions {
     // once; one more gets 503 with Retry-After at once. Each holds the dump, the profile
     // and the files it names open (README "Runtime library": memory and descriptors).
     unsigned max_conversions = 2;
-    bool allow_control = true;      // false: POST /pprof/conf answers 403
+    // POST /pprof/conf changes the profiler of the whole process (a rate that slows every
+    // allocation, profiling off): off unless the service turns it on.
+    bool allow_control = false;     // false: POST /pprof/conf answers 403
     bool allow_cpu_profiles = true; // false: the CPU profile pages answer 403
     // prof.reset:<lg_sample> below this is refused (403): sampling every 2^lg bytes slows
     // every allocation of the process. 0 allows any rate.

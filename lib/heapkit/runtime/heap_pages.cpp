@@ -67,12 +67,8 @@ Response raw_heap(const Request&) {
     return dump ? text(200, std::move(*dump)) : dump_failure(*profiler, dump.error());
 }
 
-Response symbol(const Request& request) {
-    if (request.method != "POST") {
-        return text(200, "num_symbols: 1"); // jeprof only checks that this is positive
-    }
+std::optional<std::vector<uint64_t>> symbol_addresses(std::string_view body) {
     std::vector<uint64_t> addresses;
-    std::string_view body = request.body;
     while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) {
         body.remove_suffix(1);
     }
@@ -82,11 +78,22 @@ Response symbol(const Request& request) {
         body.remove_prefix(plus == std::string_view::npos ? body.size() : plus + 1);
         auto address = take_hex(one);
         if (!address || !one.empty()) {
-            return text(400, "expected 0x<hex> addresses joined by '+'");
+            return std::nullopt;
         }
         addresses.push_back(*address);
     }
-    auto lines = symbol_lines(addresses);
+    return addresses;
+}
+
+Response symbol(const Request& request) {
+    if (request.method != "POST") {
+        return text(200, "num_symbols: 1"); // jeprof only checks that this is positive
+    }
+    auto addresses = symbol_addresses(request.body);
+    if (!addresses) {
+        return text(400, "expected 0x<hex> addresses joined by '+'");
+    }
+    auto lines = symbol_lines(*addresses);
     return lines ? text(200, std::move(*lines)) : failure(500, lines.error());
 }
 

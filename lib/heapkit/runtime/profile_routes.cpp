@@ -183,9 +183,11 @@ Response heap_delta(const Request& request) {
     }
     const HeapRequest& heap = page->heap;
     const Profiler& profiler = page->profiler;
-    auto before = heap_now(profiler, heap.load);
-    if (!before) {
-        return text(400, before.error().message); // e.g. alloc_* without prof_accum
+    // The first dump as jemalloc wrote it: converted after the window, with the second,
+    // when the Handler has given this page a conversion slot (handler.cpp).
+    auto first_dump = profiler.dump();
+    if (!first_dump) {
+        return text(500, first_dump.error().message);
     }
     if (request.wait) {
         request.wait(std::chrono::seconds(heap.seconds));
@@ -195,6 +197,11 @@ Response heap_delta(const Request& request) {
     if (request.stopping && request.stopping()) {
         return text(503, "the server is stopping");
     }
+    auto before = own_dump_profile(*first_dump, heap.load);
+    if (!before) {
+        return text(400, before.error().message); // e.g. alloc_* without prof_accum
+    }
+    *first_dump = std::string(); // its memory back before the second dump
     auto after = heap_now(profiler, heap.load);
     if (!after) {
         return text(500, after.error().message);

@@ -187,6 +187,12 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         "neither read nor write the frame cache nor the address indexes "
         "($HEAPKIT_CACHE_DIR, else "
         "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
+    app.add_option("--max-inflated", load.max_inflated,
+                   "the most a gzipped dump may inflate to (default 2GiB; suffixes k, M, G "
+                   "are powers of 1024); more ends the run with an error naming the file")
+        ->option_text("SIZE")
+        ->envname("HEAPKIT_MAX_INFLATED")
+        ->transform(CLI::AsSizeValue(false));
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
     app.add_flag("-v,--verbose", load.list_unnamed,
                  "say in full why addresses stayed without a name (a stripped module gets "

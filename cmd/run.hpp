@@ -4,6 +4,7 @@
 #pragma once
 
 #include "flags.hpp"
+#include "heapkit/util/terminal_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,13 +23,19 @@ inline std::vector<Input> inputs_of(const std::vector<std::string>& paths) {
 }
 
 // What the flags leave to be filled in after parsing: the files, the cache, the progress
-// line, and the view's frames and sample type, which loading chose.
-inline void complete(ToolOptions& options) {
+// line, and the view's frames and sample type, which loading chose. A cache directory
+// others could write is not used: one line says so, and the tool runs on without it.
+inline void complete(const std::string& tool, ToolOptions& options) {
     ViewRequest& request = options.request;
     request.inputs = inputs_of(options.inputs);
     request.bases = inputs_of(options.bases);
     if (options.cache) {
-        request.load.symbols.cache_directory = default_cache_directory();
+        std::string directory = default_cache_directory();
+        if (auto usable = check_cache_directory(directory)) {
+            request.load.symbols.cache_directory = directory;
+        } else if (!options.quiet) {
+            fmt::print(stderr, "{}: warning: {}\n", tool, usable.error().message);
+        }
     }
     request.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
     FoldedOptions& folded = options.view.folded;
@@ -114,8 +121,9 @@ inline int show(const char* tool, const ToolOptions& given) {
             ? write_output(options.output, is_binary(options.view.kind),
                            [&](const Sink& sink) { return write_view(*views, options.view, sink); })
             : tl::unexpected(views.error());
+    // Messages name files and frames as the dump spells them: escaped like the views.
     if (!written) {
-        fmt::print(stderr, "{}: error: {}\n", tool, written.error().message);
+        fmt::print(stderr, "{}: error: {}\n", tool, terminal_safe(written.error().message));
         return 1;
     }
     if (!options.quiet) {
@@ -126,7 +134,7 @@ inline int show(const char* tool, const ToolOptions& given) {
             said.push_back(std::move(line));
         }
         for (const std::string& warning : said) {
-            fmt::print(stderr, "{}: warning: {}\n", tool, warning);
+            fmt::print(stderr, "{}: warning: {}\n", tool, terminal_safe(warning));
         }
     }
     return options.strict && views->report.unnamed_locations > 0 ? 2 : 0;
@@ -140,7 +148,7 @@ inline int run(CLI::App& app, int argc, char** argv, ToolOptions& options) {
     std::string tool = app.get_name();
     try {
         app.parse(argc, argv);
-        complete(options);
+        complete(tool, options);
         return show(tool.c_str(), options);
     } catch (const CLI::Success& done) {
         return app.exit(done);

@@ -10,7 +10,7 @@
 _heapkit_flags() {
     local common='-h --help -o --output --base --sample --free-sites --growth --threads --keep-allocator-frames
         --drop-frames --focus --ignore --hide --keep-clone-suffixes --no-symbolize --binary
-        --sysroot --path-map --debug-dir --no-cache -q --quiet -v --verbose --strict
+        --sysroot --path-map --debug-dir --no-cache --max-inflated -q --quiet -v --verbose --strict
         --label-dumps --version'
     case $1 in
     jeprof2pprof) echo "$common --compress-level" ;;
@@ -63,7 +63,7 @@ _heapkit_tool() {
         ;;
     # Free text (patterns, paths as the dump spells them, numbers): nothing to offer.
     --drop-frames | --focus | --ignore | --hide | --path-map | --title | --width | --minwidth | \
-        --nodecount | -h | --help | --version)
+        --nodecount | --max-inflated | -h | --help | --version)
         return
         ;;
     esac

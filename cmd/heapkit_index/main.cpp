@@ -54,6 +54,11 @@ int main(int argc, char** argv) {
                                "or set HEAPKIT_CACHE_DIR or HOME\n");
             return 1;
         }
+        // Unlike heapfold, there is nothing to do without a cache.
+        if (auto usable = heapkit::check_cache_directory(options.cache_directory); !usable) {
+            fmt::print(stderr, "heapkit-index: error: {}\n", usable.error().message);
+            return 1;
+        }
         std::vector<std::string> warnings;
         auto results = heapkit::index_files(files, options, warnings);
         for (const std::string& warning : warnings) {

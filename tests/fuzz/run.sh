@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs them on their seed corpora
-# for SECONDS (default 60) a target on average: the four small readers of the HTTP
-# surface (http_request, page_query, bearer_token, symbol_body: short inputs, quickly
-# covered) get a quarter of SECONDS each, and the others share the rest, so that a run
-# of all takes as long as it did before they came (SECONDS x 11). A crash, leak, timeout or sanitizer report fails the
+# for SECONDS (default 60) a target on average: the small text readers (the HTTP
+# surface's http_request, page_query, bearer_token, symbol_body; the cache's
+# debian_packages; the runtime's telemetry: short inputs, quickly covered) get a quarter
+# of SECONDS each, and the others share the rest of SECONDS x 11, so that a run of all
+# takes as long as it did with its first 11 targets. A crash, leak, timeout or sanitizer
+# report fails the
 # run; its reproducer is kept in $FUZZ_ARTIFACTS (default ./fuzz-artifacts). Ends with
 # "N passed, N failed". Extra arguments go to every fuzzer (e.g. -runs=10000000).
 # FUZZ_TARGETS (space-separated) runs only those targets, e.g. to split a long run
@@ -13,8 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
-light_targets="http_request page_query bearer_token symbol_body"
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log $light_targets"
+# Light: small text readers whose inputs are short and quickly covered.
+light_targets="http_request page_query bearer_token symbol_body debian_packages telemetry"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log inflated_debug_file load_series $light_targets"
+# The 11 targets a run of all once had SECONDS each: the whole run keeps that length.
+budget_targets=11
 targets=${FUZZ_TARGETS:-$all_targets}
 for target in $targets; do
   case " $all_targets " in
@@ -44,7 +49,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$artifacts"
 # Seeds: the checked-in text corpora, plus binary ones made here (nothing binary is
 # committed): gzipped dumps, and small ELF files built from a fixture.
-for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats prof_log; do
+for target in heap_v2 jeprof_symbolized maps demangle jemalloc_stats prof_log debian_packages \
+  telemetry; do
   cp -r "tests/fuzz/corpus/$target" "$work/$target"
 done
 mkdir -p "$work/gzip" "$work/symbolizer"
@@ -54,6 +60,18 @@ done
 cc -g -O1 -o "$work/symbolizer/pie" tests/fixtures/alloc_c.c
 cc -g -O1 -fno-pie -no-pie -o "$work/symbolizer/nopie" tests/fixtures/alloc_c.c
 strip -o "$work/symbolizer/stripped" "$work/symbolizer/pie"
+# Compressed DWARF (SHF_COMPRESSED, zlib), as Debian's debug files have it: for the
+# symbolizer, and, as separate debug files, for inflated_debug_file.
+objcopy --compress-debug-sections=zlib "$work/symbolizer/pie" "$work/symbolizer/pie-zdebug"
+mkdir -p "$work/inflated_debug_file"
+for elf in pie nopie; do
+  objcopy --only-keep-debug --compress-debug-sections=zlib "$work/symbolizer/$elf" \
+    "$work/inflated_debug_file/$elf.debug"
+done
+mkdir -p "$work/load_series" # three dumps of one program, as load_series.cpp cuts them
+dump=tests/fuzz/corpus/heap_v2/real_dump.heap
+{ cat "$dump"; printf '\n%%%%\n'; cat "$dump"; printf '\n%%%%\n'; cat "$dump"; } \
+  > "$work/load_series/three"
 mkdir -p "$work/frame_cache" # an empty cache file, and one with a single two-frame entry
 printf 'heapkit frame cache 4\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$work/frame_cache/empty"
 {
@@ -79,8 +97,9 @@ mkdir -p "$work/agent_config" # the agent's environment: listen, delay, CPU
 printf '127.0.0.1:6060\n1000\n1' > "$work/agent_config/v4"
 printf '[::1]:0\n0\noff' > "$work/agent_config/v6"
 
-# Each target's share: the light ones SECONDS/4; the others SECONDS less what the light
-# ones take, spread over them (0 stays 0: no time limit, for -runs=N).
+# Each target's share: the light ones SECONDS/4; the others share what is left of
+# SECONDS x budget_targets, scaled to the heavy targets chosen among all of them (0 stays
+# 0: no time limit, for -runs=N).
 light=0
 heavy=0
 for target in $targets; do
@@ -89,10 +108,12 @@ for target in $targets; do
   *) heavy=$((heavy + 1)) ;;
   esac
 done
+all_heavy=$(($(echo $all_targets | wc -w) - $(echo $light_targets | wc -w)))
 light_seconds=$((seconds / 4))
 heavy_seconds=$seconds
 if [ "$heavy" -gt 0 ] && [ "$seconds" -gt 0 ]; then
-  heavy_seconds=$(((seconds * heavy - light * light_seconds) / heavy))
+  budget=$((seconds * budget_targets * heavy / all_heavy))
+  heavy_seconds=$(((budget - light * light_seconds) / heavy))
 fi
 if [ "$seconds" -gt 0 ] && [ "$light_seconds" -eq 0 ]; then
   light_seconds=1

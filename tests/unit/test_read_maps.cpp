@@ -29,6 +29,18 @@ TEST_CASE("heapkit::parse_maps_line keeps spaces in paths and flags deleted file
     CHECK(deleted->path == "/srv/app");
 }
 
+TEST_CASE("heapkit::parse_maps_line undoes the kernel's escape of a newline, only that one") {
+    // mangle_path(..., "\n") in fs/seq_file.c: a newline becomes \012, nothing else changes.
+    auto newline = parse_maps_line(
+        "1000-2000 r-xp 00000000 08:01 7   /opt/two\\012lines/lib\\012.so (deleted)", "m:1");
+    REQUIRE(newline);
+    CHECK(newline->path == "/opt/two\nlines/lib\n.so");
+    CHECK(newline->deleted);
+    auto backslash = parse_maps_line("1000-2000 r-xp 00000000 08:01 7   /opt/a\\b\\01", "m:1");
+    REQUIRE(backslash);
+    CHECK(backslash->path == "/opt/a\\b\\01");
+}
+
 TEST_CASE("heapkit::parse_maps_line handles pseudo and anonymous mappings") {
     auto vdso = parse_maps_line("7ffd1000-7ffd3000 r-xp 00000000 00:00 0    [vdso]", "m:1");
     REQUIRE(vdso);

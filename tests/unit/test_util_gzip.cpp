@@ -76,3 +76,19 @@ TEST_CASE("heapkit::gzip deflates inputs of 4 GiB and more whole") {
     // the output outgrew its first buffer).
     CHECK(packed.size() > size / 1100);
 }
+
+TEST_CASE("heapkit::gunzip stops at its limits, naming the input") {
+    std::string member = gzip(std::string(1 << 20, 'a'), 9);
+    std::string many;
+    for (int i = 0; i < 40; ++i) {
+        many += member; // 40 MiB inflated from a few kilobytes
+    }
+    auto capped = gunzip(many, "bomb.gz", {uint64_t{16} << 20, true});
+    REQUIRE_FALSE(capped);
+    CHECK(capped.error().message.starts_with("bomb.gz: inflates to more than 16 MiB"));
+    CHECK(gunzip(many, "bomb.gz", {uint64_t{40} << 20, true})->size() == size_t{40} << 20);
+    auto binary = gunzip(gzip(std::string(100, '\0'), 9), "zeros.gz", {1 << 20, true});
+    REQUIRE_FALSE(binary);
+    CHECK(binary.error().message == "zeros.gz: inflates to binary data, not text");
+    CHECK(gunzip(gzip(std::string(100, '\0'), 9), "zeros.gz")->size() == 100); // not text
+}

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 using namespace heapkit;
 namespace fs = std::filesystem;
@@ -68,4 +69,24 @@ TEST_CASE("heapkit::OutputStream shows a file only once committed") {
     auto failed = full.write(std::string(1 << 16, 'x'));
     REQUIRE_FALSE(failed);
     CHECK(failed.error().message.find("/dev/full: cannot write") == 0);
+}
+
+TEST_CASE("heapkit::write_output replaces a link others could have planted, never follows it") {
+    TempDir dir;
+    fs::path shared = dir.path / "shared";
+    fs::create_directory(shared);
+    fs::permissions(shared, fs::perms::all); // 0777, as a cache someone else writes
+    fs::path fifo = dir.path / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    fs::path link = shared / "entry";
+    fs::create_symlink(fifo, link);
+    REQUIRE(write_output({link.string(), false}, "bytes")); // would block on the FIFO
+    CHECK_FALSE(fs::is_symlink(link));
+    CHECK(slurp(link) == "bytes");
+    CHECK(fs::is_fifo(fifo));
+    // A cache entry (in_place false) replaces even a FIFO at its own name.
+    fs::path entry = dir.path / "fifo-entry";
+    REQUIRE(::mkfifo(entry.c_str(), 0600) == 0);
+    REQUIRE(write_output({entry.string(), false, false, false}, "cached"));
+    CHECK(slurp(entry) == "cached");
 }

@@ -35,6 +35,9 @@ struct LoadOptions {
     bool list_unnamed = false; // the report lists every address left without a name
     // An allocation log's samples are its freeing stacks (and threads), not allocating ones.
     bool log_free_sites = false;
+    // The most a gzipped input may inflate to, in bytes; 0: the default, 2 GiB (a gzip
+    // bomb of a few megabytes stops there, with a message naming the file).
+    uint64_t max_inflated = 0;
 };
 
 // The sample type a view of `profile` shows when none was chosen: alloc_space for an

@@ -38,10 +38,13 @@ Result<void> parse_text(std::string_view text, const std::string& name, ReadInpu
     return {};
 }
 
-Result<void> read_input(const Input& input, ReadInputs& into) {
+Result<void> read_input(const Input& input, uint64_t max_inflated, ReadInputs& into) {
+    if (max_inflated == 0) {
+        max_inflated = default_max_inflated;
+    }
     if (!input.bytes) {
         // read_dump's way: mapped, pages released as the parser goes by.
-        HEAPKIT_TRY_ASSIGN(InputBuffer buffer, InputBuffer::open(input.name));
+        HEAPKIT_TRY_ASSIGN(InputBuffer buffer, InputBuffer::open(input.name, max_inflated));
         size_t dumps = into.dumps.size();
         HEAPKIT_TRY(parse_text(buffer.text(), buffer.name(), into,
                                [&](const char* position) { buffer.release_before(position); }));
@@ -51,14 +54,16 @@ Result<void> read_input(const Input& input, ReadInputs& into) {
         return {};
     }
     if (is_gzip(*input.bytes)) {
-        HEAPKIT_TRY_ASSIGN(std::string text, gunzip(*input.bytes, input.name));
+        HEAPKIT_TRY_ASSIGN(std::string text,
+                           gunzip(*input.bytes, input.name, {max_inflated, true}));
         return parse_text(text, input.name, into);
     }
     return parse_text(*input.bytes, input.name, into);
 }
 
 // Pass 1, read: every input parsed; a dump given twice is counted twice, with a warning.
-Result<ReadInputs> read_inputs(std::span<const Input> inputs, LoadReport& report) {
+Result<ReadInputs> read_inputs(std::span<const Input> inputs, uint64_t max_inflated,
+                               LoadReport& report) {
     if (inputs.empty()) {
         return fail("no input dump given");
     }
@@ -73,7 +78,7 @@ Result<ReadInputs> read_inputs(std::span<const Input> inputs, LoadReport& report
             report.warnings.push_back(fmt::format(
                 "{} is given more than once; its samples are counted each time", input.name));
         }
-        HEAPKIT_TRY(read_input(input, read));
+        HEAPKIT_TRY(read_input(input, max_inflated, read));
     }
     return read;
 }
@@ -136,9 +141,11 @@ UnnamedHints hints_from_environment() {
 Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& options) {
     return catching([&]() -> Result<Loaded> {
         Loaded loaded;
-        HEAPKIT_TRY_ASSIGN(ReadInputs read, read_inputs(inputs, loaded.report));
+        HEAPKIT_TRY_ASSIGN(ReadInputs read,
+                           read_inputs(inputs, options.max_inflated, loaded.report));
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
+        HEAPKIT_TRY(check_totals(loaded.profile));
         HEAPKIT_TRY(
             check_sample_type(loaded.profile, default_sample_of(loaded.profile, options.sample,
                                                                 options.sample_given)));

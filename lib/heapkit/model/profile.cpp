@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/model/profile.hpp"
 
+#include <iterator>
+#include <vector>
+
 namespace heapkit {
 
 Result<void> check_sample_type(const Profile& profile, SampleType type) {
@@ -20,6 +23,29 @@ Result<void> check_sample_type(const Profile& profile, SampleType type) {
         return fail("{} needs accumulated counts, and the dump has none: run the program with "
                     "MALLOC_CONF=prof_accum:true",
                     name_of(type));
+    }
+    return {};
+}
+
+Result<void> check_totals(const Profile& profile) {
+    std::vector<SampleType> types{SampleType::alloc_objects, SampleType::alloc_space,
+                                  SampleType::inuse_objects, SampleType::inuse_space};
+    if (profile.from_log) {
+        types.insert(types.end(), std::begin(log_sample_types), std::end(log_sample_types));
+    }
+    for (SampleType type : types) {
+        int64_t total = 0;
+        for (const Sample& sample : profile.samples) {
+            if (__builtin_add_overflow(total, value_of(profile, sample, type), &total)) {
+                std::string_view source = sample.dump < profile.sources.size()
+                                              ? std::string_view(profile.sources[sample.dump])
+                                              : std::string_view("the input");
+                return fail("{}: the samples' {} add up to more than 2^63-1, more than a "
+                            "profile can hold (pprof's values are signed 64-bit): a damaged "
+                            "dump?",
+                            source, name_of(type));
+            }
+        }
     }
     return {};
 }

@@ -140,6 +140,11 @@ inline int64_t value_of(const Profile& profile, const Sample& sample, SampleType
 // log's type and the profile is a dump's, or an in-use type and the profile a log's.
 Result<void> check_sample_type(const Profile& profile, SampleType type);
 
+// An error naming the dump where a sample type's total over all samples passes what a
+// signed 64-bit value holds (pprof's int64: its totals and percentages would wrap, as
+// "-1B" of a 2^64-byte total). No real heap comes near 8 EiB: such a dump is damaged.
+Result<void> check_totals(const Profile& profile);
+
 // Which stacks the views keep, in pprof's vocabulary: ECMAScript regexes searched in
 // every frame's function name (as pprof's -focus and -ignore), and in the address text of
 // a location without a name ("libfoo.so+0x1a2b"), as the views show it.

@@ -3,6 +3,8 @@
 
 #include "heapkit/util/text.hpp"
 
+#include <string>
+
 namespace heapkit {
 namespace {
 
@@ -15,6 +17,24 @@ bool skip_field(std::string_view& text) {
     }
     text.remove_prefix(end == std::string_view::npos ? text.size() : end);
     return true;
+}
+
+// The path as the file system has it. The kernel writes a maps path with seq_path(...,
+// "\n") (fs/proc/task_mmu.c), whose mangle_path turns each newline into the octal escape
+// "\012" and leaves every other byte, a backslash included, as it is: so "\012" is the
+// one sequence to undo. (A name spelling "\012" itself reads as a newline: the kernel's
+// text cannot tell the two apart.)
+std::string unescaped_path(std::string_view text) {
+    constexpr std::string_view newline = "\\012";
+    std::string path;
+    path.reserve(text.size());
+    for (size_t at; (at = text.find(newline)) != std::string_view::npos;) {
+        path += text.substr(0, at);
+        path += '\n';
+        text.remove_prefix(at + newline.size());
+    }
+    path += text;
+    return path;
 }
 
 } // namespace
@@ -51,7 +71,7 @@ Result<MapEntry> parse_maps_line(std::string_view line, std::string_view where) 
     entry.end = *end;
     entry.file_offset = *offset;
     entry.executable = perms[2] == 'x';
-    entry.path = std::string(text);
+    entry.path = unescaped_path(text);
     return entry;
 }
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/cache_directory.hpp"
 
+#include "heapkit/symbolize/options.hpp"
+#include "heapkit/util/private_files.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -16,6 +19,16 @@ namespace heapkit {
 
 namespace fs = std::filesystem;
 
+Result<void> check_cache_directory(const std::string& directory) {
+    auto checked = check_private_directory(directory);
+    if (checked || checked.error().system_error == ENOENT) {
+        return {};
+    }
+    return fail("cache not used: {}; make it yours alone (chown, chmod go-w) or set "
+                "HEAPKIT_CACHE_DIR to a directory of your own (or pass --no-cache)",
+                checked.error().message);
+}
+
 void trim_cache_directory(const std::string& directory, uint64_t max_bytes, std::string_view what,
                           std::vector<std::string>& warnings) {
     struct File {
@@ -30,7 +43,8 @@ void trim_cache_directory(const std::string& directory, uint64_t max_bytes, std:
         std::error_code ignored; // a file another run removes meanwhile is simply gone
         uint64_t size = entry.file_size(ignored);
         auto used = entry.last_write_time(ignored);
-        if (!ignored && entry.is_regular_file(ignored)) {
+        // Only our own files: a link is not followed to what it leads to.
+        if (!ignored && entry.symlink_status(ignored).type() == fs::file_type::regular) {
             files.push_back({used, size, entry.path()});
             total += size;
         }
@@ -68,6 +82,11 @@ std::optional<std::string> unusable(const std::string& directory, bool own) {
     }
     if (own && status.st_uid != ::geteuid()) {
         return fmt::format("{} is not uid {}'s", directory, ::geteuid());
+    }
+    // What the tools and heapkit-index require of any cache (check_cache_directory): a
+    // configured one too, or the indexer's heapkit-index would refuse it.
+    if (auto checked = check_private_directory(directory); !checked) {
+        return checked.error().message;
     }
     return std::nullopt;
 }

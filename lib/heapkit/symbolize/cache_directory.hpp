@@ -17,9 +17,9 @@ void trim_cache_directory(const std::string& directory, uint64_t max_bytes, std:
 
 // A cache directory this process's effective user can write, for a service that may have
 // switched users since it read its environment: `configured` when it exists or can be
-// made (mode 0700) and is writable; else $XDG_CACHE_HOME/heapkit, else
-// $HOME/.cache/heapkit, each only when the user's own and writable; else a private
-// directory made now under $TMPDIR (or /tmp), mode 0700. Empty when none can be had.
+// made (mode 0700) and is writable and the user's alone (check_private_directory); else
+// $XDG_CACHE_HOME/heapkit, else $HOME/.cache/heapkit, each only when the user's own and writable;
+// else a private directory made now under $TMPDIR (or /tmp), mode 0700. Empty when none can be had.
 // `fallback_reason` tells why `configured` was passed over ("not writable by uid 65534").
 std::string writable_cache_directory(const std::string& configured, std::string& fallback_reason);
 

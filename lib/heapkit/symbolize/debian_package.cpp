@@ -2,14 +2,16 @@
 #include "heapkit/symbolize/debian_package.hpp"
 
 #include "heapkit/util/helper_environment.hpp"
+#include "heapkit/util/output.hpp"
+#include "heapkit/util/private_files.hpp"
+#include "heapkit/util/text.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <fcntl.h>
-#include <filesystem>
-#include <fstream>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <string_view>
 #include <sys/stat.h>
@@ -87,55 +89,32 @@ int64_t modified_nanos(const std::string& path) {
     return int64_t{status.st_mtim.tv_sec} * 1000000000 + status.st_mtim.tv_nsec;
 }
 
-// What earlier commands learnt: "path TAB mtime TAB package" lines (package empty: none).
-struct Remembered {
-    int64_t mtime = -1;
-    std::string package;
-};
-constexpr size_t most_remembered = 4096;
+using Remembered = RememberedPackage;
+
+// Big enough for the most entries kept, each a long path: more is not a file we wrote.
+constexpr size_t most_remembered_bytes = size_t{16} << 20;
 
 std::map<std::string, Remembered> read_remembered(const std::string& file) {
-    std::map<std::string, Remembered> remembered;
-    std::ifstream in(file);
-    std::string line;
-    while (std::getline(in, line) && remembered.size() < most_remembered) {
-        size_t first = line.find('\t');
-        size_t second = first == std::string::npos ? first : line.find('\t', first + 1);
-        if (second == std::string::npos) {
-            continue;
-        }
-        Remembered entry;
-        std::string_view mtime = std::string_view(line).substr(first + 1, second - first - 1);
-        if (std::from_chars(mtime.data(), mtime.data() + mtime.size(), entry.mtime).ec !=
-            std::errc()) {
-            continue;
-        }
-        entry.package = line.substr(second + 1);
-        remembered[line.substr(0, first)] = std::move(entry);
-    }
-    return remembered;
+    auto text = read_regular_file(file, most_remembered_bytes);
+    return text ? parse_remembered_packages(*text) : std::map<std::string, Remembered>();
 }
 
-// Best effort: a cache that cannot be written is asked again next time.
-void write_remembered(const std::string& file, const std::map<std::string, Remembered>& all) {
-    std::string temporary = file + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        size_t written = 0;
-        for (const auto& [path, entry] : all) {
-            if (written++ == most_remembered) {
-                break;
-            }
-            out << path << '\t' << entry.mtime << '\t' << entry.package << '\n';
-        }
-        if (!out) {
-            ::unlink(temporary.c_str());
-            return;
-        }
+// Best effort: a cache that cannot be written is asked again next time. The directory is
+// the user's own (make_private_directory) and the file is replaced, never written through.
+void write_remembered(const std::string& directory, const std::string& file,
+                      const std::map<std::string, Remembered>& all) {
+    if (!make_private_directory(directory)) {
+        return;
     }
-    if (::rename(temporary.c_str(), file.c_str()) != 0) {
-        ::unlink(temporary.c_str());
+    std::string text;
+    size_t written = 0;
+    for (const auto& [path, entry] : all) {
+        if (written++ == most_remembered_packages) {
+            break;
+        }
+        text += fmt::format("{}\t{}\t{}\n", path, entry.mtime, entry.package);
     }
+    (void)write_output({file, false, false, false}, text);
 }
 
 // dpkg-query -S for `paths`: their owners, by path.
@@ -162,6 +141,30 @@ std::map<std::string, std::string> ask_dpkg(const std::vector<std::string>& path
 }
 
 } // namespace
+
+std::map<std::string, RememberedPackage> parse_remembered_packages(std::string_view text) {
+    std::map<std::string, RememberedPackage> remembered;
+    LineCursor lines(text);
+    while (auto line = lines.next()) {
+        if (remembered.size() == most_remembered_packages) {
+            break;
+        }
+        size_t first = line->find('\t');
+        size_t second = first == std::string_view::npos ? first : line->find('\t', first + 1);
+        if (second == std::string_view::npos) {
+            continue;
+        }
+        RememberedPackage entry;
+        std::string_view mtime = line->substr(first + 1, second - first - 1);
+        if (std::from_chars(mtime.data(), mtime.data() + mtime.size(), entry.mtime).ec !=
+            std::errc()) {
+            continue;
+        }
+        entry.package = std::string(line->substr(second + 1));
+        remembered[std::string(line->substr(0, first))] = std::move(entry);
+    }
+    return remembered;
+}
 
 std::vector<OwnedPath> parse_dpkg_search(const std::string& output) {
     std::vector<OwnedPath> owned;
@@ -222,9 +225,7 @@ std::map<std::string, std::string> debian_packages_of(const std::vector<std::str
         }
     }
     if (!file.empty()) {
-        std::error_code ignored;
-        std::filesystem::create_directories(cache_directory, ignored);
-        write_remembered(file, remembered);
+        write_remembered(cache_directory, file, remembered);
     }
     return packages;
 }

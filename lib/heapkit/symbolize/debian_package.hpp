@@ -3,8 +3,10 @@
 // is (Debian ships it in <package>-dbgsym).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace heapkit {
@@ -25,5 +27,15 @@ struct OwnedPath {
     std::string package;
 };
 std::vector<OwnedPath> parse_dpkg_search(const std::string& output);
+
+// The cache file of earlier answers (`<cache>/debian-packages`): "path TAB mtime TAB
+// package" lines (package empty: none owns it), mtime in ns since the epoch. Malformed
+// lines are skipped; at most `most_remembered_packages` are read.
+struct RememberedPackage {
+    int64_t mtime = -1;
+    std::string package;
+};
+constexpr size_t most_remembered_packages = 4096;
+std::map<std::string, RememberedPackage> parse_remembered_packages(std::string_view text);
 
 } // namespace heapkit

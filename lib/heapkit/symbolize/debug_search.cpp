@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <utility>
 
 namespace heapkit {
 namespace {
@@ -123,13 +124,23 @@ int DebugSearch::inflated_by_build_id(Dwfl_Module* module, char** debuginfo_file
         }
         // The first file found is the one libdwfl's own search would take: this one or
         // none (it then finds and opens it as it is).
-        UniqueFd inflated = inflated_debug_file(file.get(), id.bytes);
+        std::string refused;
+        UniqueFd inflated = inflated_debug_file(file.get(), id.bytes, &refused);
+        if (!refused.empty()) {
+            std::lock_guard lock(m_mutex);
+            m_warnings.push_back(fmt::format("{}: skipped: {}", path, refused));
+        }
         if (inflated && debuginfo_file_name != nullptr) {
             *debuginfo_file_name = ::strdup(path.c_str()); // libdwfl frees it
         }
         return inflated ? inflated.release() : -1;
     }
     return -1;
+}
+
+std::vector<std::string> DebugSearch::take_warnings() {
+    std::lock_guard lock(m_mutex);
+    return std::exchange(m_warnings, {});
 }
 
 bool DebugSearch::may_find(Dwfl_Module* module, std::string_view file_name,

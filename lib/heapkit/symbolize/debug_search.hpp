@@ -2,6 +2,7 @@
 #pragma once
 
 #include <elfutils/libdwfl.h>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +49,18 @@ public:
     // (libdwfl's own search then finds the file as it is).
     int inflated_by_build_id(Dwfl_Module* module, char** debuginfo_file_name) const;
 
+    // Why debug files found were not used (a section claiming more than it can hold), one
+    // line each, naming the file; emptied.
+    std::vector<std::string> take_warnings();
+
 private:
     std::string m_path;
     std::vector<std::string> m_dirs; // m_path's elements, without the CRC flag
     char* m_path_pointer = nullptr;  // points into m_path; libdwfl reads it through a char**
     Dwfl_Callbacks m_callbacks{};
+    // Filled from libdwfl's callbacks (const, and on the index builder's threads).
+    mutable std::mutex m_mutex;
+    mutable std::vector<std::string> m_warnings;
 };
 
 } // namespace heapkit

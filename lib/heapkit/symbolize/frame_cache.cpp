@@ -4,19 +4,16 @@
 #include "heapkit/symbolize/cache_directory.hpp"
 #include "heapkit/symbolize/options.hpp"
 #include "heapkit/util/output.hpp"
+#include "heapkit/util/private_files.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <filesystem>
-#include <fstream>
 #include <sys/stat.h>
 
 namespace heapkit {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Bump when the format or what the symbolizer puts in a Frame changes: old files are
 // then simply not found, and age out of the directory.
@@ -96,17 +93,6 @@ bool decode_frame(Decoder& in, const std::vector<std::string_view>& texts, Frame
     return decode_text(in, texts, frame.name) && decode_text(in, texts, frame.system_name) &&
            decode_text(in, texts, frame.file) && in.u32(frame.line) && in.u32(frame.column) &&
            in.u32(frame.start_line);
-}
-
-std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
-    if (!file) {
-        return std::nullopt;
-    }
-    std::string bytes(static_cast<size_t>(file.tellg()), '\0');
-    file.seekg(0);
-    file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return file ? std::optional(std::move(bytes)) : std::nullopt;
 }
 
 std::string environment(const char* name) {
@@ -253,11 +239,12 @@ FrameCache::Build& FrameCache::load(const std::string& build_id) {
     auto [it, inserted] = m_builds.try_emplace(build_id);
     if (inserted && !m_directory.empty()) {
         std::string path = path_of(build_id);
-        if (auto bytes = read_file(path)) {
+        if (auto bytes = read_regular_file(path, m_max_bytes)) {
             if (auto entries = decode_frame_entries(*bytes, m_strings)) {
                 it->second.entries = std::move(*entries);
                 it->second.on_disk = true;
-                ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // recently used: kept longest
+                // Recently used: kept longest. (The file, never what a link leads to.)
+                ::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
             }
         }
     }
@@ -293,21 +280,19 @@ std::vector<std::string> FrameCache::save() {
         if (!build.changed) {
             continue;
         }
-        std::error_code error;
-        fs::create_directories(m_directory, error);
-        if (error) {
-            warnings.push_back(
-                fmt::format("cannot create the frame cache {}: {}", m_directory, error.message()));
+        if (auto made = make_private_directory(m_directory); !made) {
+            warnings.push_back(fmt::format("frame cache not saved: {}", made.error().message));
             return warnings;
         }
         // Another run may have saved this build since we loaded it: keep its entries too.
         std::string path = path_of(build_id);
-        if (auto bytes = read_file(path)) {
+        if (auto bytes = read_regular_file(path, m_max_bytes)) {
             if (auto theirs = decode_frame_entries(*bytes, m_strings)) {
                 build.entries.merge(*theirs);
             }
         }
-        if (auto ok = write_output({path, false, false}, encode_frame_entries(build.entries));
+        if (auto ok =
+                write_output({path, false, false, false}, encode_frame_entries(build.entries));
             !ok) {
             warnings.push_back(fmt::format("frame cache not saved: {}", ok.error().message));
             continue;

@@ -4,12 +4,12 @@
 #include "heapkit/symbolize/address_index_builder.hpp"
 #include "heapkit/symbolize/cache_directory.hpp"
 #include "heapkit/util/output.hpp"
+#include "heapkit/util/private_files.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <fcntl.h>
-#include <filesystem>
 #include <sys/stat.h>
 #include <thread>
 
@@ -28,10 +28,10 @@ IndexStore::Held& IndexStore::load(const std::string& key, const std::string& bu
     }
     std::string path = path_of(key);
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
+    if (::lstat(path.c_str(), &st) != 0) {
         return held; // not built yet
     }
-    auto mapped = InputBuffer::open(path);
+    auto mapped = InputBuffer::open_regular(path);
     if (!mapped) {
         m_warnings.push_back(fmt::format("address index not used: {}", mapped.error().message));
         return held;
@@ -47,7 +47,8 @@ IndexStore::Held& IndexStore::load(const std::string& key, const std::string& bu
         return held;
     }
     held.index = *index;
-    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // recently used: kept longest
+    // Recently used: kept longest. (The file, never what a link leads to.)
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
     return held;
 }
 
@@ -119,14 +120,11 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
 }
 
 void IndexStore::save(const std::string& key, Held& held) {
-    std::error_code error;
-    std::filesystem::create_directories(m_directory, error);
-    if (error) {
-        m_warnings.push_back(fmt::format("cannot create the address index directory {}: {}",
-                                         m_directory, error.message()));
+    if (auto made = make_private_directory(m_directory); !made) {
+        m_warnings.push_back(fmt::format("address index not saved: {}", made.error().message));
         return;
     }
-    if (auto ok = write_output({path_of(key), false, false}, held.built); !ok) {
+    if (auto ok = write_output({path_of(key), false, false, false}, held.built); !ok) {
         m_warnings.push_back(fmt::format("address index not saved: {}", ok.error().message));
         return;
     }

@@ -2,13 +2,18 @@
 #include "heapkit/symbolize/inflated_debug_file.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <elfutils/libdwelf.h>
+#include <fmt/format.h>
 #include <gelf.h>
 #include <libdeflate.h>
 #include <memory>
+#include <new>
+#include <string>
 #include <string_view>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -59,15 +64,35 @@ bool has_compressed_dwarf(Elf* elf, size_t names) {
     return false;
 }
 
+// The most one compressed section is believed to inflate to. Deflate cannot pack more
+// than 1032 bytes into one (its longest match, 258 bytes, in a code of 2 bits, gives
+// 258 * 8 / 2), so a header claiming more lies; and 4 GiB is past the largest
+// .debug_info we know of (libxul's, about 2 GiB): a claim beyond it is not a file to read
+// names from in memory.
+constexpr uint64_t deflate_max_ratio = 1032;
+constexpr uint64_t max_inflated_section = uint64_t{4} << 30;
+
+bool believable_size(uint64_t claimed, size_t compressed) {
+    return claimed <= max_inflated_section && claimed / deflate_max_ratio <= compressed;
+}
+
 // The section's contents inflated into `out`, its header made to say so; false when it
-// is not zlib or does not inflate to the size its header gives.
+// is not zlib, claims a size deflate cannot reach, or does not inflate to the size its
+// header gives.
+// `refused` says why a size was not believed.
 bool inflate_section(Elf_Scn* scn, int elf_class, libdeflate_decompressor* decompressor,
-                     std::vector<char>& out, GElf_Shdr& header) {
+                     std::vector<char>& out, GElf_Shdr& header, std::string& refused) {
     GElf_Chdr compression;
     Elf_Data* raw = elf_rawdata(scn, nullptr);
     size_t skip = elf_class == ELFCLASS64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
     if (gelf_getchdr(scn, &compression) == nullptr || compression.ch_type != ELFCOMPRESS_ZLIB ||
         raw == nullptr || raw->d_size < skip) {
+        return false;
+    }
+    if (!believable_size(compression.ch_size, raw->d_size - skip)) {
+        refused = fmt::format("a compressed section claims {} bytes inflated from {}, more than "
+                              "deflate can give (1032:1) or than 4 GiB",
+                              compression.ch_size, raw->d_size - skip);
         return false;
     }
     out.resize(compression.ch_size);
@@ -86,7 +111,7 @@ bool inflate_section(Elf_Scn* scn, int elf_class, libdeflate_decompressor* decom
 
 // Copies `from`'s headers and sections into `to`, inflating or emptying the compressed
 // DWARF ones. `buffers` holds the inflated bytes until `to` is written.
-bool copy_elf(Elf* from, Elf* to, std::deque<std::vector<char>>& buffers) {
+bool copy_elf(Elf* from, Elf* to, std::deque<std::vector<char>>& buffers, std::string& refused) {
     int elf_class = gelf_getclass(from);
     size_t names = 0;
     size_t segments = 0;
@@ -122,7 +147,7 @@ bool copy_elf(Elf* from, Elf* to, std::deque<std::vector<char>>& buffers) {
             data->d_size = header.sh_size;
         } else if (is_compressed_dwarf(name, header) && names_need(name)) {
             std::vector<char>& out = buffers.emplace_back();
-            if (!inflate_section(scn, elf_class, decompressor.get(), out, header)) {
+            if (!inflate_section(scn, elf_class, decompressor.get(), out, header, refused)) {
                 return false;
             }
             data->d_buf = out.data();
@@ -154,9 +179,27 @@ bool has_build_id(Elf* elf, std::span<const unsigned char> wanted) {
     return length > 0 && std::equal(wanted.begin(), wanted.end(), bytes, bytes + length);
 }
 
+// Whether the copy, laid out by libelf (ELF_C_NULL computes the layout, writes nothing),
+// is about what it holds: the original and the inflated sections. Alignments and sizes
+// come from the file, and a lying one (an sh_addralign of 2^40) would have libelf write
+// that many zeros into the memory file.
+bool fits_layout(Elf* to, int fd, const std::deque<std::vector<char>>& buffers) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return false;
+    }
+    uint64_t held = static_cast<uint64_t>(st.st_size);
+    for (const std::vector<char>& buffer : buffers) {
+        held += buffer.size();
+    }
+    off_t size = elf_update(to, ELF_C_NULL);
+    return size >= 0 && static_cast<uint64_t>(size) <= 2 * held + (uint64_t{1} << 20);
+}
+
 } // namespace
 
-UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id) {
+UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id,
+                             std::string* refused) {
     elf_version(EV_CURRENT); // libdwfl has done so; a caller without it too
     ElfHandle from(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
     size_t names = 0;
@@ -170,7 +213,21 @@ UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id) {
     }
     std::deque<std::vector<char>> buffers; // inflated sections, until written
     ElfHandle to(elf_begin(out.get(), ELF_C_WRITE, nullptr));
-    if (!to || !copy_elf(from.get(), to.get(), buffers) || elf_update(to.get(), ELF_C_WRITE) < 0) {
+    std::string why;
+    bool copied = false;
+    try {
+        copied = to && copy_elf(from.get(), to.get(), buffers, why);
+    } catch (const std::bad_alloc&) {
+        why = "its inflated sections do not fit in memory"; // a believable size, still too much
+    }
+    if (copied && !fits_layout(to.get(), fd, buffers)) {
+        copied = false;
+        why = "its section headers lay the file out far beyond its contents";
+    }
+    if (refused != nullptr) {
+        *refused = why;
+    }
+    if (!copied || elf_update(to.get(), ELF_C_WRITE) < 0) {
         return {};
     }
     to.reset();

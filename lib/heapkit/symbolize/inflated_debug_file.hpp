@@ -9,6 +9,7 @@
 #include "heapkit/util/unique_fd.hpp"
 
 #include <span>
+#include <string>
 
 namespace heapkit {
 
@@ -18,6 +19,10 @@ namespace heapkit {
 // emptied; every other section as it is. An empty UniqueFd when the file has no
 // compressed .debug_* section, when its NT_GNU_BUILD_ID is not `build_id` (raw bytes), or
 // when anything fails: then `fd` is to be used as it is. `fd` is only read.
-UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id);
+// A section whose header claims more than deflate can inflate its bytes to (1032:1), or
+// more than 4 GiB, is not believed: nothing is allocated for it, and `*refused` (when
+// given) says so, for a warning; likewise when the sections do not fit in memory.
+UniqueFd inflated_debug_file(int fd, std::span<const unsigned char> build_id,
+                             std::string* refused = nullptr);
 
 } // namespace heapkit

@@ -3,6 +3,8 @@
 // between calls.
 #pragma once
 
+#include "heapkit/util/error.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -69,6 +71,13 @@ KeptSymbolsStats kept_symbols_stats(KeptSymbols& kept);
 // The frame cache's usual place: $HEAPKIT_CACHE_DIR, else $XDG_CACHE_HOME/heapkit, else
 // ~/.cache/heapkit; empty when none can be named.
 std::string default_cache_directory();
+
+// Whether the tools may use `directory` as their cache: it must be the user's own and
+// writable by no one else, or not exist yet (it is then made so, mode 0700). The error is
+// one line for the user, why and what to do; the tools then run on without a cache (set
+// no cache_directory). A cache someone else can write is one they can turn against us:
+// planted links would have us overwrite the user's files, planted entries name frames.
+Result<void> check_cache_directory(const std::string& directory);
 
 // Why no file names a module's frames.
 enum class FileProblem {

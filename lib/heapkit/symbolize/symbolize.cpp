@@ -362,6 +362,9 @@ public:
         for (std::string& warning : m_indexes.take_warnings()) {
             m_report.warnings.push_back(std::move(warning));
         }
+        for (std::string& warning : m_search.take_warnings()) {
+            m_report.warnings.push_back(std::move(warning));
+        }
         for (std::string& warning : m_on_disk.save()) {
             m_report.warnings.push_back(std::move(warning));
         }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/gzip.hpp"
 
+#include "heapkit/util/try.hpp"
+
 #include <algorithm>
+#include <fmt/format.h>
 #include <memory>
 #include <stdexcept>
 #include <zlib.h>
@@ -46,12 +49,29 @@ bool is_gzip(std::string_view bytes) {
            static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-Result<std::string> gunzip(std::string_view compressed, std::string_view source) {
+namespace {
+
+// A limit in words: "2 GiB", "64 MiB", else bytes.
+std::string size_text(uint64_t bytes) {
+    if (bytes % (uint64_t{1} << 30) == 0) {
+        return fmt::format("{} GiB", bytes >> 30);
+    }
+    if (bytes % (uint64_t{1} << 20) == 0) {
+        return fmt::format("{} MiB", bytes >> 20);
+    }
+    return fmt::format("{} bytes", bytes);
+}
+
+// Inflates every member of `compressed` a chunk at a time into a buffer of its own,
+// handing each chunk to `take` (which may stop it with an error): memory stays one chunk
+// however far the data inflates.
+template <class Take>
+Result<void> inflate_chunks(std::string_view compressed, std::string_view source, Take take) {
     InflateStream z;
     if (!z.ready) {
         return fail("{}: cannot start gzip decompression", source);
     }
-    std::string out;
+    auto chunk = std::make_unique<char[]>(chunk_size);
     auto* next = reinterpret_cast<const Bytef*>(compressed.data());
     size_t left = compressed.size();
     while (left > 0) {
@@ -61,12 +81,13 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source)
         z.stream.avail_in = slice;
         int rc = Z_OK;
         while (z.stream.avail_in > 0 && rc != Z_STREAM_END) {
-            size_t old_size = out.size();
-            out.resize(old_size + chunk_size);
-            z.stream.next_out = reinterpret_cast<Bytef*>(out.data() + old_size);
+            z.stream.next_out = reinterpret_cast<Bytef*>(chunk.get());
             z.stream.avail_out = chunk_size;
             rc = inflate(&z.stream, Z_NO_FLUSH);
-            out.resize(old_size + chunk_size - z.stream.avail_out);
+            if (auto taken = take(std::string_view(chunk.get(), chunk_size - z.stream.avail_out));
+                !taken) {
+                return taken;
+            }
             if (rc == Z_BUF_ERROR && z.stream.avail_out != 0) {
                 break; // needs more input than this slice holds
             }
@@ -92,6 +113,36 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source)
     if (z.stream.total_in != 0 || z.stream.avail_in != 0) {
         return fail("{}: truncated gzip data", source);
     }
+    return {};
+}
+
+} // namespace
+
+Result<std::string> gunzip(std::string_view compressed, std::string_view source,
+                           const GunzipLimits& limits) {
+    // Two passes: the first only measures (and checks the limits, the first chunk while
+    // nothing else is inflated), so a bomb costs one chunk of memory, not the limit; the
+    // second fills a string of exactly that size, never one regrown to twice it. Inflating
+    // twice costs far less than the parse that follows.
+    uint64_t size = 0;
+    HEAPKIT_TRY(inflate_chunks(compressed, source, [&](std::string_view chunk) -> Result<void> {
+        if (limits.text && size == 0 && chunk.find('\0') != std::string_view::npos) {
+            return fail("{}: inflates to binary data, not text", source);
+        }
+        size += chunk.size();
+        if (size > limits.max_bytes) {
+            return fail("{}: inflates to more than {}, the most one input may (a gzip bomb? "
+                        "--max-inflated or HEAPKIT_MAX_INFLATED raises it)",
+                        source, size_text(limits.max_bytes));
+        }
+        return {};
+    }));
+    std::string out;
+    out.reserve(static_cast<size_t>(size));
+    HEAPKIT_TRY(inflate_chunks(compressed, source, [&](std::string_view chunk) -> Result<void> {
+        out += chunk;
+        return {};
+    }));
     return out;
 }
 

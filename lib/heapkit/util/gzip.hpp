@@ -3,6 +3,7 @@
 
 #include "heapkit/util/error.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,9 +12,25 @@ namespace heapkit {
 // True when the bytes start with the gzip magic 0x1f 0x8b.
 bool is_gzip(std::string_view bytes);
 
+// The most one gzip input may inflate to unless raised: 2 GiB, five times the largest
+// dump measured (BENCHMARKS.md: 400 MB of text for 10 M stacks, whose conversion already
+// takes 4.7 GB); gzip compresses dumps 10-20x, deflate up to 1032x, so without a bound a
+// few megabytes could ask for gigabytes.
+constexpr uint64_t default_max_inflated = uint64_t{2} << 30;
+
+// How gunzip may inflate: at most `max_bytes`; with `text`, the first inflated chunk
+// (64 KiB) must hold no NUL byte, so binary data is refused before more is inflated.
+struct GunzipLimits {
+    uint64_t max_bytes = default_max_inflated;
+    bool text = false;
+};
+
 // Inflates every gzip member in `compressed` (concatenated members, as `cat a.gz b.gz`
-// makes, are joined). `source` names the input in error messages.
-Result<std::string> gunzip(std::string_view compressed, std::string_view source);
+// makes, are joined). `source` names the input in error messages. Inflation stops with
+// an error as soon as it passes `limits`, before anything is kept: a refused input costs
+// one 64 KiB chunk of memory, an accepted one its inflated size.
+Result<std::string> gunzip(std::string_view compressed, std::string_view source,
+                           const GunzipLimits& limits = {});
 
 // Deflates `raw` into one gzip member at zlib `level` (0-9).
 std::string gzip(std::string_view raw, int level);

@@ -2,6 +2,7 @@
 #include "heapkit/util/input.hpp"
 
 #include "heapkit/util/gzip.hpp"
+#include "heapkit/util/private_files.hpp"
 #include "heapkit/util/try.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -59,21 +60,21 @@ Result<UniqueFd> open_file(const std::string& path) {
 }
 
 // Reads all of `fd` (standard input when not open), inflated when gzipped.
-Result<std::string> read_text(const UniqueFd& fd, const std::string& name) {
+Result<std::string> read_text(const UniqueFd& fd, const std::string& name, uint64_t max_inflated) {
     auto bytes = read_all(fd ? fd.get() : STDIN_FILENO, name);
     if (!bytes || !is_gzip(*bytes)) {
         return bytes;
     }
-    return gunzip(*bytes, name);
+    return gunzip(*bytes, name, {max_inflated, true});
 }
 
 } // namespace
 
-Result<InputText> read_input(const std::string& path) {
+Result<InputText> read_input(const std::string& path, uint64_t max_inflated) {
     InputText input;
     input.name = path == "-" ? "<stdin>" : path;
     HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path));
-    HEAPKIT_TRY_ASSIGN(input.bytes, read_text(fd, input.name));
+    HEAPKIT_TRY_ASSIGN(input.bytes, read_text(fd, input.name, max_inflated));
     return input;
 }
 
@@ -81,10 +82,19 @@ void InputBuffer::Unmap::operator()(char* start) const {
     ::munmap(start, size);
 }
 
-Result<InputBuffer> InputBuffer::open(const std::string& path) {
+Result<InputBuffer> InputBuffer::open(const std::string& path, uint64_t max_inflated) {
+    return from(open_file(path), path, max_inflated);
+}
+
+Result<InputBuffer> InputBuffer::open_regular(const std::string& path) {
+    return from(open_regular_file(path), path, default_max_inflated);
+}
+
+Result<InputBuffer> InputBuffer::from(Result<UniqueFd> opened, const std::string& path,
+                                      uint64_t max_inflated) {
     InputBuffer input;
     input.m_name = path == "-" ? "<stdin>" : path;
-    HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path));
+    HEAPKIT_TRY_ASSIGN(UniqueFd fd, std::move(opened));
     struct stat st {};
     bool known = fd && ::fstat(fd.get(), &st) == 0;
     if (known) {
@@ -99,14 +109,14 @@ Result<InputBuffer> InputBuffer::open(const std::string& path) {
                 ::madvise(start, size, MADV_SEQUENTIAL); // read ahead, front to back
                 return input;
             }
-            auto inflated = gunzip({input.m_map.get(), size}, input.m_name);
+            auto inflated = gunzip({input.m_map.get(), size}, input.m_name, {max_inflated, true});
             input.m_map.reset();
             HEAPKIT_TRY_ASSIGN(input.m_bytes, std::move(inflated));
             return input;
         }
     }
     // Pipes, terminals, files that cannot be mapped: read them.
-    HEAPKIT_TRY_ASSIGN(input.m_bytes, read_text(fd, input.m_name));
+    HEAPKIT_TRY_ASSIGN(input.m_bytes, read_text(fd, input.m_name, max_inflated));
     return input;
 }
 

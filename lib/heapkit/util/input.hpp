@@ -2,6 +2,8 @@
 #pragma once
 
 #include "heapkit/util/error.hpp"
+#include "heapkit/util/gzip.hpp"
+#include "heapkit/util/unique_fd.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -17,15 +19,20 @@ struct InputText {
 };
 
 // Reads `path` ("-" means standard input) completely, inflating gzip input
-// (detected by its magic bytes, not by the file name).
-Result<InputText> read_input(const std::string& path);
+// (detected by its magic bytes, not by the file name) to at most `max_inflated` bytes of
+// text (binary data inside the gzip is refused at its first chunk).
+Result<InputText> read_input(const std::string& path, uint64_t max_inflated = default_max_inflated);
 
 // One input held for parsing, as read_input would read it, but without a copy where
 // there can be none: a regular file that is not gzipped is mapped (read-only, private).
 // Standard input, pipes and gzip input are read (and inflated) into memory.
 class InputBuffer {
 public:
-    static Result<InputBuffer> open(const std::string& path);
+    static Result<InputBuffer> open(const std::string& path,
+                                    uint64_t max_inflated = default_max_inflated);
+    // The same for a file in a cache: only a regular file, never through a symbolic link
+    // (open_regular_file in private_files.hpp says why).
+    static Result<InputBuffer> open_regular(const std::string& path);
 
     const std::string& name() const { return m_name; } // "<stdin>" for "-"
     // The file's modification time, in nanoseconds since the Unix epoch; 0 for standard
@@ -39,6 +46,9 @@ public:
     void release_before(const char* position);
 
 private:
+    static Result<InputBuffer> from(Result<UniqueFd> opened, const std::string& path,
+                                    uint64_t max_inflated);
+
     struct Unmap {
         size_t size;
         void operator()(char* start) const;

@@ -29,6 +29,29 @@ Result<void> write_fully(int fd, std::string_view bytes, const std::string& name
     return {};
 }
 
+// True when only root or this user can have put a symbolic link in `link`'s directory.
+bool planted_by_no_one_else(const std::string& link) {
+    size_t slash = link.rfind('/');
+    std::string directory = slash == std::string::npos ? "." : link.substr(0, slash + 1);
+    struct stat st {};
+    return ::stat(directory.c_str(), &st) == 0 && (st.st_uid == 0 || st.st_uid == ::geteuid()) &&
+           (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+// Whether the target is a device or pipe to write into, not a file to replace. Devices
+// and pipes cannot be renamed over; but a link someone else planted (in a shared cache, in
+// /tmp) must not lead our writes into one (a FIFO hangs us, a disk is overwritten).
+bool writes_in_place(const OutputTarget& target) {
+    struct stat at {};
+    struct stat behind {};
+    if (!target.in_place || ::lstat(target.path.c_str(), &at) != 0 ||
+        ::stat(target.path.c_str(), &behind) != 0 || S_ISREG(behind.st_mode) ||
+        S_ISDIR(behind.st_mode)) {
+        return false;
+    }
+    return !S_ISLNK(at.st_mode) || planted_by_no_one_else(target.path);
+}
+
 } // namespace
 
 OutputStream::OutputStream(OutputTarget target)
@@ -59,19 +82,17 @@ Result<void> OutputStream::open() {
         m_fd = STDOUT_FILENO;
         return {};
     }
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISDIR(st.st_mode)) {
-            return fail("{}: is a directory", path);
-        }
-        // Devices and pipes (/dev/null, /dev/full, a FIFO) cannot be renamed over: they
-        // are written in place.
+    if (writes_in_place(m_target)) {
         m_owned = UniqueFd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
         if (!m_owned) {
             return fail("{}: cannot open output: {}", path, std::strerror(errno));
         }
         m_fd = m_owned.get();
         return {};
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        return fail("{}: is a directory", path);
     }
     // The name is complete before the file exists: once mkstemp made it, nothing that can
     // fail (or throw) stands between it and m_temp, whose owner removes it.

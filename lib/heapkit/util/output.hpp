@@ -16,11 +16,17 @@ struct OutputTarget {
     // fsync a file before renaming it into place. A cache can do without: after a crash
     // it may find a damaged file, which it ignores.
     bool sync = true;
+    // A device or pipe at `path` (/dev/null, /dev/stdout, a FIFO) is written in place, as a
+    // user who names one means. A cache, whose names nobody chose, sets this false: then
+    // whatever is at `path` is replaced, never written through.
+    bool in_place = true;
 };
 
 // Writes `bytes` completely or not at all: a file target is written to a temporary
-// file in the same directory, flushed, and renamed over the target; on any failure
-// the temporary is removed and the target is untouched.
+// file in the same directory (made by mkstemp: O_EXCL, a name nobody can plant), flushed,
+// and renamed over the target; on any failure the temporary is removed and the target is
+// untouched. A symbolic link at the target is replaced, not followed, unless it leads to
+// a device or pipe from a directory only root or this user can write (/dev/stdout).
 Result<void> write_output(const OutputTarget& target, std::string_view bytes);
 
 // The same, for a result written piece by piece: nothing appears at a file target until

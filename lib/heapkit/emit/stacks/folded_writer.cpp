@@ -8,6 +8,7 @@
 #include "heapkit/emit/stacks/stack_lines.hpp"
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
+#include "heapkit/util/terminal_text.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -20,9 +21,11 @@ namespace heapkit {
 namespace {
 
 // flamegraph.pl splits frames on ';' and the count off the last space; a ';' inside a
-// name would split it, so it is shown as ':'.
+// name would split it, so it is shown as ':'. Every text view (folded, --text, the
+// growth and log tables, the flame graph) spells frames from here: control characters
+// are escaped once, for all of them (terminal_safe).
 std::string frame_label(std::string_view text) {
-    std::string label(text);
+    std::string label = terminal_safe(text);
     std::replace(label.begin(), label.end(), ';', ':');
     return label;
 }
@@ -38,14 +41,14 @@ std::string_view shown_name(const Frame& frame, const FoldedOptions& options) {
 }
 
 std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& options) {
-    std::string text = frame_label(shown_name(frame, options));
+    std::string text(shown_name(frame, options));
     if (options.style == FrameStyle::function_line && frame.line != 0 && !frame.file.empty()) {
         text += fmt::format(" ({}:{})", base_name(frame.file), frame.line);
     }
     if (inlined && options.annotate_inline) {
         text += "_[i]";
     }
-    return text;
+    return frame_label(text);
 }
 
 // Each location's frame texts (innermost first) as tokens, and whether each is an

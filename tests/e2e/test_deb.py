@@ -123,6 +123,7 @@ wanted = {
                [f"/usr/share/man/man1/{t}.1.gz" for t in TOOLS] +
                [f"/usr/share/bash-completion/completions/{t}" for t in TOOLS] +
                [f"/usr/lib/{multiarch}/heapkit/libheapkit-agent.so",
+                f"/usr/lib/{multiarch}/heapkit/libheapkit-agent-core.so",
                 "/usr/share/man/man7/heapkit-agent.7.gz"],
     "libheapkit0": [f"{libdir}/libheapkit.so.0", f"{libdir}/libheapkit-runtime.so.0",
                     f"{libdir}/libheapkit.so.{version}",

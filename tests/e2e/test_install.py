@@ -31,8 +31,9 @@ check(any(f.startswith("lib") and "/libheapkit.so" in f for f in found), "libhea
 # A sanitizer build has no agent (its runtime must come first in a process): meson's
 # environment says so with an empty HEAPKIT_AGENT_SO.
 if os.environ.get("HEAPKIT_AGENT_SO"):
-    check(any(f.startswith("lib") and f.endswith("/heapkit/libheapkit-agent.so") for f in found),
-          f"libheapkit-agent.so not installed: {sorted(found)}")
+    for library in ("libheapkit-agent.so", "libheapkit-agent-core.so"):
+        check(any(f.startswith("lib") and f.endswith("/heapkit/" + library) for f in found),
+              f"{library} not installed: {sorted(found)}")
 else:
     print("skipping the agent's install check: this build has no agent (sanitizers)")
 check("share/man/man7/heapkit-agent.7" in found, "heapkit-agent(7) not installed")

@@ -120,6 +120,15 @@ print("host's own SIGPROF: ok")
 token_file = os.path.join(directory, "token")
 with open(token_file, "w") as f:
     f.write("s3cret-token\n")
+os.chmod(token_file, 0o644)  # every user can read it: refused, and nothing served
+guest = start(env={"HEAPKIT_TOKEN_FILE": token_file})
+try:
+    guest.wait_for(r"token file is readable by every user of the machine \(mode 0644\): "
+                   r"chmod o-rw .*not serving")
+    check(not listening_ports(guest.process.pid), "served with a token every user can read")
+finally:
+    guest.stop()
+os.chmod(token_file, 0o640)
 guest = start(env={"HEAPKIT_CPU": "0", "HEAPKIT_CONTROL": "1", "HEAPKIT_TOKEN_FILE": token_file})
 try:
     url = guest.url()

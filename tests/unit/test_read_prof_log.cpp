@@ -76,7 +76,13 @@ TEST_CASE("heapkit::parse_prof_log refuses indexes out of range and wrong member
     CHECK(wrong.error().message == "n.json: allocations[0].usize: expected an unsigned number");
     auto stats = parse_prof_log(R"({"jemalloc":{}})", "s.json");
     REQUIRE_FALSE(stats);
-    CHECK(stats.error().message.find("s.json: no \"info\" object") == 0);
+    // jemalloc's statistics, not a log: said, with the tool that reads them.
+    CHECK(stats.error().message ==
+          "s.json: jemalloc's statistics (malloc_stats_print in JSON), not an allocation log: "
+          "read it with jestat s.json");
+    auto other = parse_prof_log(R"({"something":{}})", "o.json");
+    REQUIRE_FALSE(other);
+    CHECK(other.error().message.find("o.json: no \"info\" object") == 0);
 }
 
 TEST_CASE("heapkit::parse_prof_log takes a free before its allocation (clock stepped) as 0") {

@@ -12,6 +12,7 @@
 #include "heapkit/agent/agent_config.hpp"
 #include "heapkit/agent/process_registry.hpp"
 #include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/http/server_thread.hpp"
 #include "heapkit/runtime/notices.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
@@ -23,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <pthread.h>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 
@@ -164,33 +166,18 @@ void serve_now() {
     say(fmt::format("serving http://{}{}{}:{}/", v6 ? "[" : "", address, v6 ? "]" : "", port));
 }
 
-// A followed child's server thread: past the child's start, where programs close what
-// they did not open (AgentConfig::start_delay_ms), with jemalloc's sampling off first.
-void* serve_after_fork(void*) {
-    pthread_setname_np(pthread_self(), "heapkit-agent");
-    if (auto profiler = runtime::Profiler::find()) {
-        static_cast<void>(profiler->make_thread_a_guest());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(g_agent->config.start_delay_ms));
-    serve_now();
-    return nullptr;
-}
-
-// One detached thread with every signal blocked; the server's threads inherit the mask.
+// A followed child's server thread (blocking every signal, jemalloc's sampling off):
+// past the child's start, where programs close what they did not open
+// (AgentConfig::start_delay_ms), it serves.
 void start_serving() {
-    sigset_t all;
-    sigset_t previous;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &previous);
-    pthread_attr_t attributes;
-    pthread_attr_init(&attributes);
-    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    pthread_t thread;
-    if (pthread_create(&thread, &attributes, serve_after_fork, nullptr) != 0) {
+    try {
+        runtime::http::start_server_thread("heapkit-agent", [] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(g_agent->config.start_delay_ms));
+            serve_now();
+        }).detach();
+    } catch (const std::system_error&) {
         say("cannot start a thread: not serving");
     }
-    pthread_attr_destroy(&attributes);
-    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 void before_fork() {

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <charconv>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <string_view>
 
@@ -93,6 +94,15 @@ Result<AgentConfig> read_config(const Environment& environment) {
 }
 
 Result<std::string> read_token(const std::string& path) {
+    // A secret every user can read is none (ssh refuses such keys alike). The group may
+    // read it: a service's operators share one.
+    struct stat file {};
+    if (::stat(path.c_str(), &file) == 0 && S_ISREG(file.st_mode) &&
+        (file.st_mode & (S_IROTH | S_IWOTH)) != 0) {
+        return fail("{}: the token file is readable by every user of the machine (mode {:04o}): "
+                    "chmod o-rw {}",
+                    path, file.st_mode & 07777, path);
+    }
     HEAPKIT_TRY_ASSIGN(auto input, read_input(path));
     std::string_view text = input.bytes;
     text = text.substr(0, text.find('\n'));

@@ -220,9 +220,13 @@ void* start(void* argument) {
     }
     warn_of_luajit(mallctl);
     // What this thread allocates from here on (the core's libraries' constructors
-    // included) is not sampled, so it is not in the host's heap profile.
+    // included) is not sampled, so it is not in the host's heap profile; and it comes from
+    // arena 0, so that the agent creates no arena of its own in the host
+    // (Profiler::make_thread_a_guest, for the core's threads).
     bool inactive = false;
+    unsigned first_arena = 0;
     static_cast<void>(mallctl("thread.prof.active", nullptr, nullptr, &inactive, sizeof(inactive)));
+    static_cast<void>(mallctl("thread.arena", nullptr, nullptr, &first_arena, sizeof(first_arena)));
     if (g_serve == nullptr) {
         void* core = load_core();
         void* entry = core != nullptr ? dlsym(core, "heapkit_agent_core_serve") : nullptr;

@@ -79,8 +79,7 @@ Result<void> Profiler::set_thread_active(bool active) const {
 Result<void> Profiler::make_thread_a_guest() const {
     auto sampling = set_thread_active(false);
     auto arena = m_mallctl.write("thread.arena", 0u);
-    auto cache = m_mallctl.write("thread.tcache.enabled", false);
-    return !sampling ? sampling : !arena ? arena : cache;
+    return !sampling ? sampling : arena;
 }
 
 Result<bool> Profiler::thread_active_init() const {

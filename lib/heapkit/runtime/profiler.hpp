@@ -24,10 +24,12 @@ public:
     Result<bool> thread_active() const; // thread.prof.active, the calling thread
     Result<void> set_thread_active(bool active) const;
     // The calling thread as a guest's: its allocations are not sampled (thread.prof.active
-    // off), and it takes them from arena 0 without a thread cache (thread.arena,
-    // thread.tcache.enabled), so that it creates no arena of its own in the host (an
-    // arena's metadata and a tcache cost hundreds of kB of RSS). For the server's threads
-    // and the agent's; the first that fails is the error, the rest still tried.
+    // off), and it takes them from arena 0 (thread.arena), so that it creates no arena of
+    // its own in the host (an arena's metadata costs hundreds of kB of RSS, and the host's
+    // statistics would count one arena more). Its thread cache stays: without it every
+    // page's buffers went back to the arena and decayed, and the host's resident and
+    // mapped gauges moved with each scrape. For the server's threads and the agent's; the
+    // first that fails is the error, the other still tried.
     Result<void> make_thread_a_guest() const;
     Result<bool> thread_active_init() const; // prof.thread_active_init, for new threads
     Result<void> set_thread_active_init(bool active) const;

@@ -14,6 +14,7 @@
 // name when that is set; otherwise the first process of the tree that inherited
 // LD_PRELOAD, that is one whose parent does not carry the agent.
 #include "guarded_backtrace.hpp"
+#include "lazy_pages.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -209,7 +210,13 @@ void* load_core() {
     int directory = slash != nullptr ? static_cast<int>(slash - self.dli_fname) : 1;
     const char* prefix = slash != nullptr ? self.dli_fname : ".";
     std::snprintf(path, sizeof(path), "%.*s/%s", directory, prefix, core_name);
-    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    static LoadedObjects before; // a page and more: not on this thread's stack
+    note_loaded_objects(before);
+    void* core = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (core != nullptr) {
+        release_new_objects_pages(before);
+    }
+    return core;
 }
 
 void* start(void* argument) {

@@ -21,7 +21,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <limits.h>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -53,12 +52,11 @@ int64_t now_ms(bool wall) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(since).count();
 }
 
-// The program's name as a prefix: /proc/self/exe's last component, other characters '_'.
+// The program's name as a prefix: the name it was started by (argv[0]'s last component;
+// /proc/self/exe may be a link's target, as redis-server's is redis-check-rdb), other
+// characters '_'.
 std::string program_prefix() {
-    char path[PATH_MAX];
-    ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    std::string name = n > 0 ? std::string(path, static_cast<size_t>(n)) : "heapkit";
-    name = name.substr(name.rfind('/') + 1);
+    std::string name = program_invocation_short_name;
     for (char& c : name) {
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '_' || c == '-' || c == '+';

@@ -143,7 +143,8 @@ Result<std::optional<runtime::PeakOptions>> read_peaks_config(const Environment&
     HEAPKIT_TRY(read_number(environment, "HEAPKIT_PEAKS_KEEP", 1, 10'000, options.keep));
     HEAPKIT_TRY(read_bytes(environment, "HEAPKIT_PEAKS_MAX_BYTES", options.max_bytes));
     if (options.max_bytes < (1u << 20)) {
-        return fail("HEAPKIT_PEAKS_MAX_BYTES={}: expected at least 1M", options.max_bytes);
+        return fail("HEAPKIT_PEAKS_MAX_BYTES={}: expected at least 1M",
+                    value_of(environment, "HEAPKIT_PEAKS_MAX_BYTES"));
     }
     HEAPKIT_TRY(read_bytes(environment, "HEAPKIT_PEAKS_MIN_FREE", options.min_free_bytes));
     return options;

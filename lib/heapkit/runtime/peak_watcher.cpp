@@ -89,6 +89,7 @@ struct PeakWatcher::State {
     CgroupFiles cgroup;
     std::optional<Mallctl> mallctl;
     std::optional<Profiler> profiler;
+    pid_t pid = ::getpid(); // a fork()ed child has the State but not the thread
     std::thread thread;
     struct sigaction previous_action {};
 
@@ -124,6 +125,13 @@ namespace {
 std::mutex g_current_mutex;
 // The running watcher, for the page and control requests. Never destroyed.
 auto* g_current = new std::shared_ptr<PeakWatcher::State>();
+
+// The running watcher of this process: none in a fork()ed child, where its thread is gone.
+std::shared_ptr<PeakWatcher::State> current_watcher() {
+    std::lock_guard current(g_current_mutex);
+    auto state = *g_current;
+    return state && state->pid == ::getpid() ? state : nullptr;
+}
 } // namespace
 
 Result<std::string> PeakWatcher::State::capture(Trigger trigger, const MemorySample& sample) {
@@ -329,11 +337,7 @@ PeakWatcher::~PeakWatcher() {
 }
 
 Result<std::string> request_peak_capture(unsigned timeout_ms) {
-    std::shared_ptr<PeakWatcher::State> state;
-    {
-        std::lock_guard current(g_current_mutex);
-        state = *g_current;
-    }
+    auto state = current_watcher();
     if (!state) {
         return fail("no peak watcher runs in this process (the agent: HEAPKIT_PEAKS_DIR)");
     }
@@ -350,11 +354,11 @@ Result<std::string> request_peak_capture(unsigned timeout_ms) {
 }
 
 std::pair<std::string, std::string> peaks_location() {
-    std::lock_guard current(g_current_mutex);
-    if (!*g_current) {
+    auto state = current_watcher();
+    if (!state) {
         return {};
     }
-    return {(*g_current)->options.directory, (*g_current)->options.prefix};
+    return {state->options.directory, state->options.prefix};
 }
 
 std::string peaks_metrics() {

@@ -8,7 +8,7 @@ read back by the tools as they are:
    the climbing site first, heapfold --base and jestat STATS --dump HEAP --smaps SMAPS
    read them;
 2. a small cap and no rate limit: the cap holds, captures were deleted, the highest peak
-   was not;
+   was not; a disk that is short: every capture skipped and counted, one line;
 3. in a memory cgroup with a limit (v1 memory.limit_in_bytes or v2 memory.max; skipped
    with the reason where none can be made), grown until the OOM killer ends it: a danger
    capture exists from before the kill, and jestat explains it;
@@ -29,9 +29,9 @@ CLIMBER = fixture("peak_climber")
 MIB = 1 << 20
 
 
-def start(mode, directory, keep, max_bytes, min_interval_ms, growth, *, wrapper=()):
+def start(mode, directory, keep, max_bytes, min_interval_ms, growth, *, wrapper=(), env=None):
     env = dict(os.environ, LD_PRELOAD=JEMALLOC_SO,
-               MALLOC_CONF="prof:true,lg_prof_sample:16")
+               MALLOC_CONF="prof:true,lg_prof_sample:16", **(env or {}))
     process = subprocess.Popen([*wrapper, CLIMBER, mode, directory, str(keep), str(max_bytes),
                              str(min_interval_ms), str(growth)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -112,10 +112,10 @@ check(abs(total - peak) <= 0.05 * peak,
       f"at its peak")
 check(directory_bytes(work) <= 64 * MIB, f"{directory_bytes(work)} bytes over the cap")
 heaps = sorted(glob.glob(f"{work}/*.heap"))
-if len(heaps) >= 3:
-    growth = run([tool("heapfold"), "-q", "--growth", *heaps]).stdout
-    first = next(line for line in growth.splitlines() if line.strip().startswith("stack: "))
-    check(first.endswith("peak_climb_step"), f"growth ranks first: {first}\n{growth}")
+check(len(heaps) == keep, f"{len(heaps)} dumps kept of {taken} taken, KEEP {keep}")
+growth = run([tool("heapfold"), "-q", "--growth", *heaps]).stdout
+first = next(line for line in growth.splitlines() if line.strip().startswith("stack: "))
+check(first.endswith("peak_climb_step"), f"growth ranks first: {first}\n{growth}")
 first, last = sorted(kept, key=lambda stem: int(kept[stem]["time_ms"]))[::len(kept) - 1]
 base = run([tool("heapfold"), "-q", "--base", f"{work}/{first}.heap", f"{work}/{last}.heap"])
 check("peak_climb_step" in base.stdout, f"--base: {base.stdout}")
@@ -137,6 +137,17 @@ check(directory_bytes(work) <= cap, f"{directory_bytes(work)} bytes in {work}, c
 highest = max(kept, key=lambda stem: int(kept[stem]["allocated"]))
 total = in_use_total(f"{work}/{highest}.heap")
 check(abs(total - peak) <= 0.05 * peak, f"the highest kept holds {total}, the peak was {peak}")
+
+# 2b. A disk that is short (a capture must leave more free than there is): every capture
+# skipped and counted, said in one line.
+work = workdir()
+process = start("climb", work, 3, 64 * MIB, 0, 10, env={"PEAK_CLIMBER_MIN_FREE": str(1 << 62)})
+lines = read_until_done(process)
+kill(process)
+said = [line for line in process.stderr.read().splitlines() if line.startswith("watcher: ")]
+check(metric(lines, "heapkit_peaks_skipped_total", "disk") >= 2 and not os.listdir(work)
+      and len(said) == 1 and "free" in said[0] and said[0].endswith("(said once)"),
+      f"a short disk: {lines} {said} {os.listdir(work)}")
 
 # 4. Bad settings: one line, the program runs on.
 work = workdir()

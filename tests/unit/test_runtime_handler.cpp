@@ -119,3 +119,19 @@ TEST_CASE("heapkit::runtime::Handler's index pages link every page with its para
     }
     CHECK(root.body.find("seconds=30&amp;frequency=100") != std::string::npos);
 }
+
+TEST_CASE("heapkit::runtime::Handler: /debug/jemalloc/peaks without a watcher, and its POST") {
+    HandlerOptions closed;
+    Response response =
+        Handler(closed).handle(Request{"POST", "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+    CHECK(response.status == 403);
+    CHECK(response.body.find("HEAPKIT_CONTROL") != std::string::npos);
+    HandlerOptions open;
+    open.allow_control = true;
+    for (const char* method : {"GET", "POST"}) {
+        response =
+            Handler(open).handle(Request{method, "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+        CHECK_MESSAGE(response.status == 404, method);
+        CHECK(response.body.find("HEAPKIT_PEAKS_DIR") != std::string::npos);
+    }
+}

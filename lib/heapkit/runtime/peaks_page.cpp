@@ -129,8 +129,20 @@ Response capture_view(const std::string& directory, const Capture& capture,
 Response peaks_page(const Request& request) {
     auto [directory, prefix] = peaks_location();
     if (directory.empty()) {
-        return text(404, "no peak watcher runs in this process (the agent: HEAPKIT_PEAKS_DIR; "
-                         "the library: PeakWatcher::start)");
+        // The index links this page in every process: it says how to turn the watcher on.
+        static constexpr std::string_view off =
+            "no peak watcher runs in this process (the agent: HEAPKIT_PEAKS_DIR; the "
+            "library: PeakWatcher::start)";
+        if (request.method == "POST") {
+            return text(409, std::string(off));
+        }
+        if (!request.query.empty()) {
+            return text(404, std::string(off));
+        }
+        return html(fmt::format("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Heap "
+                                "peaks</title></head><body>\n<h1>Heap peaks</h1>\n<p>{}.</p>\n"
+                                "</body></html>\n",
+                                escape_xml(off)));
     }
     if (request.method == "POST") {
         auto taken = request_peak_capture(demand_timeout_ms);

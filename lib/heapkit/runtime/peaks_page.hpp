@@ -7,7 +7,8 @@
 
 namespace heapkit::runtime {
 
-// GET: an HTML table of the captures (404 when no watcher runs);
+// GET: an HTML table of the captures (without a watcher: a page saying how to start one;
+// 404 for the views, 409 for POST);
 // GET ?capture=STEM&view=pprof|svg|stats|heap: one capture (404 for a stem not listed);
 // GET ?view=growth|growth_table: heapfold --growth over the captures (SVG, or the table);
 // POST: a capture now (HandlerOptions::allow_control), its name, or 500 and why not.

@@ -8,7 +8,8 @@ read back by the tools as they are:
    the climbing site first, heapfold --base and jestat STATS --dump HEAP --smaps SMAPS
    read them;
 2. a small cap and no rate limit: the cap holds, captures were deleted, the highest peak
-   was not; a disk that is short: every capture skipped and counted, one line;
+   was not; a disk that is short: every capture skipped and counted, one line; a dead
+   process's temporaries removed at the next start;
 3. in a memory cgroup with a limit (v1 memory.limit_in_bytes or v2 memory.max; skipped
    with the reason where none can be made), grown until the OOM killer ends it: a danger
    capture exists from before the kill, and jestat explains it;
@@ -148,6 +149,20 @@ said = [line for line in process.stderr.read().splitlines() if line.startswith("
 check(metric(lines, "heapkit_peaks_skipped_total", "disk") >= 2 and not os.listdir(work)
       and len(said) == 1 and "free" in said[0] and said[0].endswith("(said once)"),
       f"a short disk: {lines} {said} {os.listdir(work)}")
+
+# 2c. A capture the OOM killer cut short leaves a hidden temporary: the next start removes
+# those of processes that are gone, not those of one that runs.
+work = workdir()
+dead = process.pid  # killed above
+stale = os.path.join(work, f".climber.{dead}.3.danger.heap.AbCdEf")
+live = os.path.join(work, f".climber.{os.getpid()}.0.peak.heap.AbCdEf")
+for path in (stale, live):
+    open(path, "w").write("half a dump")
+process = start("bad", work, 3, 64 * MIB, 1000, 10)
+out, err = process.communicate(timeout=30)
+check(out == "started\nrunning\n", f"a good start: {out!r} {err!r}")
+check(not os.path.exists(stale) and os.path.exists(live),
+      f"temporaries after a start: {os.listdir(work)}")
 
 # 4. Bad settings: one line, the program runs on.
 work = workdir()

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -291,6 +293,37 @@ unsigned apply_retention(const std::string& directory, const std::string& prefix
         ++deleted;
     }
     return deleted;
+}
+
+unsigned remove_stale_temporaries(const std::string& directory, const std::string& prefix) {
+    std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(directory.c_str()), ::closedir);
+    if (!dir) {
+        return 0;
+    }
+    std::vector<std::string> stale;
+    std::string start = "." + prefix + ".";
+    while (const dirent* entry = ::readdir(dir.get())) {
+        std::string_view name = entry->d_name;
+        if (!name.starts_with(start)) {
+            continue;
+        }
+        std::string_view rest = name.substr(start.size());
+        auto pid = take_decimal(rest);
+        if (!pid || !take_char(rest, '.') || *pid > static_cast<uint64_t>(INT32_MAX)) {
+            continue;
+        }
+        // Only a process that is gone: another one's temporary may be a capture under way.
+        bool gone = ::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH;
+        struct stat st {};
+        if (gone && ::fstatat(::dirfd(dir.get()), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode)) {
+            stale.emplace_back(name);
+        }
+    }
+    for (const std::string& name : stale) {
+        ::unlinkat(::dirfd(dir.get()), name.c_str(), 0);
+    }
+    return static_cast<unsigned>(stale.size());
 }
 
 std::optional<uint64_t> free_bytes(const std::string& directory) {

@@ -65,6 +65,10 @@ struct Retention {
 unsigned apply_retention(const std::string& directory, const std::string& prefix,
                          const Retention& retention);
 
+// Deletes the hidden temporaries (".PREFIX.PID.…") a process of `prefix` that no longer
+// runs left behind: one the OOM killer ended while writing a capture. Returns how many.
+unsigned remove_stale_temporaries(const std::string& directory, const std::string& prefix);
+
 // Bytes free to this process in `directory`'s file system, or nullopt.
 std::optional<uint64_t> free_bytes(const std::string& directory);
 

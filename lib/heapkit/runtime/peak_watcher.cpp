@@ -278,6 +278,7 @@ Result<std::unique_ptr<PeakWatcher>> PeakWatcher::start(PeakOptions options) {
         return fail("peaks: {}", made.error().message);
     }
     HEAPKIT_TRY(probe_writable(options.directory));
+    static_cast<void>(remove_stale_temporaries(options.directory, options.prefix));
     std::lock_guard current(g_current_mutex);
     if (*g_current) {
         return fail("peaks: a watcher runs already in this process");

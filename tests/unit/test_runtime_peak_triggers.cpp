@@ -63,6 +63,13 @@ TEST_CASE("heapkit::runtime::Triggers: danger once per crossing, at once") {
     CHECK(step(triggers, sample, 40) == Trigger::danger); // a new one
     sample.cgroup_limit.reset();                          // no limit: no danger from it
     CHECK_FALSE(step(triggers, sample, 50));
+    sample.cgroup_high = 100 * mib; // v2's memory.high, alone or below memory.max
+    CHECK(step(triggers, sample, 60) == Trigger::danger);
+    sample.cgroup_limit = 400 * mib;
+    sample.cgroup_usage = 50 * mib;
+    CHECK_FALSE(step(triggers, sample, 70));
+    sample.cgroup_usage = 92 * mib;
+    CHECK(step(triggers, sample, 80) == Trigger::danger);
 }
 
 TEST_CASE("heapkit::runtime::Triggers: RSS and pressure as danger") {

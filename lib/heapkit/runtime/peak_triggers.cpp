@@ -32,9 +32,15 @@ std::optional<uint64_t> Triggers::watched(const MemorySample& sample) const {
 }
 
 bool Triggers::danger(const MemorySample& sample) const {
-    if (m_options.danger_fraction > 0 && sample.cgroup_usage && sample.cgroup_limit &&
+    // memory.high throttles the cgroup's processes and reclaims hard: when it is set below
+    // memory.max, it is the limit the process meets first.
+    std::optional<uint64_t> limit = sample.cgroup_limit;
+    if (sample.cgroup_high && (!limit || *sample.cgroup_high < *limit)) {
+        limit = sample.cgroup_high;
+    }
+    if (m_options.danger_fraction > 0 && sample.cgroup_usage && limit &&
         static_cast<double>(*sample.cgroup_usage) >=
-            m_options.danger_fraction * static_cast<double>(*sample.cgroup_limit)) {
+            m_options.danger_fraction * static_cast<double>(*limit)) {
         return true;
     }
     if (m_options.danger_bytes > 0 && sample.rss && *sample.rss >= m_options.danger_bytes) {

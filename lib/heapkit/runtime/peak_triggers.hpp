@@ -23,7 +23,7 @@ struct TriggerOptions {
     double growth_percent = 10; // a new peak: this much over the last captured one
     uint64_t floor_bytes = 16u << 20; // no peak capture below this (an idle process stays quiet)
     int64_t min_interval_ms = 10'000; // at most one peak capture per window
-    double danger_fraction = 0.9;     // of the cgroup's limit (usage over it); 0: off
+    double danger_fraction = 0.9;     // of the cgroup's limit (memory.high when lower); 0: off
     uint64_t danger_bytes = 0;        // RSS over this; 0: off
     double danger_psi = 0;            // memory pressure "some avg10" (%) over this; 0: off
 };

@@ -22,7 +22,7 @@ struct PeakOptions {
     double growth_percent = 10;        // a new peak is this much over the last captured one
     uint64_t floor_bytes = 16u << 20;  // no peak capture below this
     unsigned min_interval_ms = 10'000; // at most one peak capture per window
-    double danger_percent = 90;        // of the cgroup's limit; 0: off
+    double danger_percent = 90;        // of the cgroup's limit (memory.high when lower); 0: off
     uint64_t danger_bytes = 0;         // RSS over this is danger; 0: off
     double danger_psi = 0;             // memory pressure "some avg10" over this is danger; 0: off
     int signal = 0;                    // a capture on this signal (SIGUSR1...); 0: none

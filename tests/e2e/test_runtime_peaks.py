@@ -4,9 +4,9 @@ read back by the tools as they are:
 1. a climb to a peak, held, most of it freed, a lower climb, then SIGKILL: the kept
    captures hold the true peak (heapfold's in-use total of the highest within 5 % of the
    fixture's own count), no more were taken than the rate limit allows, no more kept
-   than KEEP, the directory is under its cap, heapfold --growth over the directory ranks
-   the climbing site first, heapfold --base and jestat STATS --dump HEAP --smaps SMAPS
-   read them;
+   than KEEP, the directory is under its cap, heapfold --growth over the directory (its
+   dumps, or the directory itself) ranks the climbing site first, heapfold --base and
+   jestat STATS --dump HEAP --smaps SMAPS read them;
 2. a small cap and no rate limit: the cap holds, captures were deleted, the highest peak
    was not; a disk that is short: every capture skipped and counted, one line; a dead
    process's temporaries removed at the next start;
@@ -115,6 +115,8 @@ check(directory_bytes(work) <= 64 * MIB, f"{directory_bytes(work)} bytes over th
 heaps = sorted(glob.glob(f"{work}/*.heap"))
 check(len(heaps) == keep, f"{len(heaps)} dumps kept of {taken} taken, KEEP {keep}")
 growth = run([tool("heapfold"), "-q", "--growth", *heaps]).stdout
+check(growth == run([tool("heapfold"), "-q", "--growth", work]).stdout,
+      "heapfold --growth DIR differs from heapfold --growth DIR/*.heap")
 first = next(line for line in growth.splitlines() if line.strip().startswith("stack: "))
 check(first.endswith("peak_climb_step"), f"growth ranks first: {first}\n{growth}")
 first, last = sorted(kept, key=lambda stem: int(kept[stem]["time_ms"]))[::len(kept) - 1]

@@ -184,6 +184,7 @@ def memory_cgroup():
     own = open("/proc/self/cgroup").read().splitlines()
     v1 = [line.split(":", 2)[2] for line in own if "memory" in line.split(":")[1].split(",")]
     name = f"heapkit-peaks-{os.getpid()}"
+    directory = ""
     try:
         if v1 and os.path.isdir("/sys/fs/cgroup/memory"):
             directory = f"/sys/fs/cgroup/memory{v1[0].rstrip('/')}/{name}"
@@ -202,6 +203,8 @@ def memory_cgroup():
             return directory, None
         return None, "no memory cgroup controller mounted"
     except OSError as error:
+        if os.path.isdir(directory):
+            os.rmdir(directory)
         return None, f"cannot make a memory cgroup with a limit here: {error}"
 
 
@@ -212,8 +215,13 @@ if cgroup is None:
 try:
     work = workdir()
     process = start("oom", work, 8, 256 * MIB, 10_000, 10,
-                    wrapper=("sh", "-c", f'echo $$ > {cgroup}/cgroup.procs && exec "$@"', "sh"))
+                    wrapper=("sh", "-c", f'echo $$ > {cgroup}/cgroup.procs || exit 99; exec "$@"',
+                             "sh"))
     process.wait(timeout=120)
+    if process.returncode == 99:  # cgroup v2 refuses a process beside enabled controllers
+        print(f"SKIP (part 3 only): cannot move a process into {cgroup}: "
+              f"{process.stderr.read().strip()}")
+        raise SystemExit(0)
     check(process.returncode == -signal.SIGKILL,
           f"the OOM killer should end it: status {process.returncode}, "
           f"{process.stderr.read()}")

@@ -16,7 +16,7 @@ const char* value_of(const Environment& environment, const char* name) {
     return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
-// A whole number in [low, high]; `what` says what it takes.
+// A whole number in [low, high]; the error names the variable and the range.
 Result<void> read_number(const Environment& environment, const char* name, uint64_t low,
                          uint64_t high, auto& target) {
     const char* value = value_of(environment, name);

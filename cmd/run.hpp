@@ -9,15 +9,42 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <unistd.h>
 
 namespace heapkit::cmd {
 
+// The dumps a directory holds (the runtime's peak captures, a prof_prefix directory): its
+// *.heap and *.heap.gz files that are not hidden, by name; empty for anything else.
+inline std::vector<std::string> dumps_in_directory(const std::string& path) {
+    std::vector<std::string> dumps;
+    std::error_code error;
+    if (path == "-" || !std::filesystem::is_directory(path, error)) {
+        return dumps;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+        std::string name = entry.path().filename().string();
+        bool dump = name.ends_with(".heap") || name.ends_with(".heap.gz");
+        if (dump && !name.starts_with(".") && entry.is_regular_file(error)) {
+            dumps.push_back(entry.path().string());
+        }
+    }
+    std::sort(dumps.begin(), dumps.end());
+    return dumps;
+}
+
+// A directory stands for its dumps; one without any stays, for the loader's message.
 inline std::vector<Input> inputs_of(const std::vector<std::string>& paths) {
     std::vector<Input> inputs;
     for (const std::string& path : paths) {
-        inputs.push_back(Input{path, std::nullopt});
+        std::vector<std::string> dumps = dumps_in_directory(path);
+        if (dumps.empty()) {
+            dumps.push_back(path);
+        }
+        for (std::string& dump : dumps) {
+            inputs.push_back(Input{std::move(dump), std::nullopt});
+        }
     }
     return inputs;
 }

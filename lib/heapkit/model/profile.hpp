@@ -41,6 +41,13 @@ struct Module {
     bool has_filenames = false;
     bool has_line_numbers = false;
     bool has_inline_frames = false;
+    // What the dumps that map it say of the file, which they name without a build id: the
+    // earliest of their modification times (ns since the Unix epoch; 0 when none is
+    // known), and the least size, in bytes, a file must have to hold every page they map
+    // of it (any permission). A file found now that is newer, or shorter, may be a build
+    // made after the process ran (symbolize/later_builds.hpp).
+    int64_t dumped_nanos = 0;
+    uint64_t least_file_size = 0;
 
     // File offset of a runtime address inside this module.
     uint64_t file_offset_of(uint64_t runtime) const { return runtime - start + file_offset; }

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import shutil
 from collections import defaultdict
 
 from heapkit_e2e import (SVG, check, chromium, fixture, go_pprof, heapfold, png_colours,
@@ -214,6 +215,38 @@ refused([cut, dump_path], cut, "ends early")
 other_directory = workdir()
 _, other_dump = run_churn(other_directory)
 refused([log_path, other_dump], log_path, other_dump, f"pid {pid}")
+# The other process's dump named by hand in jemalloc's manner, without the kind (as
+# prof.dump is often given a name): its pid is read, and refused (it was taken unchecked,
+# "its name carries no pid", and the log collapsed into one unnamed site).
+other_pid = int(os.path.basename(other_dump).split(".")[1])
+hand_named = os.path.join(other_directory, f"jeprof.{other_pid}.100.heap")
+shutil.copy(other_dump, hand_named)
+refused([log_path, hand_named], log_path, hand_named, f"pid {pid}", f"pid {other_pid}")
+
+
+def code_start(dump):
+    with open(dump) as f:
+        return next(line.split("-")[0] for line in f
+                    if " r-xp " in line and line.rstrip().endswith("/churn"))
+
+
+# Named freely, with no pid at all: the log's addresses tell, most lying in no code mapping
+# of another process's dump (ASLR places a run's code elsewhere).
+free_named = os.path.join(other_directory, "redis.heap")
+shutil.copy(other_dump, free_named)
+if code_start(other_dump) == code_start(dump_path):
+    print("skipping the check of a freely named dump of another process: both runs loaded "
+          "churn at one address (ASLR is off)")
+else:
+    refused([log_path, free_named], log_path, free_named, "lie in no code mapping",
+            f"pid {pid}")
+# The log's own dump named freely: used, with a warning that its name does not tell the pid.
+mine = os.path.join(directory, "mine.heap")
+shutil.copy(dump_path, mine)
+proc = run([tool("heapfold"), "--text", log_path, mine], check=False)
+check(proc.returncode == 0 and f"{mine}: its name is not one jemalloc makes" in proc.stderr and
+      "carries no pid" not in proc.stderr and "lie in no" not in proc.stderr,
+      f"the log's own dump named freely: {proc.returncode} {proc.stderr!r}")
 empty = dict(log, allocations=[], stack_traces=[])
 empty_path = write_file(directory, f"empty.{pid}.1.json", json.dumps(empty))
 refused([empty_path, dump_path], empty_path, "no allocations")

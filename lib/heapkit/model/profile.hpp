@@ -115,6 +115,11 @@ struct Profile {
     bool from_log = false;
     bool log_free_sites = false; // its samples are freeing stacks, not allocating ones
     std::vector<LogSample> log_samples;
+    // Of a log: what it recorded of objects allocated before it began (jemalloc logs every
+    // sampled object freed while it runs, whenever it was allocated), which is left out of
+    // every figure: one sentence saying so, for the text and chart views (also in
+    // `notes`); empty when there were none.
+    std::string log_window_note;
     // The texts of every location's frames. Shared: a copy of the profile keeps the
     // texts its frames point to alive.
     std::shared_ptr<StringPool> strings = std::make_shared<StringPool>();

@@ -65,6 +65,7 @@ inline void complete(const std::string& tool, ToolOptions& options) {
         }
     }
     request.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
+    request.load.symbols.refuse_later_builds = options.strict;
     FoldedOptions& folded = options.view.folded;
     folded.sample = request.load.sample;
     folded.thread_frames = request.load.per_thread;
@@ -126,7 +127,9 @@ inline std::vector<std::string> wrapper_hint(const Views& views, const ToolOptio
 }
 
 // The view written; 0 done, 1 an input or output error, 2 under --strict when a frame
-// stayed unnamed. Warnings come last, each file's once for the whole command.
+// stayed unnamed (a file that may be a later build than the one that ran is not used
+// under --strict: its frames are unnamed). Warnings come last, each file's once for the whole
+// command.
 inline int show(const char* tool, const ToolOptions& given) {
     auto views = load_views(given.request);
     // An allocation log has nothing in use: its views default to what was allocated.

@@ -1,0 +1,265 @@
+# SPDX-License-Identifier: MIT
+"""heapfold --html in a real browser (Debian's headless Chromium over the DevTools pipe,
+tests/e2e/cdp.py): a dump of the C++ fixture, a --base change of two runs of leaky, and a
+--growth series of leaky. The page loads with no console error and no request beyond its
+own file; Top shows what heapfold --text prints for every sample type; a real click on a
+function selects it in every view; search reports the share the folded stacks give; the
+in-page refinement gives --text --focus's total and is undone; a change's columns are
+--text --base's, its colours follow the signs and its totals are each side's; a series'
+window compares the dumps it spans. Screenshots of every view are kept when
+HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
+
+import glob
+import json
+import os
+import re
+import shutil
+
+from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, check, chromium_browser, fixture, parse_folded,
+                         png_colours, run, run_fixture, tool, workdir)
+
+chromium_browser()  # skips the test without one
+from cdp import Browser  # noqa: E402 (after the skip)
+
+work = workdir()
+shots = os.environ.get("HEAPKIT_KEEP_SCREENSHOTS") or work
+UNITS = ["B", "kB", "MB", "GB", "TB"]
+
+
+def quantity(value):
+    """emit/quantity.cpp's spelling of a number of bytes."""
+    magnitude, unit = abs(value), 0
+    while magnitude >= 1024 and unit + 1 < len(UNITS):
+        magnitude /= 1024
+        unit += 1
+    if unit == 0:
+        return f"{value}B"
+    return f"{'-' if value < 0 else ''}{magnitude:.2f}{UNITS[unit]}"
+
+
+def heapfold(*args):
+    return run([tool("heapfold"), "-q", *args]).stdout
+
+
+def text_table(*args):
+    """heapfold --text's header total and {function: (flat, cum)}, as printed."""
+    lines = heapfold("--text", *args).splitlines()
+    total = re.search(r": (-?\S+) total", lines[0]).group(1)
+    rows = {}
+    for line in lines[2:]:
+        flat, _, _, cum, _, name = line.split(None, 5)
+        rows[name] = (flat, cum)
+    return total, rows
+
+
+def page_rows(browser):
+    return browser.evaluate("Array.from(document.querySelectorAll('#top tbody tr'))"
+                            ".map(function(tr){return Array.from(tr.cells).map("
+                            "function(td){return td.textContent;});})")
+
+
+def text_of(browser, element_id):
+    return browser.evaluate(f"document.getElementById({json.dumps(element_id)}).textContent")
+
+
+def choose(browser, element_id, value):
+    browser.evaluate(f"(function(){{var s=document.getElementById({json.dumps(element_id)});"
+                     f"s.value={json.dumps(str(value))};"
+                     "s.dispatchEvent(new Event(s.tagName==='SELECT'?'change':'input'));})()")
+
+
+def types_of(browser):
+    return browser.evaluate("window.heapkitReport.data.types.map(function(t){return t.name;})")
+
+
+def screenshot(browser, name):
+    path = browser.screenshot(os.path.join(shots, name))
+    _, _, colours = png_colours(path)
+    check(len(colours) >= 8, f"{name}: {len(colours)} colours, blank?")
+    return path
+
+
+def open_report(browser, page):
+    browser.open(f"file://{page}")
+    paint = browser.evaluate(
+        "new Promise(function(done){requestAnimationFrame(function(){setTimeout(function(){"
+        "var p=performance.getEntriesByType('paint');done(p.length?p[0].startTime:-1);},0);});})")
+    print(f"{os.path.basename(page)}: {os.path.getsize(page)} bytes, first paint {paint:.0f} ms")
+
+
+def check_clean(browser, page, what):
+    errors = browser.errors()
+    check(not errors, f"{what}: console errors {errors}")
+    others = [url for url in browser.requests() if url != f"file://{page}"]
+    check(not others, f"{what}: the page asked for {others}")
+
+
+def check_top(browser, args, what):
+    """Top's rows and total are --text's for the same input."""
+    total, rows = text_table(*args)
+    shown = {cells[-1]: (cells[0], cells[3]) for cells in page_rows(browser)}
+    check(shown == rows, f"{what}: Top differs from --text:\n{shown}\n{rows}")
+    check(text_of(browser, "total").split(": ", 1)[1].startswith(f"{total} total"),
+          f"{what}: total {text_of(browser, 'total')!r}, --text says {total}")
+
+
+# 1. One dump of the C++ fixture, every sample type, select, search, refine.
+dump = run_fixture(fixture("inline_cpp"), work, args=[fixture("libplugin_fixture.so")])
+page = os.path.join(work, "report.html")
+heapfold("--html", dump, "-o", page)
+with open(page) as f:
+    body = f.read()
+check(not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", body),
+      "the page refers to another file")
+
+TARGET = "geometry::build_grids()"
+with Browser() as browser:
+    open_report(browser, page)
+    types = types_of(browser)
+    check(types == ["inuse_space", "inuse_objects", "alloc_space", "alloc_objects"],
+          f"sample types {types}")
+    screenshot(browser, "top.png")
+    for index, name in enumerate(types):
+        choose(browser, "type", index)
+        check_top(browser, [dump, "--sample", name], name)
+    choose(browser, "type", 0)
+
+    # A real click on a function in Top selects it in every view.
+    target_id = browser.evaluate(
+        f"window.heapkitReport.data.strings.indexOf({json.dumps(TARGET)})")
+    browser.click(f'#top tbody tr[data-function="{target_id}"] td.name')
+    check(text_of(browser, "selected") == f"Selected: {TARGET}",
+          f"selected: {text_of(browser, 'selected')!r}")
+    check(browser.evaluate("document.querySelector('#top tr.sel td.name').textContent") == TARGET,
+          "the row is not marked")
+    browser.click('#tabs button[data-view="flame"]')
+    outlined = browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
+                                ".map(function(d){return d.textContent;})")
+    check(outlined and set(outlined) == {TARGET}, f"flame graph selection: {outlined}")
+    screenshot(browser, "flame.png")
+    browser.click('#tabs button[data-view="peek"]')
+    check(text_of(browser, "callers-title").startswith(f"Callers of {TARGET}") and
+          browser.evaluate("document.querySelector('#callers div').textContent") == TARGET,
+          f"peek: {text_of(browser, 'callers-title')!r}")
+    callees = browser.evaluate("Array.from(document.querySelectorAll('#callees div'))"
+                               ".map(function(d){return d.textContent;})")
+    check("geometry::Grid<double>::allocate(unsigned long)" in callees, f"callees {callees}")
+    callers = browser.evaluate("Array.from(document.querySelectorAll('#callers div'))"
+                               ".map(function(d){return d.textContent;})")
+    check(callers[:2] == [TARGET, "main"], f"callers {callers}")
+    screenshot(browser, "peek.png")
+    browser.click('#tabs button[data-view="source"]')
+    lines = browser.evaluate("Array.from(document.querySelectorAll('#source tr'))"
+                             ".slice(1).map(function(tr){return tr.cells[2].textContent+':'+"
+                             "tr.cells[3].textContent;})")
+    check(lines and all(line.split(":")[0].endswith("inline_cpp.cpp") for line in lines),
+          f"source lines of {TARGET}: {lines}")
+    screenshot(browser, "source.png")
+
+    # Search: the share of the stacks through a match, from the folded stacks.
+    stacks = parse_folded(heapfold(dump))
+    whole = sum(stacks.values())
+    part = sum(v for s, v in stacks.items() if any("Grid" in f for f in s.split(";")))
+    browser.click('#tabs button[data-view="flame"]')
+    browser.click("#crumbs a")  # back to the root
+    browser.type_into("#search", "Grid")
+    expected = f"Matched: {100 * part / whole:.1f}% ({quantity(part)})"
+    check(text_of(browser, "matched") == expected,
+          f"search: {text_of(browser, 'matched')!r}, expected {expected!r}")
+    lit = browser.evaluate("Array.from(document.querySelectorAll('#flame div.match'))"
+                           ".map(function(d){return d.textContent;})")
+    check(lit and all("Grid" in name for name in lit), f"highlighted {lit}")
+    screenshot(browser, "search.png")
+    browser.type_into("#search", "")
+
+    # Refine: focus as --focus does, shown, then undone.
+    browser.click('#tabs button[data-view="top"]')
+    choose(browser, "refine-kind", "focus")
+    browser.type_into("#refine-pattern", "plugin")
+    browser.click("#refine-add")
+    check(text_of(browser, "refinements").startswith("focus=plugin"),
+          f"refinements shown: {text_of(browser, 'refinements')!r}")
+    check_top(browser, [dump, "--focus", "plugin"], "focus=plugin")
+    browser.click("#refinements button[data-undo]")
+    check_top(browser, [dump], "undone")
+    choose(browser, "refine-kind", "hide")
+    browser.type_into("#refine-pattern", "^main$")
+    browser.click("#refine-add")
+    check_top(browser, [dump, "--hide", "^main$"], "hide=^main$")
+    check_clean(browser, page, "one dump")
+
+# 2. A change: leaky run 10 and 30 times.
+
+
+def run_leaky(iterations, name, conf=""):
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    env = dict(os.environ, LD_PRELOAD=JEMALLOC_SO,
+               MALLOC_CONF=f"{PROFILE_CONF}{conf},prof_prefix:{directory}/jeprof")
+    run([fixture("leaky"), *iterations], env=env)
+    return sorted(glob.glob(f"{directory}/jeprof.*.heap"))
+
+
+(before,) = run_leaky(["10"], "before")
+(after,) = run_leaky(["30"], "after")
+diff_page = os.path.join(work, "change.html")
+heapfold("--html", "--base", before, after, "-o", diff_page)
+with Browser() as browser:
+    open_report(browser, diff_page)
+    total, rows = text_table("--base", before, after)
+    shown = {cells[-1]: (cells[2].lstrip("+"), cells[5].lstrip("+")) for cells in page_rows(browser)}
+    check(shown == rows, f"change: Top differs from --text --base:\n{shown}\n{rows}")
+    base_total, _ = text_table(before)
+    new_total, _ = text_table(after)
+    check(text_of(browser, "total") ==
+          f"inuse_space: base {base_total}, new {new_total} (change +{total})",
+          f"change totals: {text_of(browser, 'total')!r}")
+    legend = text_of(browser, "legend")
+    check("grew (new > base)" in legend and "shrank (new < base)" in legend, f"legend {legend!r}")
+    screenshot(browser, "change-top.png")
+    browser.click('#tabs button[data-view="flame"]')
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).map(function(d)"
+                             "{return [d.textContent, getComputedStyle(d).backgroundColor];})")
+    colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
+    red, grey = colour["leak_steadily"], colour["fill_cache"]
+    check(red[0] == 255 and red[1] < 100 and red[2] < 100, f"leak_steadily grew: {red}")
+    check(grey[0] == grey[1] == grey[2], f"fill_cache is unchanged: {grey}")
+    screenshot(browser, "change-flame.png")
+    check_clean(browser, diff_page, "change")
+
+# 3. A series: leaky with a dump each MiB allocated, 20 ms between iterations.
+series = run_leaky(["12", "20"], "series", ",lg_prof_interval:20")
+check(len(series) >= 6, f"{len(series)} dumps")
+series_page = os.path.join(work, "series.html")
+heapfold("--html", "--growth", *series, "-o", series_page)
+with Browser() as browser:
+    open_report(browser, series_page)
+    order = browser.evaluate("window.heapkitReport.data.sources")
+    last = len(order) - 1
+    first_total, _ = text_table(order[0])
+    last_total, last_rows = text_table(order[-1])
+    check(text_of(browser, "total").startswith(
+          f"inuse_space: base {first_total}, new {last_total} "),
+          f"the whole window: {text_of(browser, 'total')!r}")
+    # The suspects are --growth's, in its order.
+    sites = browser.evaluate("Array.from(document.querySelectorAll('#suspects tbody td.name'))"
+                             ".map(function(td){return td.textContent;})")
+    ranked = [m.group(1) for m in re.finditer(r"^\s+\d+ .* (?:yes|no)\s+(.+)$",
+                                              heapfold("--growth", *series), re.M)]
+    check(sites == ranked and any(s.startswith("leak_steadily (leaky.c:") for s in sites),
+          f"suspects {sites}, --growth ranks {ranked}")
+    leak = sites.index(next(s for s in sites if s.startswith("leak_steadily")))
+    screenshot(browser, "series.png")
+    browser.click(f'#suspects tbody tr[data-suspect="{leak}"]')
+    crumbs = text_of(browser, "crumbs")
+    check(crumbs.endswith("leak_steadily"), f"the suspect's stack: {crumbs!r}")
+    screenshot(browser, "series-flame.png")
+    # The window on the last dump alone: its own profile, as --text gives it.
+    choose(browser, "from", last)
+    browser.click('#tabs button[data-view="top"]')
+    check_top(browser, [order[-1]], "window on the last dump")
+    check_clean(browser, series_page, "series")
+
+if shots != work:
+    shutil.copy(page, shots)
+print("ok")

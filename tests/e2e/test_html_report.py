@@ -81,9 +81,12 @@ def screenshot(browser, name):
 
 def open_report(browser, page):
     browser.open(f"file://{page}")
+    browser.evaluate("window.heapkitReady.then(function(){return 1;})")  # data unpacked
     paint = browser.evaluate(
-        "new Promise(function(done){requestAnimationFrame(function(){setTimeout(function(){"
-        "var p=performance.getEntriesByType('paint');done(p.length?p[0].startTime:-1);},0);});})")
+        "new Promise(function(done){var tries=0;(function look(){"
+        "var p=performance.getEntriesByType('paint');"
+        "if(p.length||++tries>100)done(p.length?p[p.length-1].startTime:-1);"
+        "else setTimeout(look,20);})();})")
     print(f"{os.path.basename(page)}: {os.path.getsize(page)} bytes, first paint {paint:.0f} ms")
 
 

@@ -5,6 +5,7 @@
 #include "heapkit/emit/html/assets.hpp"
 #include "heapkit/emit/html/report_data.hpp"
 #include "heapkit/growth/stack_trends.hpp"
+#include "heapkit/util/gzip.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -73,8 +74,37 @@ std::string head_json(std::string_view kind, const std::vector<SampleType>& type
     return out;
 }
 
-// The page with its slots filled: the title, the style, the script, the data.
-Result<void> write_page(const std::string& title, const std::string& data, const Sink& sink) {
+std::string base64(std::string_view bytes) {
+    static constexpr char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4 + bytes.size() / 57 + 1);
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        uint32_t chunk = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+        size_t left = std::min<size_t>(3, bytes.size() - i);
+        if (left > 1) {
+            chunk |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+        }
+        if (left > 2) {
+            chunk |= static_cast<unsigned char>(bytes[i + 2]);
+        }
+        out.push_back(digits[chunk >> 18 & 63]);
+        out.push_back(digits[chunk >> 12 & 63]);
+        out.push_back(left > 1 ? digits[chunk >> 6 & 63] : '=');
+        out.push_back(left > 2 ? digits[chunk & 63] : '=');
+        if (i % 57 == 54) {
+            out.push_back('\n'); // lines of 76 characters
+        }
+    }
+    return out;
+}
+
+// The page with its slots filled: the title, the style, the script, the data. The data,
+// JSON, goes in gzipped and in base64: a third of its size (the page unpacks it with the
+// browser's DecompressionStream), so that a report stays within a few times the size of
+// the gzipped pprof of the same dump.
+Result<void> write_page(const std::string& title, const std::string& json, const Sink& sink) {
+    std::string data = base64(gzip(json, 6));
     std::string_view page = html_assets::page;
     std::string escaped_title;
     for (char c : title) {

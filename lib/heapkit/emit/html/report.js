@@ -3,11 +3,21 @@
 // Top, a flame graph (root at the top), callers and callees, source lines, refinement and,
 // for a series, a window over time. Plain JavaScript, no library, nothing fetched.
 "use strict";
-(function () {
-  var D = JSON.parse(document.getElementById("data").textContent);
+// The data: JSON, gzipped and in base64 (report.cpp), unpacked by the browser.
+function heapkitData() {
+  var text = document.getElementById("data").textContent.replace(/\s+/g, "");
+  var binary = atob(text), bytes = new Uint8Array(binary.length);
+  for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text().then(JSON.parse);
+}
+
+window.heapkitReady = heapkitData().then(function (D) {
   var S = D.strings;
   var FRAME_INLINED = 1, FRAME_THREAD = 2;
-  var nodeCount = D.parents.length;
+  var nodeCount = D.parentDistances.length;
+  D.parents = new Int32Array(nodeCount);
+  for (var p = 0; p < nodeCount; p++) D.parents[p] = p - D.parentDistances[p];
   // Per raw node (a distinct stack prefix, lines kept apart): its function's string id.
   var nodeName = new Int32Array(nodeCount);
   for (var n = 0; n < nodeCount; n++) nodeName[n] = D.frames[D.nodeFrames[n] * 4];
@@ -122,6 +132,7 @@
       }
       fnOf[n] = child;
     }
+    sortChildren(t);
     t.keepLeaf = new Uint8Array(D.leaves.length);
     D.leaves.forEach(function (node, leaf) {
       t.keepLeaf[leaf] = focusBits[node] === allFocus && !ignored[node] && fnOf[node] > 0 ? 1 : 0;
@@ -139,6 +150,14 @@
     }
     t.outer = outer;
     tree = t;
+  }
+
+  // Callees stand on their caller sorted by name, as in the SVG flame graph.
+  function sortChildren(t) {
+    var byName = function (a, b) { return S[t.name[a]] < S[t.name[b]] ? -1 : 1; };
+    for (var n = 0; n < t.children.length; n++) {
+      if (t.children[n].length > 1) t.children[n].sort(byName);
+    }
   }
 
   // Values of the current type: self and total per tree node, for the new side and, in a
@@ -298,11 +317,10 @@
     var depth = 0, match = view.match;
     function frame(n, x, w, y, dim) {
       var d = document.createElement("div");
-      d.style.left = x + "px";
-      d.style.top = y * ROW + "px";
-      d.style.width = w + "px";
-      d.style.background = fill(n, view);
-      d.textContent = n === 0 && view.allName ? view.allName : S[view.names[n]];
+      d.style.cssText = "left:" + x + "px;top:" + y * ROW + "px;width:" + w + "px;background:" +
+        fill(n, view);
+      // A label only where some of it can be read.
+      if (w >= 14) d.textContent = n === 0 && view.allName ? view.allName : S[view.names[n]];
       d.dataset.node = n;
       var cls = dim ? "dim" : "";
       if (match && n !== 0 && match(view.names[n])) cls += " match";
@@ -321,9 +339,7 @@
         var item = stack.pop(), n = item[0], x = item[1], y = item[2];
         var w = view.width[n] * scale;
         frame(n, x, w, y, false);
-        var kids = view.children[n].slice().sort(function (a, b) {
-          return S[view.names[a]] < S[view.names[b]] ? -1 : 1;
-        });
+        var kids = view.children[n]; // sorted by name (sortChildren)
         var cx = x;
         for (var k = 0; k < kids.length; k++) {
           var cw = view.width[kids[k]] * scale;
@@ -395,6 +411,7 @@
         }
       }
     }
+    [callers, callees].forEach(function (t) { t.name = t.names; sortChildren(t); });
     return {callers: callers, callees: callees};
   }
 
@@ -763,4 +780,8 @@
     name: function (id) { return S[id]; },
     render: render
   };
-})();
+  window.heapkitReadyAt = performance.now();
+}).catch(function (error) {
+  document.getElementById("title").textContent = "This report could not be read: " + error;
+  throw error;
+});

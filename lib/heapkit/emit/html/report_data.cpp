@@ -178,8 +178,14 @@ void ReportData::write_json(std::string& out) const {
     }
     out += "],\n\"frames\":";
     append_array(out, m_frames);
-    out += ",\n\"parents\":";
-    append_array(out, m_node_parent);
+    // Each node's distance to its parent (a root's: its index + 1): mostly 1, as a stack's
+    // frames are added one after another, which compresses to almost nothing.
+    std::vector<int64_t> distances(m_node_parent.size());
+    for (size_t n = 0; n < distances.size(); ++n) {
+        distances[n] = static_cast<int64_t>(n) - m_node_parent[n];
+    }
+    out += ",\n\"parentDistances\":";
+    append_array(out, distances);
     out += ",\n\"nodeFrames\":";
     append_array(out, m_node_frame);
     out += ",\n\"leaves\":";

@@ -191,6 +191,31 @@ with Browser() as browser:
     check_top(browser, [dump, "--hide", "^main$"], "hide=^main$")
     check_clean(browser, page, "one dump")
 
+# Threads (--threads): the selector keeps one thread's stacks, as the folded stacks that
+# start with its frame add up.
+threads_dir = os.path.join(work, "threads")
+os.makedirs(threads_dir)
+threads_dump = run_fixture(fixture("threads"), threads_dir, preload=False)
+threads_page = os.path.join(work, "threads.html")
+heapfold("--html", "--threads", threads_dump, "-o", threads_page)
+per_thread = {}
+for stack, value in parse_folded(heapfold("--threads", threads_dump)).items():
+    per_thread[stack.split(";")[0]] = per_thread.get(stack.split(";")[0], 0) + value
+with Browser() as browser:
+    open_report(browser, threads_page)
+    names = browser.evaluate("Array.from(document.querySelectorAll('#thread option'))"
+                             ".slice(1).map(function(o){return o.textContent;})")
+    check(sorted(names) == sorted(per_thread), f"threads {names}, folded has {list(per_thread)}")
+    for name in ("alpha worker", "beta"):
+        value = browser.evaluate("Array.from(document.querySelectorAll('#thread option'))"
+                                 f".find(function(o){{return o.textContent==={json.dumps(name)};}})"
+                                 ".value")
+        choose(browser, "thread", value)
+        check(text_of(browser, "total") == f"inuse_space: {quantity(per_thread[name])} total",
+              f"thread {name}: {text_of(browser, 'total')!r}, folded says {per_thread[name]}")
+    screenshot(browser, "threads.png")
+    check_clean(browser, threads_page, "threads")
+
 # 2. A change: leaky run 10 and 30 times.
 
 

@@ -27,7 +27,7 @@ window.heapkitReady = heapkitData().then(function (D) {
   var state = {
     type: D.type, side: "new", view: "top", search: "", selected: -1, zoom: 0,
     refinements: [], sort: D.kind === "profile" ? "flat" : "dflat", sortDown: true,
-    from: 0, to: D.columns.length - 1
+    from: 0, to: D.columns.length - 1, thread: -1
   };
 
   function $(id) { return document.getElementById(id); }
@@ -101,12 +101,14 @@ window.heapkitReady = heapkitData().then(function (D) {
       return false;
     };
     var focusBits = new Int32Array(nodeCount), ignored = new Uint8Array(nodeCount);
+    var rootOf = new Int32Array(nodeCount); // the stack's first node: its thread's, with --threads
     var cut = new Uint8Array(nodeCount), fnOf = new Int32Array(nodeCount);
     var allFocus = (1 << kinds.focus.length) - 1;
     var t = {name: [-1], parent: [-1], children: [[]], fnOf: fnOf};
     var keys = new Map(), strings = S.length;
     for (var n = 0; n < nodeCount; n++) {
       var p = D.parents[n], id = nodeName[n];
+      rootOf[n] = p < 0 ? n : rootOf[p];
       var bits = p < 0 ? 0 : focusBits[p];
       for (var f = 0; f < kinds.focus.length; f++) if (kinds.focus[f](id)) bits |= 1 << f;
       focusBits[n] = bits;
@@ -135,7 +137,8 @@ window.heapkitReady = heapkitData().then(function (D) {
     sortChildren(t);
     t.keepLeaf = new Uint8Array(D.leaves.length);
     D.leaves.forEach(function (node, leaf) {
-      t.keepLeaf[leaf] = focusBits[node] === allFocus && !ignored[node] && fnOf[node] > 0 ? 1 : 0;
+      var thread = state.thread < 0 || D.nodeFrames[rootOf[node]] === state.thread;
+      t.keepLeaf[leaf] = thread && focusBits[node] === allFocus && !ignored[node] && fnOf[node] > 0 ? 1 : 0;
     });
     // Whether a node's function is also above it (recursion): cum counts a stack once.
     var count = t.name.length, onPath = new Int32Array(strings), outer = new Uint8Array(count);
@@ -766,6 +769,22 @@ window.heapkitReady = heapkitData().then(function (D) {
       }
     });
     if (D.kind === "series") setupSeries();
+    setupThreads();
+  }
+
+  // With --threads every stack starts with its thread's frame: a selector keeps one thread.
+  function setupThreads() {
+    var threads = [];
+    for (var n = 0; n < nodeCount; n++) {
+      var f = D.nodeFrames[n];
+      if (D.parents[n] < 0 && (D.frames[f * 4 + 3] & FRAME_THREAD) && threads.indexOf(f) < 0) threads.push(f);
+    }
+    if (!threads.length) return;
+    var select = $("thread");
+    threads.sort(function (a, b) { return S[D.frames[a * 4]] < S[D.frames[b * 4]] ? -1 : 1; });
+    threads.forEach(function (f) { select.appendChild(el("option", {value: f}, S[D.frames[f * 4]])); });
+    $("thread-label").hidden = false;
+    select.addEventListener("change", function () { state.thread = Number(this.value); refresh(true); });
   }
 
   setup();

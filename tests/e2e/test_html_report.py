@@ -15,8 +15,8 @@ import os
 import re
 import shutil
 
-from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, check, chromium_browser, fixture, parse_folded,
-                         png_colours, run, run_fixture, tool, workdir)
+from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
+                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir)
 
 chromium_browser()  # skips the test without one
 from cdp import Browser  # noqa: E402 (after the skip)
@@ -152,11 +152,21 @@ with Browser() as browser:
     check(callers[:2] == [TARGET, "main"], f"callers {callers}")
     screenshot(browser, "peek.png")
     browser.click('#tabs button[data-view="source"]')
-    lines = browser.evaluate("Array.from(document.querySelectorAll('#source tr'))"
-                             ".slice(1).map(function(tr){return tr.cells[2].textContent+':'+"
-                             "tr.cells[3].textContent;})")
-    check(lines and all(line.split(":")[0].endswith("inline_cpp.cpp") for line in lines),
-          f"source lines of {TARGET}: {lines}")
+    # The fixture's own source, read where the report was written: the line that calls
+    # allocate() carries build_grids' cum, and shows the file's text.
+    files = browser.evaluate("Array.from(document.querySelectorAll('#source h3'))"
+                             ".map(function(h){return h.textContent;})")
+    check(files == ["../tests/fixtures/inline_cpp.cpp"], f"source files of {TARGET}: {files}")
+    line = marker_line("inline_cpp.cpp", "build_grids")
+    with open(os.path.join(SOURCE_DIR, "fixtures", "inline_cpp.cpp")) as f:
+        code = f.read().splitlines()[line - 1]
+    cells = browser.evaluate(f"Array.from(document.querySelectorAll('#source tr[data-line=\"{line}\"] td'))"
+                             ".map(function(td){return td.textContent;})")
+    at_line = f"{TARGET} (inline_cpp.cpp:{line})"
+    through = sum(v for stack, v in parse_folded(heapfold("--frame", "function+line", dump)).items()
+                  if at_line in stack.split(";"))
+    check(through > 0 and cells == ["0B", quantity(through), str(line), code],
+          f"line {line} of inline_cpp.cpp: {cells}; expected {quantity(through)} and {code!r}")
     screenshot(browser, "source.png")
 
     # Search: the share of the stacks through a match, from the folded stacks.

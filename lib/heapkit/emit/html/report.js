@@ -22,6 +22,9 @@ window.heapkitReady = heapkitData().then(function (D) {
   var nodeName = new Int32Array(nodeCount);
   for (var n = 0; n < nodeCount; n++) nodeName[n] = D.frames[D.nodeFrames[n] * 4];
   var leafOfNode = new Int32Array(nodeCount).fill(-1);
+  var sourceFiles = new Map(), sourceMissing = new Map();
+  (D.sourceFiles || []).forEach(function (f) { sourceFiles.set(f.file, f); });
+  (D.sourceMissing || []).forEach(function (f) { sourceMissing.set(f.file, f); });
   D.leaves.forEach(function (node, leaf) { leafOfNode[node] = leaf; });
 
   var state = {
@@ -462,18 +465,49 @@ window.heapkitReady = heapkitData().then(function (D) {
       }
     }
     box.appendChild(el("h2", {}, "Lines of " + S[id]));
-    var table = el("table", {class: "source"}), head = el("tr");
-    ["flat", "cum", "file", "line"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
-    table.appendChild(head);
-    Array.from(lines.values()).sort(function (a, b) { return b.cum - a.cum; }).forEach(function (l) {
-      var tr = el("tr");
-      tr.appendChild(el("td", {}, quantity(l.flat)));
-      tr.appendChild(el("td", {}, quantity(l.cum)));
-      tr.appendChild(el("td", {class: "name"}, S[l.file] || "(no file known)"));
-      tr.appendChild(el("td", {}, l.line ? String(l.line) : "-"));
-      table.appendChild(tr);
+    var byFile = new Map();
+    lines.forEach(function (l) {
+      if (!byFile.has(l.file)) byFile.set(l.file, new Map());
+      byFile.get(l.file).set(l.line, l);
     });
-    box.appendChild(table);
+    Array.from(byFile.keys()).forEach(function (file) {
+      var hot = byFile.get(file), excerpt = sourceFiles.get(file);
+      box.appendChild(el("h3", {class: "file"}, S[file] || "(no file known)"));
+      if (!excerpt) {
+        var why = sourceMissing.get(file);
+        if (file && why) {
+          box.appendChild(el("div", {class: "missing"}, "Not found where the report was written; looked at: " +
+            why.looked.join(", ") + (why.full ? " (the report's room for source text was full)" : "")));
+        }
+      } else {
+        box.appendChild(el("div", {class: "missing"}, "read from " + excerpt.path));
+      }
+      var table = el("table", {class: "source"}), head = el("tr");
+      ["flat", "cum", "line", excerpt ? "source" : ""].forEach(function (h) { head.appendChild(el("th", {}, h)); });
+      table.appendChild(head);
+      function row(line, text) {
+        var l = hot.get(line), tr = el("tr", {"data-line": line});
+        tr.appendChild(el("td", {}, l ? quantity(l.flat) : ""));
+        tr.appendChild(el("td", {}, l ? quantity(l.cum) : ""));
+        tr.appendChild(el("td", {}, line ? String(line) : "-"));
+        tr.appendChild(el("td", {class: "code"}, text));
+        if (l) tr.className = "hot";
+        table.appendChild(tr);
+      }
+      if (excerpt) {
+        // The excerpts that hold one of the function's lines, whole.
+        excerpt.ranges.forEach(function (range) {
+          var first = range[0], texts = range[1], holds = false;
+          hot.forEach(function (l, line) { if (line >= first && line < first + texts.length) holds = true; });
+          if (!holds) return;
+          if (table.rows.length > 1) { var gap = el("tr"); gap.appendChild(el("td", {colspan: 4}, "\u22ee")); table.appendChild(gap); }
+          texts.forEach(function (text, i) { row(first + i, text); });
+        });
+      } else {
+        Array.from(hot.keys()).sort(function (a, b) { return a - b; }).forEach(function (line) { row(line, ""); });
+      }
+      box.appendChild(table);
+    });
   }
 
   // --- tooltips ------------------------------------------------------------------------------

@@ -83,6 +83,25 @@ uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
     return it->second;
 }
 
+uint32_t ReportData::source_of(const Profile& profile, const Location& location, uint32_t index) {
+    const Frame& frame = location.frames[index];
+    uint32_t file = intern(frame.file);
+    if (frame.file.empty() || frame.line == 0) {
+        return file;
+    }
+    SourceFile& source = m_sources[file];
+    source.name = frame.file;
+    source.lines.insert(frame.line);
+    if (location.module < profile.modules.size()) {
+        std::string_view path = profile.modules[location.module].path;
+        size_t slash = path.rfind('/');
+        if (slash != std::string_view::npos && slash > 0) {
+            source.module_dirs.emplace(path.substr(0, slash));
+        }
+    }
+    return file;
+}
+
 Result<void> ReportData::add_profile(const Profile& profile, std::span<const SampleType> types) {
     TokenTable tokens;
     LocationTokens layout = location_tokens(profile, m_folded, tokens);
@@ -133,7 +152,7 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
             uint32_t name = token_strings[entry.token];
             uint32_t frame = location.frames.empty()
                                  ? frame_id(name, 0, 0, false, false)
-                                 : frame_id(name, intern(location.frames[entry.index].file),
+                                 : frame_id(name, source_of(profile, location, entry.index),
                                             location.frames[entry.index].line,
                                             entry.index + 1 < location.frames.size(), false);
             node = child(node, frame) + 1;
@@ -169,6 +188,7 @@ template <class Number> void append_array(std::string& out, const std::vector<Nu
 } // namespace
 
 void ReportData::write_json(std::string& out) const {
+    append_source_excerpts(out, m_sources);
     out += "\"strings\":[";
     for (size_t s = 0; s < m_strings.size(); ++s) {
         if (s > 0) {

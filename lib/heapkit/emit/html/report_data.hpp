@@ -6,11 +6,13 @@
 // flame graph do, and keeps lines apart for tooltips and the source view.
 #pragma once
 
+#include "heapkit/emit/html/source_excerpts.hpp"
 #include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,8 +33,8 @@ public:
 
     uint32_t intern(std::string_view text);
 
-    // The tables as JSON members (no braces): "strings", "frames", "nodes", "leaves",
-    // "columns". Strings are escaped for a <script> element (no "</").
+    // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
+    // "strings", "frames", "parentDistances", "nodeFrames", "leaves", "columns".
     void write_json(std::string& out) const;
 
     // Nodes of the prefix tree: distinct stack prefixes.
@@ -41,6 +43,8 @@ public:
 private:
     uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, bool inlined, bool thread);
     uint32_t child(uint32_t parent, uint32_t frame);
+    // The string id of the frame's file; its line noted for the source excerpts.
+    uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 
     FoldedOptions m_folded;
     std::unordered_map<std::string, uint32_t> m_string_ids;
@@ -55,6 +59,7 @@ private:
     std::unordered_map<uint32_t, uint32_t> m_leaf_of_node;
     // Per column (profile), per type, per leaf; leaves added later are 0 in earlier columns.
     std::vector<std::vector<std::vector<int64_t>>> m_columns;
+    std::map<uint32_t, SourceFile> m_sources; // by the string id of the file's name
 };
 
 // `text` as a JSON string (quotes included), safe inside an HTML <script> element.

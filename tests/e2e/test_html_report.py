@@ -93,7 +93,9 @@ def open_report(browser, page):
 def check_clean(browser, page, what):
     errors = browser.errors()
     check(not errors, f"{what}: console errors {errors}")
-    others = [url for url in browser.requests() if url != f"file://{page}"]
+    # data: URLs (the lifetime chart's image) are the page's own bytes, not requests.
+    others = [url for url in browser.requests()
+              if url != f"file://{page}" and not url.startswith("data:")]
     check(not others, f"{what}: the page asked for {others}")
 
 
@@ -225,6 +227,43 @@ with Browser() as browser:
               f"thread {name}: {text_of(browser, 'total')!r}, folded says {per_thread[name]}")
     screenshot(browser, "threads.png")
     check_clean(browser, threads_page, "threads")
+
+# An allocation log with its dump: the log's sample types, their totals as the folded
+# stacks add up, and the Lifetimes tab with --text's table (a site selects its function)
+# and --lifetimes' chart.
+log_dir = os.path.join(work, "log")
+os.makedirs(log_dir)
+run([fixture("churn")], env=dict(os.environ, MALLOC_CONF=(
+    "prof:true,prof_log:true,prof_time_resolution:high,lg_prof_sample:0,prof_final:true,"
+    f"prof_prefix:{log_dir}/jeprof")))
+(log_path,) = glob.glob(f"{log_dir}/jeprof.*.json")
+(log_dump,) = glob.glob(f"{log_dir}/jeprof.*.heap")
+log_page = os.path.join(work, "log.html")
+heapfold("--html", log_path, log_dump, "-o", log_page)
+with Browser() as browser:
+    open_report(browser, log_page)
+    types = types_of(browser)
+    check(types[0] == "alloc_space" and "temporary_space" in types and "byte_seconds" in types,
+          f"a log's types: {types}")
+    for name in ("alloc_space", "temporary_space", "cross_thread_objects"):
+        choose(browser, "type", types.index(name))
+        total = sum(parse_folded(heapfold("--sample", name, log_path, log_dump)).values())
+        shown = text_of(browser, "total")
+        check(shown == f"{name}: {quantity(total) if name.endswith('space') else total} total",
+              f"{name}: {shown!r}, the folded stacks add up to {total}")
+    choose(browser, "type", 0)
+    browser.click('#tabs button[data-view="lifetimes"]')
+    table = browser.evaluate("Array.from(document.querySelectorAll('#log-table pre'))"
+                             ".map(function(p){return p.textContent;})")
+    check(table == heapfold("--text", log_path, log_dump).splitlines(),
+          f"the Lifetimes table is not --text's: {table}")
+    check(browser.evaluate("document.getElementById('lifetime-chart').naturalWidth") == 1200,
+          "the lifetime chart did not load")
+    screenshot(browser, "lifetimes.png")
+    browser.click('#log-table pre[data-site="cross_site"]')
+    check(text_of(browser, "selected") == "Selected: cross_site",
+          f"a site's row selects: {text_of(browser, 'selected')!r}")
+    check_clean(browser, log_page, "allocation log")
 
 # 2. A change: leaky run 10 and 30 times.
 

@@ -4,6 +4,7 @@
 
 #include "heapkit/emit/html/assets.hpp"
 #include "heapkit/emit/html/report_data.hpp"
+#include "heapkit/emit/writers.hpp"
 #include "heapkit/growth/stack_trends.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/try.hpp"
@@ -160,6 +161,28 @@ std::string title_of(const HtmlOptions& options, const std::vector<std::string>&
     return title;
 }
 
+// An allocation log's table per site and its lifetime chart, as --text and --lifetimes
+// write them: "logTable" (text) and "lifetimeSvg" (an SVG document).
+Result<void> append_log_views(std::string& json, const Profile& profile,
+                              const FoldedOptions& folded) {
+    std::string table;
+    std::string chart;
+    auto into = [](std::string& out) {
+        return [&out](std::string_view piece) {
+            out += piece;
+            return Result<void>{};
+        };
+    };
+    HEAPKIT_TRY(write_log_report(profile, folded, TextOptions{}, into(table)));
+    HEAPKIT_TRY(write_lifetime_chart(profile, folded, LifetimeOptions{}, into(chart)));
+    json += "\"logTable\":";
+    append_json_string(json, table);
+    json += ",\n\"lifetimeSvg\":";
+    append_json_string(json, chart);
+    json += ",\n";
+    return {};
+}
+
 Result<void> write_report(const Profile& profile, const Profile* base, const FoldedOptions& folded,
                           HtmlOptions options, const Sink& sink) {
     std::vector<const Profile*> profiles{&profile};
@@ -179,6 +202,9 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         append_strings(json, "baseSources", base->sources);
     }
     append_strings(json, "notes", profile.notes);
+    if (profile.from_log) {
+        HEAPKIT_TRY(append_log_views(json, profile, folded));
+    }
     data.write_json(json);
     json += "}";
     return write_page(options.title, json, sink);

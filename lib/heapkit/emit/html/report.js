@@ -804,6 +804,30 @@ window.heapkitReady = heapkitData().then(function (D) {
     });
     if (D.kind === "series") setupSeries();
     setupThreads();
+    if (D.logTable) setupLifetimes();
+  }
+
+  // An allocation log: its table per site (--text's) with each site linked to the other
+  // views, and its lifetime chart (--lifetimes').
+  function setupLifetimes() {
+    document.querySelector('#tabs button[data-view="lifetimes"]').hidden = false;
+    var box = $("log-table"), lines = D.logTable.replace(/\n$/, "").split("\n");
+    lines.forEach(function (line, i) {
+      var row = el("pre", {class: i > 1 ? "logrow" : "loghead"}, line);
+      if (i > 1) {
+        // Eleven figures, then the site (which may hold spaces).
+        var site = line.trim().split(/\s+/).slice(11).join(" ");
+        row.dataset.site = site;
+        row.title = "select " + site;
+      }
+      box.appendChild(row);
+    });
+    box.addEventListener("click", function (event) {
+      var site = event.target.dataset && event.target.dataset.site;
+      var id = site === undefined ? -1 : S.indexOf(site);
+      if (id >= 0) { state.selected = id; state.view = "flame"; render(); }
+    });
+    $("lifetime-chart").src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(D.lifetimeSvg);
   }
 
   // With --threads every stack starts with its thread's frame: a selector keeps one thread.

@@ -304,6 +304,14 @@ with Browser() as browser:
     screenshot(browser, "change-flame.png")
     check_clean(browser, diff_page, "change")
 
+# Two dumps merged with --label-dumps: a root frame per dump, as --text counts them.
+labelled_page = os.path.join(work, "labelled.html")
+heapfold("--html", "--label-dumps", before, after, "-o", labelled_page)
+with Browser() as browser:
+    open_report(browser, labelled_page)
+    check_top(browser, ["--label-dumps", before, after], "--label-dumps")
+    check_clean(browser, labelled_page, "--label-dumps")
+
 # 3. A series: leaky with a dump each MiB allocated, 20 ms between iterations.
 series = run_leaky(["12", "20"], "series", ",lg_prof_interval:20")
 check(len(series) >= 6, f"{len(series)} dumps")

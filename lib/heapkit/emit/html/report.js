@@ -14,7 +14,7 @@ function heapkitData() {
 
 window.heapkitReady = heapkitData().then(function (D) {
   var S = D.strings;
-  var FRAME_INLINED = 1, FRAME_THREAD = 2;
+  var FRAME_INLINED = 1, FRAME_THREAD = 2, FRAME_DUMP = 4;
   var nodeCount = D.parentDistances.length;
   D.parents = new Int32Array(nodeCount);
   for (var p = 0; p < nodeCount; p++) D.parents[p] = p - D.parentDistances[p];
@@ -518,7 +518,8 @@ window.heapkitReady = heapkitData().then(function (D) {
       var f = D.nodeFrames[n], file = S[D.frames[f * 4 + 1]], line = D.frames[f * 4 + 2];
       var flags = D.frames[f * 4 + 3];
       if (file) found.set(file + ":" + line + (flags & FRAME_INLINED ? " (inlined)" : ""), true);
-      else if (flags & FRAME_THREAD) found.set("thread", true);
+      else if (flags & FRAME_THREAD) found.set("(a thread)", true);
+      else if (flags & FRAME_DUMP) found.set("(a dump)", true);
     }
     return Array.from(found.keys());
   }

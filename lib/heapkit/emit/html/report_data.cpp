@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/html/report_data.hpp"
 
+#include "heapkit/emit/stacks/dump_labels.hpp"
 #include "heapkit/emit/stacks/location_frames.hpp"
 #include "heapkit/util/try.hpp"
 
@@ -60,9 +61,7 @@ uint32_t ReportData::intern(std::string_view text) {
     return it->second;
 }
 
-uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, bool inlined,
-                              bool thread) {
-    uint32_t flags = (inlined ? 1u : 0u) | (thread ? 2u : 0u);
+uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags) {
     uint32_t key_values[4] = {name, file, line, flags};
     std::string key(reinterpret_cast<const char*>(key_values), sizeof key_values);
     auto [it, added] =
@@ -113,6 +112,12 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
     for (const std::string& label : profile.thread_labels) {
         thread_strings.push_back(intern(frame_label(label)));
     }
+    std::vector<uint32_t> dump_strings; // --label-dumps: a frame naming each stack's dump
+    if (m_folded.dump_frames) {
+        for (const std::string& label : dump_labels(profile.sources)) {
+            dump_strings.push_back(intern(frame_label(label)));
+        }
+    }
     auto& column = m_columns.emplace_back(types.size());
     std::vector<Entry> entries;
     std::vector<int64_t> values(types.size());
@@ -138,23 +143,28 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
         }
         bool thread = m_folded.thread_frames && sample.thread >= 0 &&
                       static_cast<size_t>(sample.thread) < thread_strings.size();
-        if (entries.empty() && !thread) {
+        bool dump = sample.dump < dump_strings.size();
+        if (entries.empty() && !thread && !dump) {
             continue; // nothing left once the allocator frames are cut: no stack
         }
         uint32_t node = 0; // the root's parent, plus one
+        if (dump) {
+            node = child(node, frame_id(dump_strings[sample.dump], 0, 0, dump_frame)) + 1;
+        }
         if (thread) {
             node = child(node, frame_id(thread_strings[static_cast<size_t>(sample.thread)], 0, 0,
-                                        false, true)) +
+                                        thread_frame)) +
                    1;
         }
         for (const Entry& entry : entries) {
             const Location& location = profile.locations[entry.location];
             uint32_t name = token_strings[entry.token];
-            uint32_t frame = location.frames.empty()
-                                 ? frame_id(name, 0, 0, false, false)
-                                 : frame_id(name, source_of(profile, location, entry.index),
-                                            location.frames[entry.index].line,
-                                            entry.index + 1 < location.frames.size(), false);
+            uint32_t frame =
+                location.frames.empty()
+                    ? frame_id(name, 0, 0, 0)
+                    : frame_id(name, source_of(profile, location, entry.index),
+                               location.frames[entry.index].line,
+                               entry.index + 1 < location.frames.size() ? inlined_frame : 0);
             node = child(node, frame) + 1;
         }
         auto [leaf, added] =

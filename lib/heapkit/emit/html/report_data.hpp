@@ -41,7 +41,12 @@ public:
     size_t node_count() const { return m_node_frame.size(); }
 
 private:
-    uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, bool inlined, bool thread);
+    // A frame's flags: inlined into the next one; a thread's label (--threads); a dump's
+    // label (--label-dumps).
+    static constexpr uint32_t inlined_frame = 1;
+    static constexpr uint32_t thread_frame = 2;
+    static constexpr uint32_t dump_frame = 4;
+    uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags);
     uint32_t child(uint32_t parent, uint32_t frame);
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
@@ -49,7 +54,7 @@ private:
     FoldedOptions m_folded;
     std::unordered_map<std::string, uint32_t> m_string_ids;
     std::vector<const std::string*> m_strings; // keys of m_string_ids
-    // Frames: name, file (string ids), line, flags (1: inlined, 2: a thread's label).
+    // Frames: name, file (string ids), line, flags.
     std::vector<uint32_t> m_frames;
     std::unordered_map<std::string, uint32_t> m_frame_ids; // packed key -> frame index
     std::vector<int32_t> m_node_parent;                    // -1 for a root

@@ -221,7 +221,17 @@ window.heapkitReady = heapkitData().then(function (D) {
   }
 
   // --- Top -----------------------------------------------------------------------------------
+  // Top's rows depend on the tree and its values only: kept while they stay (a selection,
+  // a search or a new sort order reuses them).
+  var topCache = {tree: null, now: null, base: null, rows: null};
   function topRows() {
+    if (topCache.tree === tree && topCache.now === now && topCache.base === base) {
+      return topCache.rows.slice();
+    }
+    topCache = {tree: tree, now: now, base: base, rows: computeTopRows()};
+    return topCache.rows.slice();
+  }
+  function computeTopRows() {
     var rows = new Map();
     function row(id) {
       var r = rows.get(id);
@@ -242,17 +252,29 @@ window.heapkitReady = heapkitData().then(function (D) {
     list.forEach(function (r) { r.dflat = r.flat - r.bflat; r.dcum = r.cum - r.bcum; });
     return list;
   }
-  var SHOWN_ROWS = 1000;
-  function renderTop() {
-    var diff = !!base, rows = topRows(), match = searchMatcher();
+  // The rows in the chosen order, sorted again only when the rows or the order change.
+  function sortedTopRows() {
     var key = state.sort;
-    if (!diff && key === "dflat") key = "flat";
+    if (!base && key === "dflat") key = "flat";
+    var order = key + (state.sortDown ? " down" : " up");
+    if (topCache.sorted && topCache.order === order && topCache.tree === tree &&
+        topCache.now === now && topCache.base === base) {
+      return topCache.sorted;
+    }
+    var rows = topRows();
     rows.sort(function (a, b) {
       var x = key === "name" ? 0 : Math.abs(b[key]) - Math.abs(a[key]);
       if (key === "name") x = S[a.id] < S[b.id] ? -1 : S[a.id] > S[b.id] ? 1 : 0;
       if (!state.sortDown) x = -x;
       return x || Math.abs(b.cum) - Math.abs(a.cum) || (S[a.id] < S[b.id] ? -1 : 1);
     });
+    topCache.sorted = rows;
+    topCache.order = order;
+    return rows;
+  }
+  var SHOWN_ROWS = 1000;
+  function renderTop() {
+    var diff = !!base, rows = sortedTopRows(), match = searchMatcher();
     if (match) rows = rows.filter(function (r) { return match(r.id); });
     var total = now.total[0], baseTotal = base ? base.total[0] : 0;
     var heads = diff

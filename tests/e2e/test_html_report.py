@@ -335,6 +335,23 @@ with Browser() as browser:
           f"suspects {sites}, --growth ranks {ranked}")
     leak = sites.index(next(s for s in sites if s.startswith("leak_steadily")))
     screenshot(browser, "series.png")
+    # Over the whole window churn_scratch's scratch buffer is gone (its dumps' values fall
+    # to 0): by the new values it has no width, by the base's it is drawn, green.
+    browser.click('#tabs button[data-view="flame"]')
+    drawn = browser.evaluate("Array.from(document.querySelectorAll('#flame div'))"
+                             ".map(function(d){return d.textContent;})")
+    check("churn_scratch" not in drawn, f"a frame of no new value is drawn: {drawn}")
+    choose(browser, "side", "base")
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).map(function(d)"
+                             "{return [d.textContent, getComputedStyle(d).backgroundColor];})")
+    colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
+    green = colour.get("churn_scratch")
+    check(green and green[1] == 235 and green[0] < 100 and green[2] < 100,
+          f"churn_scratch shrank: {green}")
+    check(browser.evaluate("document.querySelector('#flame div').getBoundingClientRect().top") <
+          browser.evaluate("window.innerHeight"), "the root is not in the first screen")
+    screenshot(browser, "series-base-widths.png")
+    choose(browser, "side", "new")
     browser.click(f'#suspects tbody tr[data-suspect="{leak}"]')
     crumbs = text_of(browser, "crumbs")
     check(crumbs.endswith("leak_steadily"), f"the suspect's stack: {crumbs!r}")

@@ -155,6 +155,13 @@ window.heapkitReady = heapkitData().then(function (D) {
       for (var k = 0; k < kids.length; k++) { stack.push(kids[k]); leaving.push(false); }
     }
     t.outer = outer;
+    // Each function's outermost occurrences, for its callers and callees.
+    t.occurrences = new Map();
+    for (var o = 1; o < count; o++) {
+      if (!outer[o]) continue;
+      var list = t.occurrences.get(t.name[o]);
+      if (list) list.push(o); else t.occurrences.set(t.name[o], [o]);
+    }
     tree = t;
   }
 
@@ -424,8 +431,10 @@ window.heapkitReady = heapkitData().then(function (D) {
       return c;
     }
     var widths = base && state.side === "base" ? base.total : now.total;
-    for (var n = 1; n < tree.name.length; n++) {
-      if (tree.name[n] !== id || !tree.outer[n] || widths[n] === 0) continue;
+    var occurrences = tree.occurrences.get(id) || [];
+    for (var i = 0; i < occurrences.length; i++) {
+      var n = occurrences[i];
+      if (widths[n] === 0) continue;
       callees.width[0] += widths[n];
       callers.width[0] += widths[n];
       var at = 0;

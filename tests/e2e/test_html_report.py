@@ -79,7 +79,11 @@ def screenshot(browser, name):
     return path
 
 
+opened = set()  # the pages' own URLs: the only requests allowed
+
+
 def open_report(browser, page):
+    opened.add(f"file://{page}")
     browser.open(f"file://{page}")
     browser.evaluate("window.heapkitReady.then(function(){return 1;})")  # data unpacked
     paint = browser.evaluate(
@@ -95,7 +99,7 @@ def check_clean(browser, page, what):
     check(not errors, f"{what}: console errors {errors}")
     # data: URLs (the lifetime chart's image) are the page's own bytes, not requests.
     others = [url for url in browser.requests()
-              if url != f"file://{page}" and not url.startswith("data:")]
+              if url not in opened and not url.startswith("data:")]
     check(not others, f"{what}: the page asked for {others}")
 
 
@@ -202,6 +206,20 @@ with Browser() as browser:
     browser.click("#refine-add")
     check_top(browser, [dump, "--hide", "^main$"], "hide=^main$")
     check_clean(browser, page, "one dump")
+
+    # Filters given to heapfold are applied before and listed; names are text, never markup
+    # (a dump named like an element stays a name).
+    odd = os.path.join(work, "<img src=x onerror=alert(1)>.heap")
+    shutil.copy(dump, odd)
+    focused = os.path.join(work, "focused.html")
+    heapfold("--html", "--focus", "plugin", odd, "-o", focused)
+    open_report(browser, focused)
+    check_top(browser, [dump, "--focus", "plugin"], "--focus=plugin")
+    check(text_of(browser, "refinements") == "--focus=plugin", "the applied filter is not shown")
+    check(browser.evaluate("document.querySelectorAll('img:not(#lifetime-chart)').length") == 0 and
+          browser.evaluate("document.title") == f"heapkit: {odd}",
+          f"the dump's name became markup: {browser.evaluate('document.title')!r}")
+    check_clean(browser, focused, "a name like markup")
 
 # Threads (--threads): the selector keeps one thread's stacks, as the folded stacks that
 # start with its frame add up.

@@ -542,7 +542,15 @@ window.heapkitReady = heapkitData().then(function (D) {
   }
 
   // --- tooltips ------------------------------------------------------------------------------
+  // The files and lines of a tree node's frames: kept per tree, as a hover asks often.
+  var linesCache = {tree: null, lines: new Map()};
   function frameLines(fn) {
+    if (linesCache.tree !== tree) linesCache = {tree: tree, lines: new Map()};
+    var known = linesCache.lines.get(fn);
+    if (!known) { known = findFrameLines(fn); linesCache.lines.set(fn, known); }
+    return known;
+  }
+  function findFrameLines(fn) {
     var found = new Map();
     for (var n = 0; n < nodeCount && found.size < 50; n++) {
       if (tree.fnOf[n] !== fn || nodeName[n] !== tree.name[fn]) continue;

@@ -118,13 +118,20 @@ class Browser:
 
     def click(self, selector):
         """A real mouse click in the middle of the first element `selector` finds."""
+        self._mouse(selector, ("mouseMoved", "mousePressed", "mouseReleased"))
+
+    def hover(self, selector):
+        """The mouse moved over the middle of the first element `selector` finds."""
+        self._mouse(selector, ("mouseMoved",))
+
+    def _mouse(self, selector, kinds):
         box = self.evaluate(
             f"(function(){{var e=document.querySelector({json.dumps(selector)});"
             "if(!e)return null;e.scrollIntoView({block:'center'});"
             "var r=e.getBoundingClientRect();return [r.left+r.width/2,r.top+r.height/2];})()")
         if box is None:
             raise RuntimeError(f"nothing matches {selector}")
-        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        for kind in kinds:
             self.send("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1],
                                                    "button": "left", "clickCount": 1})
 

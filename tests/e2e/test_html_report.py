@@ -145,6 +145,15 @@ with Browser() as browser:
     outlined = browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
                                 ".map(function(d){return d.textContent;})")
     check(outlined and set(outlined) == {TARGET}, f"flame graph selection: {outlined}")
+    # Hovering an inlined frame: its file and line, marked inlined (DWARF's, as
+    # --frame function+line spells the line).
+    inlined = "geometry::Grid<double>::allocate(unsigned long)"
+    node = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).find(function(d)"
+                            f"{{return d.textContent==={json.dumps(inlined)};}}).dataset.node")
+    browser.hover(f'#flame div[data-node="{node}"]')
+    tip = text_of(browser, "tooltip")
+    where = f"../tests/fixtures/inline_cpp.cpp:{marker_line('inline_cpp.cpp', 'allocate')} (inlined)"
+    check(tip.startswith(inlined + "\n") and where in tip.splitlines(), f"tooltip {tip!r}")
     screenshot(browser, "flame.png")
     browser.click('#tabs button[data-view="peek"]')
     check(text_of(browser, "callers-title").startswith(f"Callers of {TARGET}") and

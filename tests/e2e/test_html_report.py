@@ -214,6 +214,14 @@ with Browser() as browser:
     browser.type_into("#refine-pattern", "^main$")
     browser.click("#refine-add")
     check_top(browser, [dump, "--hide", "^main$"], "hide=^main$")
+    browser.click("#refinements button[data-undo]")
+    for kind, flag, pattern in (("drop", "--drop-frames", "geometry::build_grids"),
+                                ("ignore", "--ignore", "shared_")):
+        choose(browser, "refine-kind", kind)
+        browser.type_into("#refine-pattern", pattern)
+        browser.click("#refine-add")
+        check_top(browser, [dump, flag, pattern], f"{kind}={pattern}")
+        browser.click("#refinements button[data-undo]")
     check_clean(browser, page, "one dump")
 
     # Filters given to heapfold are applied before and listed; names are text, never markup

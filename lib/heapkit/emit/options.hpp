@@ -115,6 +115,8 @@ struct HtmlOptions {
     // The filters applied before the report was written, as the command line gave them
     // ("--focus=REGEX"): the page shows them beside its own.
     std::vector<std::string> applied;
+    // Excerpts of the source files the frames name, read where the report is written.
+    bool source_excerpts = true;
 };
 
 struct TextOptions {

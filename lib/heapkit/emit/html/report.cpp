@@ -205,7 +205,7 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
     if (profile.from_log) {
         HEAPKIT_TRY(append_log_views(json, profile, folded));
     }
-    data.write_json(json);
+    data.write_json(json, options.source_excerpts);
     json += "}";
     return write_page(options.title, json, sink);
 }
@@ -268,7 +268,7 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
     std::string json = head_json("series", types, folded.sample, options, sources);
     append_strings(json, "notes", dumps.back().notes);
     HEAPKIT_TRY(append_series(json, dumps, folded, growth, data));
-    data.write_json(json); // after the suspects: their frames are in its strings
+    data.write_json(json, options.source_excerpts); // after the suspects: their strings
     json += "}";
     return write_page(options.title, json, sink);
 }

@@ -197,8 +197,10 @@ template <class Number> void append_array(std::string& out, const std::vector<Nu
 
 } // namespace
 
-void ReportData::write_json(std::string& out) const {
-    append_source_excerpts(out, m_sources);
+void ReportData::write_json(std::string& out, bool source_excerpts) const {
+    if (source_excerpts) {
+        append_source_excerpts(out, m_sources);
+    }
     out += "\"strings\":[";
     for (size_t s = 0; s < m_strings.size(); ++s) {
         if (s > 0) {

@@ -35,7 +35,7 @@ public:
 
     // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
     // "strings", "frames", "parentDistances", "nodeFrames", "leaves", "columns".
-    void write_json(std::string& out) const;
+    void write_json(std::string& out, bool source_excerpts = true) const;
 
     // Nodes of the prefix tree: distinct stack prefixes.
     size_t node_count() const { return m_node_frame.size(); }

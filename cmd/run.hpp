@@ -67,6 +67,17 @@ inline void complete(const std::string& tool, ToolOptions& options) {
     request.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
     request.load.symbols.refuse_later_builds = options.strict;
     FoldedOptions& folded = options.view.folded;
+    // The report shows the filters it was written with beside the ones applied in the page.
+    std::pair<const char*, const std::string*> filters[] = {
+        {"--focus", &request.stacks.focus},
+        {"--ignore", &request.stacks.ignore},
+        {"--hide", &request.stacks.hide},
+        {"--drop-frames", &folded.frames.drop_frames}};
+    for (auto [flag, pattern] : filters) {
+        if (!pattern->empty()) {
+            options.view.html.applied.push_back(fmt::format("{}={}", flag, *pattern));
+        }
+    }
     folded.sample = request.load.sample;
     folded.thread_frames = request.load.per_thread;
 }

@@ -50,9 +50,13 @@ int main(int argc, char** argv) {
         } catch (const CLI::ParseError& error) {
             return app.exit(error) == 0 ? 0 : 1;
         }
-        if (auto done = heapkit::stats::run_jestat(options); !done) {
+        auto done = heapkit::stats::run_jestat(options);
+        if (!done) {
             fmt::print(stderr, "jestat: error: {}\n", done.error().message);
             return 1;
+        }
+        for (const std::string& note : *done) {
+            fmt::print(stderr, "jestat: note: {}\n", note);
         }
         return 0;
     } catch (const std::bad_alloc&) {

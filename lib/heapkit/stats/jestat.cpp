@@ -38,6 +38,10 @@ Result<JemallocStats> parse_stats(std::string_view stream, std::string_view sour
 
 Result<ProfileFigures> profile_figures(const std::string& path, uint64_t sampled_extent) {
     HEAPKIT_TRY_ASSIGN(RawDump dump, read_dump(path));
+    return profile_figures(dump, sampled_extent);
+}
+
+ProfileFigures profile_figures(const RawDump& dump, uint64_t sampled_extent) {
     ProfileFigures out;
     out.sample_period = dump.sample_period;
     for (const RawStack& stack : dump.stacks) {

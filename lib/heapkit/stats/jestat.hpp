@@ -2,6 +2,7 @@
 // The stats stage's front door: inputs named in JestatOptions in, a report out.
 #pragma once
 
+#include "heapkit/read/raw_dump.hpp"
 #include "heapkit/stats/options.hpp"
 #include "heapkit/stats/reconcile.hpp"
 #include "heapkit/util/error.hpp"
@@ -21,6 +22,7 @@ Result<JemallocStats> parse_stats(std::string_view stream, std::string_view sour
 // The heap profile at `path`: its in-use total (unsampled bytes over all stacks), and its
 // sampled objects smaller than `sampled_extent` bytes (the smallest large size class).
 Result<ProfileFigures> profile_figures(const std::string& path, uint64_t sampled_extent);
+ProfileFigures profile_figures(const RawDump& dump, uint64_t sampled_extent);
 
 // Reads what `options` names and reconciles it; what was skipped in the inputs goes to
 // `notes` (one line each).

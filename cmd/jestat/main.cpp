@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // jestat: why is RSS bigger than the heap profile? jemalloc's statistics, reconciled.
 #include "heapkit/stats/jestat.hpp"
+#include "usage_error.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& error) {
-            return app.exit(error) == 0 ? 0 : 1;
+            return heapkit::cmd::usage_error(app, error);
         }
         auto done = heapkit::stats::run_jestat(options);
         if (!done) {

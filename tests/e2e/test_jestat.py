@@ -8,6 +8,7 @@ jestat's own output. Then bad input, and the SVG chart in headless Chromium."""
 import json
 import math
 import os
+import re
 import shutil
 
 from heapkit_e2e import (check, check_near, chromium, fixture, png_colours, run, tool, workdir,
@@ -270,4 +271,29 @@ for name, colour in (("subtotal", (0x4E, 0x79, 0xA7)), ("step", (0xE1, 0x57, 0x5
     check(colours[colour] >= 500, f"{name} bars cover {colours[colour]} pixels")
 if os.environ.get("JESTAT_KEEP_SHOT"):
     shutil.copy(shot, os.environ["JESTAT_KEEP_SHOT"])
+
+# Address space only (retained, here 100 times what is mapped): drawn apart, in grey, to
+# its own scale, so that the rows costing memory keep the chart's width.
+swollen = json.loads(open(os.path.join(directory, "fragment", "stats.json")).read())
+mapped = swollen["jemalloc"]["stats"]["mapped"]
+swollen["jemalloc"]["stats"]["retained"] = 100 * mapped
+svg = os.path.join(directory, "retained.svg")
+run([jestat, write_file(directory, "retained.json", json.dumps(swollen)), "--svg", "-o", svg])
+drawn = {}  # row label -> (bar width, fill)
+for label, width, fill in re.findall(r'<g><title>([^:<]+): -?\d+ bytes\..*?</title>\n<text[^>]*>'
+                                     r'[^<]*</text>\n<rect x="[\d.]+" y="\d+" width="([\d.]+)" '
+                                     r'height="\d+" fill="([^"]+)"', open(svg).read()):
+    drawn[label] = (float(width), fill)
+widest = max(w for w, _ in drawn.values())
+check(drawn["= mapped"][0] >= 0.9 * widest,
+      f"= mapped is drawn {drawn['= mapped'][0]} px wide of {widest}: squeezed by retained")
+check(drawn["retained"][1] == "#bab0ac" and drawn["= virtual"][1] == "#79706e",
+      f"address-space rows not in grey: {drawn['retained']}, {drawn['= virtual']}")
+shot = os.path.join(directory, "retained.png")
+chromium(f"--screenshot={shot}", "--window-size=1000,820", f"file://{svg}")
+_, _, colours = png_colours(shot)
+for name, colour in (("step", (0xE1, 0x57, 0x59)), ("retained", (0xBA, 0xB0, 0xAC))):
+    check(colours[colour] >= 500, f"{name} bars cover {colours[colour]} pixels")
+if os.environ.get("JESTAT_KEEP_SHOT"):
+    shutil.copy(shot, os.environ["JESTAT_KEEP_SHOT"] + ".retained.png")
 print("jestat: fragment, dirty, mmap, threads, bad input and the chart checked")

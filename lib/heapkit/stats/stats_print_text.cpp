@@ -110,7 +110,8 @@ public:
                         m_source);
         }
         if (!m_chosen) {
-            return fail("{}: neither \"Merged arenas stats:\" nor any \"arenas[N]:\" section",
+            return fail("{}: neither \"Merged arenas stats:\" nor any \"arenas[N]:\" section "
+                        "(printed without them: drop \"m\" and \"a\" from stats_print_opts)",
                         m_source);
         }
         m_out.merged.pactive = m_active_bytes / m_out.page;

@@ -18,12 +18,13 @@ int main(int argc, char** argv) {
                  "jestat");
     app.add_option("STATS", options.stats,
                    "malloc_stats_print output: JSON (MALLOC_CONF=stats_print:true,"
-                   "stats_print_opts:J) or text (redis' MEMORY MALLOC-STATS); '-' reads "
-                   "standard input")
+                   "stats_print_opts:J) or text (redis' MEMORY MALLOC-STATS), found among a "
+                   "program's other output; '-' reads standard input")
         ->required();
     app.add_option("--dump", options.dump,
                    "a heap profile of the same moment (heap_v2 dump or jeprof --raw): its "
-                   "in-use total starts the waterfall")
+                   "in-use total starts the waterfall, its sampled objects' pages a row of "
+                   "their own")
         ->option_text("HEAP");
     app.add_option("--smaps", options.smaps,
                    "/proc/PID/smaps (or smaps_rollup) of the same moment: split the RSS into "

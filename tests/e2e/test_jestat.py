@@ -160,6 +160,9 @@ check(0.6 * truth["held"] <= got["profile_inuse"] <= 1.5 * truth["held"],
       f"profile in use {got['profile_inuse']} vs {truth['held']} held")
 sampled = check_sampled_pages("fragment", out, truth, got)
 check("lg_prof_sample (now 16)" in knob(got, "sampled_pages"), knob(got, "sampled_pages"))
+# Without the dump, the held row bounds them by the 16 KiB class's extents (mallctl's).
+held = next(r["what"] for r in report(out)["allocator"] if r["key"] == "program")
+check(f"at most {truth['lextent0.curlextents']} x {truth['lextent0.size']} bytes" in held, held)
 # One arena: fewer arenas cannot help, and is not offered; decay runs while it allocates.
 check("narenas" not in knob(got, "slab_waste"), knob(got, "slab_waste"))
 check("while the program allocates" in knob(got, "dirty"), knob(got, "dirty"))

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct ArenaStats {
     uint64_t mapped = 0;
     uint64_t retained = 0;
     std::vector<BinStats> bins; // by bin index
+    // Extents of the smallest large size class (lextents[0].curlextents), where profiling
+    // puts each sampled small object; nullopt when the large table was not printed.
+    std::optional<uint64_t> smallest_large_extents;
 };
 
 // The allocator-wide figures (stats.*), the options in force, and the arenas.

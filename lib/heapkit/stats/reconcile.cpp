@@ -117,14 +117,20 @@ void held_rows(const Reconciliation& out, std::vector<Row>& rows) {
                         "was inactive.",
                         "lg_prof_sample (finer sampling), prof_active from the start"});
     } else {
-        rows.push_back({"program", "held by the program", program, false,
-                        stats.profiling
-                            ? "Allocations the program holds, in size classes (requested sizes "
-                              "rounded up); profiling is on, so this includes the extent of its "
-                              "own each sampled small object is given (give --dump to split "
-                              "them out)."
-                            : "Allocations the program holds, in size classes (requested sizes "
-                              "rounded up).",
+        std::string what = "Allocations the program holds, in size classes (requested sizes "
+                           "rounded up).";
+        if (stats.profiling) {
+            what += " Profiling is on: this includes the extent of its own each sampled small "
+                    "object is given";
+            what += stats.merged.smallest_large_extents
+                        ? fmt::format(", at most {} x {} bytes (the {}-byte class's extents, "
+                                      "which also hold the program's own of that size)",
+                                      *stats.merged.smallest_large_extents, stats.sampled_extent(),
+                                      stats.sampled_extent())
+                        : std::string();
+            what += "; give --dump to split them out.";
+        }
+        rows.push_back({"program", "held by the program", program, false, std::move(what),
                         "the program's own allocations"});
     }
     rows.push_back({"tcache", "thread caches", tcache, false,

@@ -130,6 +130,11 @@ Result<ArenaStats> read_arena(const Fields& arena, const std::vector<BinStats>& 
     HEAPKIT_TRY_ASSIGN(Fields large, arena.object("large"));
     HEAPKIT_TRY_ASSIGN(out.small_allocated, small.u64("allocated"));
     HEAPKIT_TRY_ASSIGN(out.large_allocated, large.u64("allocated"));
+    if (arena.has("lextents") && arena.raw()["lextents"].is_array() &&
+        !arena.raw()["lextents"].empty()) { // printed without "l" in stats_print_opts
+        Fields first(arena.raw()["lextents"][0], arena.path() + ".lextents[0]", source);
+        HEAPKIT_TRY_ASSIGN(out.smallest_large_extents, first.u64("curlextents"));
+    }
     if (!arena.has("bins")) {
         return out; // printed without bins (stats_print_opts "b")
     }

@@ -123,6 +123,19 @@ freed = heapfold("--free-sites", "--threads", "--sample", "cross_thread_objects"
 freer = sum(v for s, v in freed.items() if s.startswith("freer;"))
 check(freer == 500, f"cross-thread frees under the freer thread: {freer} ({freed})")
 
+# The table with --threads: a row per thread and site, the thread's name first (as the
+# folded stacks spell it); the freer thread's frees are the cross-thread ones.
+text = run([tool("heapfold"), "--text", "--free-sites", "--threads", "--sample",
+            "cross_thread_objects", log_path, dump_path]).stdout
+rows = {line.split()[-1]: line.split() for line in text.splitlines()[2:]}
+# (500 cross-thread frees and the thread's own object: 500 of 501.)
+check(rows.get("freer;freer") and float(rows["freer;freer"][10].rstrip("%")) >= 99.5 and
+      all(float(r[10].rstrip("%")) == 0 for k, r in rows.items() if k != "freer;freer"),
+      f"--text --threads has no freer;freer row of cross-thread frees:\n{text}")
+plain = run([tool("heapfold"), "--text", "--free-sites", log_path, dump_path]).stdout
+check(not any(";" in line.split()[-1] for line in plain.splitlines()[2:]),
+      f"thread names without --threads:\n{plain}")
+
 # --- pprof, as go tool pprof reads it --------------------------------------------------
 out = os.path.join(directory, "log.pb.gz")
 run([tool("jeprof2pprof"), log_path, dump_path, "-o", out])

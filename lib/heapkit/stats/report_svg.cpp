@@ -146,6 +146,11 @@ int64_t largest(const std::vector<Row>& rows, bool (*drawn)(const Row&) = nullpt
 std::string report_svg(const Reconciliation& report, std::string_view stats_source) {
     Chart chart(std::max(largest(report.allocator, costs_memory), largest(report.rss)));
     chart.title(fmt::format("Why is RSS bigger than the heap profile? ({})", stats_source));
+    if (report.stats.printed_at_exit) {
+        chart.section("Printed at exit (opt.stats_print:true), after the program's destructors: "
+                      "what it held while it ran is not here",
+                      {});
+    }
     chart.section("From the heap profile to jemalloc's mapped memory", report.allocator,
                   costs_memory);
     if (!report.rss.empty()) {

@@ -237,6 +237,9 @@ Result<void> read_options(const Fields& root, JemallocStats& out) {
         Fields first(general.raw()["lextent"][0], general.path() + ".lextent[0]", opt.source());
         HEAPKIT_TRY_ASSIGN(out.large_minclass, first.u64("size"));
     }
+    if (opt.has("stats_print")) {
+        HEAPKIT_TRY_ASSIGN(out.printed_at_exit, opt.boolean("stats_print"));
+    }
     HEAPKIT_TRY_ASSIGN(out.narenas_option, opt.i64("narenas"));
     HEAPKIT_TRY_ASSIGN(out.background_thread, opt.boolean("background_thread"));
     HEAPKIT_TRY_ASSIGN(out.page, general.u64("page"));

@@ -205,6 +205,7 @@ private:
             HEAPKIT_TRY_ASSIGN(uint64_t lg, value_of(value));
             m_out.lg_prof_sample = static_cast<int64_t>(lg);
         }
+        set_bool("opt.stats_print", m_out.printed_at_exit);
         auto set_decay = [&](std::string_view label, int64_t& target) -> Result<void> {
             std::string_view value = labelled(text, label);
             if (value.empty()) {

@@ -5,6 +5,7 @@
 
 #include "flags.hpp"
 #include "heapkit/util/terminal_text.hpp"
+#include "usage_error.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -194,7 +195,7 @@ inline int run(CLI::App& app, int argc, char** argv, ToolOptions& options) {
     } catch (const CLI::Success& done) {
         return app.exit(done);
     } catch (const CLI::ParseError& error) {
-        app.exit(error);
+        return usage_error(app, error);
     } catch (const std::bad_alloc&) {
         fmt::print(stderr,
                    "{}: error: out of memory (the input needs more memory than this "

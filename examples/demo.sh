@@ -5,9 +5,11 @@
 # flame graph (build/demo-heap.svg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./tests/install-packages.sh
+./tests/install-packages.sh --demo # the build's packages and go; not the test suite's
 [ -f build/build.ninja ] || meson setup build --wrap-mode=nodownload
-ninja -C build
+# Only what the demo runs: the two tools (and the library they link) and the program it
+# profiles, not the 300-odd targets of the tests and benchmarks (tests/run.sh builds them).
+ninja -C build cmd/heapfold cmd/jeprof2pprof tests/alloc_cpp
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

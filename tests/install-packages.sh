@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages heapkit builds and tests with, when any is missing.
+#   tests/install-packages.sh          all of them (the test suite's programs too)
+#   tests/install-packages.sh --demo   what examples/demo.sh needs: the build, go tool pprof
 set -euo pipefail
 
-packages=(
-  g++ meson ninja-build pkg-config python3
+# What meson needs to configure and build (objcopy from binutils: the tests' fixtures),
+# and go tool pprof, which the demo shows the heap with.
+build_packages=(
+  g++ meson ninja-build pkg-config python3 binutils
   protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
   libdw-dev libelf-dev zlib1g-dev libiberty-dev
-  libjemalloc-dev libjemalloc2 wrk
+  libjemalloc-dev libjemalloc2
   # the runtime's HTTP server reads requests with nodejs' http-parser
   libhttp-parser-dev
   # jemalloc's statistics in JSON (jestat, lib/heapkit/stats)
   nlohmann-json3-dev
+  # compressed debug sections inflated faster than zlib (symbolize/inflated_debug_file)
+  libdeflate-dev
+  golang-go
+)
+
+packages=(
+  "${build_packages[@]}" wrk
   # the Debian packages built and checked (tests/e2e/test_deb.py), bash completion's helpers
   debhelper dpkg-dev lintian git bash-completion
   # real consumers and ground truth used by the tests
-  golang-go binutils elfutils llvm man-db groff-base util-linux curl
+  elfutils llvm man-db groff-base util-linux curl
   # heapfold --svg's graphs rendered and scripted in a real browser (headless)
   chromium
   # ld.so's full symbol table (its _dl_start_user label; test_size0_labels)
@@ -23,8 +34,6 @@ packages=(
   # CPython's interpreter with its separate debug file: address indexes compared with
   # libdw's answers on a real module (tests/unit/test_symbolize_address_index.cpp)
   python3.11-dbg
-  # compressed debug sections inflated faster than zlib (symbolize/inflated_debug_file)
-  libdeflate-dev
   # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
   redis-server redis-tools
   # libheapkit-agent.so inside programs nobody relinks (tests/e2e/test_agent_*.py):
@@ -46,6 +55,10 @@ packages=(
   # fuzzing and sanitizer runs (tests/fuzz/run.sh, .ci/run)
   clang libclang-rt-14-dev
 )
+
+if [ "${1:-}" = --demo ]; then
+  packages=("${build_packages[@]}")
+fi
 
 missing=()
 for package in "${packages[@]}"; do

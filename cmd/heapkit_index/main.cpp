@@ -3,6 +3,7 @@
 // frames from, ahead of the first profile (at deployment), or for the runtime, which
 // runs it rather than read a module's DWARF in the process it profiles.
 #include "heapkit/symbolize/index_files.hpp"
+#include "usage_error.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& error) {
-            return app.exit(error) == 0 ? 0 : 1;
+            return heapkit::cmd::usage_error(app, error);
         }
         if (options.cache_directory.empty()) {
             options.cache_directory = heapkit::default_cache_directory();

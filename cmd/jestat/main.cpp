@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // jestat: why is RSS bigger than the heap profile? jemalloc's statistics, reconciled.
 #include "heapkit/stats/jestat.hpp"
+#include "usage_error.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -17,12 +18,13 @@ int main(int argc, char** argv) {
                  "jestat");
     app.add_option("STATS", options.stats,
                    "malloc_stats_print output: JSON (MALLOC_CONF=stats_print:true,"
-                   "stats_print_opts:J) or text (redis' MEMORY MALLOC-STATS); '-' reads "
-                   "standard input")
+                   "stats_print_opts:J) or text (redis' MEMORY MALLOC-STATS), found among a "
+                   "program's other output; '-' reads standard input")
         ->required();
     app.add_option("--dump", options.dump,
                    "a heap profile of the same moment (heap_v2 dump or jeprof --raw): its "
-                   "in-use total starts the waterfall")
+                   "in-use total starts the waterfall, its sampled objects' pages a row of "
+                   "their own")
         ->option_text("HEAP");
     app.add_option("--smaps", options.smaps,
                    "/proc/PID/smaps (or smaps_rollup) of the same moment: split the RSS into "
@@ -48,11 +50,15 @@ int main(int argc, char** argv) {
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& error) {
-            return app.exit(error) == 0 ? 0 : 1;
+            return heapkit::cmd::usage_error(app, error);
         }
-        if (auto done = heapkit::stats::run_jestat(options); !done) {
+        auto done = heapkit::stats::run_jestat(options);
+        if (!done) {
             fmt::print(stderr, "jestat: error: {}\n", done.error().message);
             return 1;
+        }
+        for (const std::string& note : *done) {
+            fmt::print(stderr, "jestat: note: {}\n", note);
         }
         return 0;
     } catch (const std::bad_alloc&) {

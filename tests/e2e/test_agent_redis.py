@@ -7,6 +7,7 @@ a total within sampling error of the `DEBUG MALLCTL-STR prof.dump` taken next to
 /pprof/heap; a BGSAVE child serves nothing while the parent serves on; SIGTERM ends it
 with a CPU profile under way. Redis is reached through a Unix socket only."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -95,6 +96,23 @@ try:
     theirs = sum(heapfold(dump).values())
     check(abs(ours - theirs) <= 0.02 * theirs,
           f"/debug/pprof/heap totals {ours} bytes, redis' own prof.dump {theirs}")
+
+    # --- /debug/jemalloc/stats: its waterfall starts from a heap profile of the moment
+    # (as redis' own prof.dump above says, within sampling error of a second dump), and
+    # counts the arenas redis' MEMORY MALLOC-STATS prints (the agent adds none).
+    status, _, body = http(url + "/debug/jemalloc/stats?format=json")
+    check(status == 200, f"/debug/jemalloc/stats: {status} {body[:300]!r}")
+    page = json.loads(body)
+    check(page["allocator"][0]["key"] == "profile" and page["profile_inuse"] is not None and
+          abs(page["profile_inuse"] - theirs) <= 0.02 * theirs,
+          f"the page's heap profile in use {page['profile_inuse']}, prof.dump {theirs}")
+    check(any(row["key"] == "sampled_pages" for row in page["allocator"]),
+          "the page has no row for profiling's sampled-object pages")
+    printed = cli("MEMORY", "MALLOC-STATS")
+    arenas = sum(1 for line in printed.splitlines() if line.startswith("arenas["))
+    check(page["jemalloc"]["arenas_in_use"] == arenas,
+          f"the page counts {page['jemalloc']['arenas_in_use']} arenas, redis prints {arenas}")
+    print(f"/debug/jemalloc/stats: profile {page['profile_inuse']}, {arenas} arenas")
 
     top = go_pprof("-top", "-nodecount=200", "-symbolize=none", cpu).stdout
     named = [f for f in ("aeProcessEvents", "readQueryFromClient", "processCommand", "call",

@@ -29,6 +29,17 @@ for name in ("jeprof2pprof", "heapfold", "disable_aslr", "jestat", "heapkit-inde
         check(name in plain and "SYNOPSIS" in plain and "EXIT STATUS" in plain,
               f"man -l {page_path} rendered nothing useful")
 
+# A mistyped flag: the tool's name, the nearest flag, where the options are; exit 1.
+for name, typo, near in (("heapfold", "--svgg", "--svg"), ("jeprof2pprof", "--outptu", "--output"),
+                         ("jestat", "--jsno", "--json"), ("heapkit-index", "--cache-dri",
+                                                          "--cache-dir")):
+    proc = run([tool(name), typo, "x"], check=False)
+    check(proc.returncode == 1 and proc.stderr.startswith(f"{name}: error: ") and
+          f"{name}: {typo}: did you mean {near}?" in proc.stderr and
+          f"'{name} --help' lists the options" in proc.stderr, f"{name} {typo}: {proc.stderr!r}")
+proc = run([tool("heapfold"), "--zzzzzzzz", "x"], check=False)
+check(proc.returncode == 1 and "did you mean" not in proc.stderr, proc.stderr)
+
 source_man = os.path.join(os.path.dirname(os.path.abspath(SOURCE_DIR)), "man")
 pages = sorted(name for name in os.listdir(source_man) if re.search(r"\.[17]$", name))
 check(len(pages) == 6, f"man pages: {pages}")

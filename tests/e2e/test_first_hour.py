@@ -47,4 +47,29 @@ check(os.path.exists(os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "man", "heap
       "build/man/heapfold.1 is not built")
 # The suite's console says what was skipped.
 check("SKIP" in open(os.path.join(SOURCE_DIR, "run.sh")).read(), "run.sh does not print skips")
+# The demo builds only what it runs (ninja's targets: the two tools and the program it
+# profiles), and installs only the build's packages and go, not the test suite's programs.
+demo = open(os.path.join(SOURCE_DIR, "..", "examples", "demo.sh")).read()
+build_line = re.search(r"^ninja -C build (.+)$", demo, re.M)
+check(build_line, "demo.sh builds no named targets")
+targets = build_line.group(1).split()
+build_root = os.environ["HEAPKIT_BUILD_ROOT"]
+for program in set(re.findall(r"\./build/(\S+)", demo)):
+    check(program in targets, f"demo.sh runs {program}, which it does not build")
+def commands(*names):
+    return run(["ninja", "-C", build_root, "-t", "commands", *names]).stdout.count("\n")
+mine, everything = commands(*targets), commands("all")
+print(f"demo.sh builds with {mine} of the build's {everything} commands")
+check(mine < everything / 2, f"demo.sh runs {mine} of {everything} build commands")
+check("install-packages.sh --demo" in demo, "demo.sh installs the whole suite's packages")
+listed = {}
+for mode in ("", "--demo"):
+    script = ("source <(sed -n '/^build_packages=(/,/^if \\[/p' tests/install-packages.sh "
+              "| sed '$d'); [ \"$1\" = --demo ] && packages=(\"${build_packages[@]}\"); "
+              "echo \"${packages[@]}\"")
+    listed[mode] = set(run(["bash", "-c", script, "_", mode],
+                           cwd=os.path.join(SOURCE_DIR, "..")).stdout.split())
+check(listed["--demo"] < listed[""] and "golang-go" in listed["--demo"] and
+      not listed["--demo"] & {"chromium", "redis-server", "varnish", "clang", "bind9"},
+      f"install-packages.sh --demo installs {sorted(listed['--demo'])}")
 print("ok")

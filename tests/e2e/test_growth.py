@@ -188,6 +188,11 @@ for name, dumps in (("one run", single), ("two runs", first_run + second_run)):
     check(top and top[0][1] == "leak_steadily", f"{name}: go tool pprof -top, growth:\n{top}")
     types, samples, _ = pprof_raw(grown)
     check(types[-2:] == ["growth", "slope"], f"{name}: sample types {types}")
+    # In a unit go tool pprof scales (kB, MB), the rate said in the comments.
+    check(top[0][0][-2:] in ("kB", "MB", "GB") or top[0][0][-1] == "B",
+          f"{name}: go tool pprof prints the leak's growth as {top[0][0]!r}")
+    comments = go_pprof("-comments", grown).stdout
+    check("growth and slope are in bytes per second" in comments, f"{name}: {comments!r}")
 last_alone = os.path.join(work, "last.pb.gz")
 run([tool("jeprof2pprof"), "-q", series_order(second_run)[-1], "-o", last_alone])
 check(top_functions(grown, "-sample_index=inuse_space") ==

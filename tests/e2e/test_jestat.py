@@ -8,6 +8,7 @@ jestat's own output. Then bad input, and the SVG chart in headless Chromium."""
 import json
 import math
 import os
+import re
 import shutil
 
 from heapkit_e2e import (JEMALLOC_SO, check, check_near, chromium, fixture, png_colours, run,
@@ -18,9 +19,10 @@ jestat = tool("jestat")
 MIB = 1 << 20
 
 
-def cause(name, conf=None):
-    """Runs the fixture for one cause; returns (its directory, its truth as a dict)."""
-    out = os.path.join(directory, name)
+def cause(name, conf=None, where=None):
+    """Runs the fixture for one cause (in directory `where`, by default its name); returns
+    (its directory, its truth as a dict)."""
+    out = os.path.join(directory, where or name)
     os.mkdir(out)
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)  # the fixture links jemalloc itself
@@ -101,6 +103,44 @@ def dump_inuse(path):
     return total
 
 
+def dump_small_samples(path, extent):
+    """Live sampled objects of stacks whose mean size is under `extent` (the smallest large
+    size class), and their bytes, as sampled: read here from the dump."""
+    objects_in_all, bytes_in_all, in_stacks = 0, 0, False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("@"):
+                in_stacks = True
+            elif line.strip().startswith("t*:") and in_stacks:
+                objects, size = (int(x) for x in line.split("[")[0].split(":")[1:3])
+                if objects and size // objects < extent:
+                    objects_in_all += objects
+                    bytes_in_all += size
+            elif line.startswith("MAPPED_LIBRARIES"):
+                break
+    return objects_in_all, bytes_in_all
+
+
+def knob(report, key):
+    return next(r["knob"] for r in report["allocator"] if r["key"] == key)
+
+
+def check_sampled_pages(name, out, truth, got):
+    """Profiling's own pages: each live sampled small object alone in an extent of the
+    smallest large class, which the fixture's mallctl counts as that class's curlextents."""
+    extent = truth["lextent0.size"]
+    objects, size = dump_small_samples(os.path.join(out, "heap"), extent)
+    check(objects == truth["lextent0.curlextents"] > 0,
+          f"{name}: {objects} small samples in the dump, mallctl's lextents.0.curlextents "
+          f"{truth['lextent0.curlextents']}")
+    check(rows(got)["sampled_pages"] == objects * extent - size,
+          f"{name}: sampled-object pages {rows(got)['sampled_pages']}, the dump and mallctl "
+          f"say {objects} x {extent} - {size}")
+    check(rows(got)["sampled_page_pad"] == objects * truth["page"],
+          f"{name}: cache_oblivious pages {rows(got)['sampled_page_pad']}")
+    return rows(got)["sampled_pages"]
+
+
 # (a) Small objects, 90% freed at random: the three size classes top the worst bins, each
 # with its wasted bytes as mallctl's curslabs x slab_size - curregs x size.
 out, truth = cause("fragment", "prof:true,lg_prof_sample:16")
@@ -118,6 +158,21 @@ check(got["profile_inuse"] == dump_inuse(os.path.join(out, "heap")),
 # Sampled every 64 KiB: an estimate of what the fixture knows it holds, not more.
 check(0.6 * truth["held"] <= got["profile_inuse"] <= 1.5 * truth["held"],
       f"profile in use {got['profile_inuse']} vs {truth['held']} held")
+sampled = check_sampled_pages("fragment", out, truth, got)
+check("lg_prof_sample (now 16)" in knob(got, "sampled_pages"), knob(got, "sampled_pages"))
+# Without the dump, the held row bounds them by the 16 KiB class's extents (mallctl's).
+held = next(r["what"] for r in report(out)["allocator"] if r["key"] == "program")
+check(f"at most {truth['lextent0.curlextents']} x {truth['lextent0.size']} bytes" in held, held)
+# One arena: fewer arenas cannot help, and is not offered; decay runs while it allocates.
+check("narenas" not in knob(got, "slab_waste"), knob(got, "slab_waste"))
+check("while the program allocates" in knob(got, "dirty"), knob(got, "dirty"))
+# Sampling four times as often: about four times the sampled objects and their pages.
+out, truth = cause("fragment", "prof:true,lg_prof_sample:14", "fragment14")
+finer = check_sampled_pages("fragment at 14", out, truth, report(out, "--dump",
+                                                                   os.path.join(out, "heap")))
+check(2.5 * sampled <= finer <= 6 * sampled,
+      f"sampled-object pages {sampled} at lg_prof_sample:16, {finer} at 14")
+out = os.path.join(directory, "fragment")
 text = run([jestat, os.path.join(out, "stats.json")]).stdout
 for needle in ("partly used slabs", "Worst size classes", "dirty_decay_ms", "knob:"):
     check(needle in text, f"the table lacks {needle!r}:\n{text}")
@@ -130,6 +185,13 @@ check(rows(got)["dirty"] >= 64 * MIB, f"dirty row {rows(got)['dirty']} under 64 
 check(got["jemalloc"]["dirty_decay_ms"] == -1, "dirty_decay_ms in force is not -1")
 check("never by time" in next(r["what"] for r in got["allocator"] if r["key"] == "dirty"),
       "the dirty row does not say decay is off")
+check("a finite dirty_decay_ms" in knob(got, "dirty"), knob(got, "dirty"))
+# With background threads and a finite decay time they go back by themselves.
+out, truth = cause("dirty", "background_thread:true,dirty_decay_ms:30000", "dirty_bg")
+got = report(out)
+check(rows(got)["dirty"] == 0 or "by themselves within dirty_decay_ms (30000 ms)"
+      in knob(got, "dirty"), knob(got, "dirty"))
+check("a finite dirty_decay_ms" not in knob(got, "dirty"), knob(got, "dirty"))
 
 # (c) 64 MiB by direct mmap: other anonymous memory, not jemalloc's.
 out, truth = cause("mmap")
@@ -144,6 +206,16 @@ check_common("threads", out, truth, got)
 check(truth["tcache_bytes"] > 0, "the threads' caches are empty")
 check(got["jemalloc"]["arenas_in_use"] == truth["arenas_in_use"] > 1,
       f"arenas in use {got['jemalloc']['arenas_in_use']}, mallctl says {truth['arenas_in_use']}")
+# Fewer arenas offered only when the waste is spread over them, as this file reads the
+# per-arena bins of the JSON.
+document = json.load(open(os.path.join(out, "stats.json")))["jemalloc"]
+shapes = document["arenas"]["bin"]
+waste = [sum(b["curslabs"] * shape["slab_size"] - b["curregs"] * shape["size"]
+             for b, shape in zip(arena["bins"], shapes))
+         for key, arena in document["stats.arenas"].items() if key.isdigit()]
+spread = len(waste) > 1 and sum(waste) > 0 and max(waste) < 0.75 * sum(waste)
+check(knob(got, "slab_waste").startswith("fewer arenas") == spread,
+      f"per-arena waste {waste}: {knob(got, 'slab_waste')}")
 stacks = rows(got, "rss")["thread_stacks"]
 check(17 * 4096 <= stacks <= 17 * 8 * MIB, f"thread stacks {stacks} for 17 threads")
 
@@ -155,8 +227,23 @@ document = json.loads(good)
 document["jemalloc"]["config"]["stats"] = False
 for key in ("stats", "stats.arenas"):
     del document["jemalloc"][key]
+# The statistics inside a program's standard error (MALLOC_CONF=stats_print:true with
+# "2> stats.json"): found, the rest said and skipped, the same report.
+stream = write_file(directory, "stderr.txt",
+                    "heapkit-agent[41]: serving http://127.0.0.1:6060/debug/pprof/\n"
+                    "worker: {\"started\": 1}\n" + good + "\nbye\n")
+proc = run([jestat, stream, "--json"])
+check(json.loads(proc.stdout)["allocator"] == json.loads(run([jestat, stats_path, "--json"]).stdout)
+      ["allocator"], "the statistics in a stream read otherwise than alone")
+check(f"jestat: note: {stream}: skipped 2 lines before the statistics and 1 after" in proc.stderr
+      and "heapkit-agent[41]: serving" in proc.stderr, f"the note: {proc.stderr!r}")
+without_general = json.loads(good)
+del without_general["jemalloc"]["opt"]
 cases = {
     "truncated.json": (good[: len(good) // 2], "truncated"),
+    "nogeneral.json": (json.dumps(without_general),
+                       'jemalloc.opt is missing or not an object (printed without the general '
+                       'section: drop "g" from stats_print_opts)'),
     "other.json": (json.dumps({"name": "left-pad", "version": "1.3.0"}), "not jemalloc"),
     "nostats.json": (json.dumps(document), "without statistics"),
     "empty.txt": ("", "not jemalloc statistics"),
@@ -169,6 +256,9 @@ for name, (data, said) in cases.items():
     check(proc.stderr.startswith(f"jestat: error: {path}") and said in proc.stderr,
           f"{name}: {proc.stderr!r}")
     check(not os.path.exists(target), f"{name}: an output file was left")
+proc = run([jestat, directory], check=False)
+check(proc.returncode == 1 and proc.stderr == f"jestat: error: {directory}: is a directory, not "
+      "jemalloc statistics\n", proc.stderr)
 
 # Statistics printed at exit (README's recipe: stats_print:true, "2> stats.json") are taken
 # after the program's destructors and atexit handlers: leaky free-at-exit frees its leak
@@ -202,4 +292,29 @@ for name, colour in (("subtotal", (0x4E, 0x79, 0xA7)), ("step", (0xE1, 0x57, 0x5
     check(colours[colour] >= 500, f"{name} bars cover {colours[colour]} pixels")
 if os.environ.get("JESTAT_KEEP_SHOT"):
     shutil.copy(shot, os.environ["JESTAT_KEEP_SHOT"])
+
+# Address space only (retained, here 100 times what is mapped): drawn apart, in grey, to
+# its own scale, so that the rows costing memory keep the chart's width.
+swollen = json.loads(open(os.path.join(directory, "fragment", "stats.json")).read())
+mapped = swollen["jemalloc"]["stats"]["mapped"]
+swollen["jemalloc"]["stats"]["retained"] = 100 * mapped
+svg = os.path.join(directory, "retained.svg")
+run([jestat, write_file(directory, "retained.json", json.dumps(swollen)), "--svg", "-o", svg])
+drawn = {}  # row label -> (bar width, fill)
+for label, width, fill in re.findall(r'<g><title>([^:<]+): -?\d+ bytes\..*?</title>\n<text[^>]*>'
+                                     r'[^<]*</text>\n<rect x="[\d.]+" y="\d+" width="([\d.]+)" '
+                                     r'height="\d+" fill="([^"]+)"', open(svg).read()):
+    drawn[label] = (float(width), fill)
+widest = max(w for w, _ in drawn.values())
+check(drawn["= mapped"][0] >= 0.9 * widest,
+      f"= mapped is drawn {drawn['= mapped'][0]} px wide of {widest}: squeezed by retained")
+check(drawn["retained"][1] == "#bab0ac" and drawn["= virtual"][1] == "#79706e",
+      f"address-space rows not in grey: {drawn['retained']}, {drawn['= virtual']}")
+shot = os.path.join(directory, "retained.png")
+chromium(f"--screenshot={shot}", "--window-size=1000,820", f"file://{svg}")
+_, _, colours = png_colours(shot)
+for name, colour in (("step", (0xE1, 0x57, 0x59)), ("retained", (0xBA, 0xB0, 0xAC))):
+    check(colours[colour] >= 500, f"{name} bars cover {colours[colour]} pixels")
+if os.environ.get("JESTAT_KEEP_SHOT"):
+    shutil.copy(shot, os.environ["JESTAT_KEEP_SHOT"] + ".retained.png")
 print("jestat: fragment, dirty, mmap, threads, bad input and the chart checked")

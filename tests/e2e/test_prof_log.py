@@ -123,6 +123,19 @@ freed = heapfold("--free-sites", "--threads", "--sample", "cross_thread_objects"
 freer = sum(v for s, v in freed.items() if s.startswith("freer;"))
 check(freer == 500, f"cross-thread frees under the freer thread: {freer} ({freed})")
 
+# The table with --threads: a row per thread and site, the thread's name first (as the
+# folded stacks spell it); the freer thread's frees are the cross-thread ones.
+text = run([tool("heapfold"), "--text", "--free-sites", "--threads", "--sample",
+            "cross_thread_objects", log_path, dump_path]).stdout
+rows = {line.split()[-1]: line.split() for line in text.splitlines()[2:]}
+# (500 cross-thread frees and the thread's own object: 500 of 501.)
+check(rows.get("freer;freer") and float(rows["freer;freer"][10].rstrip("%")) >= 99.5 and
+      all(float(r[10].rstrip("%")) == 0 for k, r in rows.items() if k != "freer;freer"),
+      f"--text --threads has no freer;freer row of cross-thread frees:\n{text}")
+plain = run([tool("heapfold"), "--text", "--free-sites", log_path, dump_path]).stdout
+check(not any(";" in line.split()[-1] for line in plain.splitlines()[2:]),
+      f"thread names without --threads:\n{plain}")
+
 # --- pprof, as go tool pprof reads it --------------------------------------------------
 out = os.path.join(directory, "log.pb.gz")
 run([tool("jeprof2pprof"), log_path, dump_path, "-o", out])
@@ -169,8 +182,9 @@ check("per allocating site by alloc_space" in header, header)
 
 # --- the lifetime chart: each site's bars are the log's lifetimes, bucketed here -----------
 def bucket(nanos):
-    """Four log-scale buckets a decade from 100 ns (what is shorter goes to the first)."""
-    return 0 if nanos <= 0 else min(35, max(0, math.floor((math.log10(nanos) - 2) * 4)))
+    """Four log-scale buckets a decade from 100 ns to 100 s, a column of its own for what
+    lived shorter (0) and for what lived longer (37)."""
+    return 0 if nanos < 100 else min(37, 1 + math.floor((math.log10(nanos) - 2) * 4))
 
 
 chart = os.path.join(directory, "lifetimes.svg")
@@ -182,7 +196,8 @@ for rect in ET.parse(chart).getroot().iter(f"{SVG}rect"):
     title = rect.find(f"{SVG}title")
     if title is None:
         continue
-    match = re.match(r"^(.*): ([\d,]+) objects lived (\S+) to (\S+) ", title.text)
+    match = re.match(r"^(.*): ([\d,]+) objects lived (\S+ to \S+|under 100ns|100s or more) ",
+                     title.text)
     check(match, f"bar title {title.text!r}")
     bars[match.group(1)][match.group(3)] = int(match.group(2).replace(",", ""))
 for name, (_, lifetimes) in truth.items():
@@ -191,10 +206,22 @@ for name, (_, lifetimes) in truth.items():
         counts[bucket(life)] += 1
     check(sorted(bars[name].values()) == sorted(counts.values()),
           f"{name}'s bars {bars[name]}, the log's buckets {dict(counts)}")
-lived_bar = max(bars["lived_alloc"], key=bars["lived_alloc"].get)
+# Each row's objects and tallest bar under its name, as the log counts them.
+chart_text = open(chart).read()
+for name, (_, lifetimes) in truth.items():
+    counts = defaultdict(int)
+    for life in lifetimes:
+        counts[bucket(life)] += 1
+    check(f"{len(lifetimes):,} objects, tallest bar {max(counts.values()):,}</text>" in chart_text,
+          f"{name}: no count of {len(lifetimes)} objects under its name")
+check("\u2265100s</text>" in chart_text and "&lt;100ns</text>" in chart_text,
+      "the open-ended columns are not labelled")
+lived_bar = max(bars["lived_alloc"], key=bars["lived_alloc"].get).split(" to ")[0]
 check(lived_bar.endswith("ms") and 17 <= float(lived_bar[:-2]) <= 60, f"lived_alloc's tallest bar starts at {lived_bar}")
 png = os.path.join(directory, "lifetimes.png")
-chromium(f"--screenshot={png}", "--window-size=1200,400", f"file://{chart}")
+chromium(f"--screenshot={png}", "--window-size=1200,420", f"file://{chart}")
+if os.environ.get("LIFETIMES_KEEP_SHOT"):
+    shutil.copy(png, os.environ["LIFETIMES_KEEP_SHOT"])
 _, _, colours = png_colours(png)
 orange = sum(n for (r, g, b), n in colours.items() if abs(r - 0xd9) < 8 and abs(g - 0x82) < 8 and abs(b - 0x2b) < 8)
 check(orange > 500, f"the sites' bars cover {orange} pixels of the screenshot")

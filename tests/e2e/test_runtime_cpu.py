@@ -85,6 +85,12 @@ try:
                   "debug=1", "colour=red"):
         status, body, _ = request(f"/debug/pprof/profile?{query}")
         check(status == 400 and body, f"?{query}: {status} {body!r}")
+    # Go's debug=1 (its text form): what is served instead, not a bare range error.
+    for page, instead in (("/debug/pprof/profile", b"/pprof/profile/flamegraph"),
+                          ("/debug/pprof/heap", b"/debug/pprof/heap.folded")):
+        status, body, _ = request(f"{page}?debug=1")
+        check(status == 400 and b"only debug=0 is served" in body and b"go tool pprof -top" in body
+              and instead in body, f"{page}?debug=1: {status} {body!r}")
 
     # jeprof's remote CPU protocol: the gperftools format, names through /pprof/symbol.
     jeprof_env = dict(os.environ, HOME=directory, JEPROF_TMPDIR=directory)

@@ -134,4 +134,18 @@ try:
 finally:
     process.terminate()
     process.wait(timeout=30)
+
+# A log already running since startup (MALLOC_CONF=prof_log:true): the page says so and how
+# to stop it, not jemalloc's bare EFAULT ("Bad address").
+env["MALLOC_CONF"] = "prof_log:true"
+process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True, env=env,
+                           cwd=directory)  # where jemalloc writes that log at exit
+try:
+    base = process.stdout.readline().strip().replace("listening on ", "")
+    status, body = request("/debug/jemalloc/log?seconds=1&format=text")
+    check(status == 409 and b"already running" in body and b"prof_log:true" in body and
+          b'mallctl("prof.log_stop"' in body, f"a log running since startup: {status} {body!r}")
+finally:
+    process.terminate()
+    process.wait(timeout=30)
 print("ok")

@@ -110,6 +110,7 @@ TEST_CASE("heapkit::stats::parse_stats_print_text refuses what it cannot read") 
              Case{good.substr(0, good.size() - 40), "truncated"},
              Case{"hello\n" + footer, "r.txt:1: not jemalloc statistics"},
              Case{header + footer, "neither"},
+             Case{header + footer, "drop \"m\" and \"a\" from stats_print_opts"},
              Case{"___ Begin jemalloc statistics ___\n  config.stats: false\n" + footer,
                   "without statistics"},
              Case{header.substr(0, header.find("Allocated")) + section("arenas[0]:", 1) + footer,

@@ -2,8 +2,9 @@
 // write_lifetime_chart (writers.hpp): how long the objects of an allocation log lived, as
 // one histogram per site (the table's sites, in its order) above one for all of them.
 // Lifetimes span nanoseconds to minutes, so the buckets are logarithmic: four per decade
-// from 100 ns to 100 s. Each row is scaled to its own tallest bar, as its shape (when its
-// objects die) is the point, not its size (the table gives rates).
+// from 100 ns to 100 s, with a labelled column on each side for what is shorter or longer.
+// Each row is scaled to its own tallest bar, as its shape (when its objects die) is the
+// point, not its size: its objects and its tallest bar's count are written under its name.
 #include "heapkit/emit/flame/labels.hpp"
 #include "heapkit/emit/log_sites.hpp"
 #include "heapkit/emit/quantity.hpp"
@@ -21,28 +22,29 @@ namespace {
 constexpr int first_decade = 2; // 10^2 ns = 100 ns
 constexpr int decades = 9;      // up to 10^11 ns = 100 s
 constexpr int per_decade = 4;
-constexpr int bucket_count = decades * per_decade;
+constexpr int scaled_buckets = decades * per_decade;
+// Column 0: under 100 ns; then the log-scale buckets; the last: 100 s or more.
+constexpr int bucket_count = scaled_buckets + 2;
+constexpr int longer = bucket_count - 1;
 constexpr double left = 260; // the site names' column, px
 constexpr double right = 20; // margin, px
-constexpr double row_height = 56;
+constexpr double row_height = 60;
 constexpr double bar_area = 40;               // of a row: the bars' height at most
 constexpr double site_char_width = 11 * 0.59; // px per character of an 11 px site name
 
 using Buckets = std::array<double, bucket_count>;
 
-// The bucket of a lifetime; what is shorter than 100 ns or longer than 100 s goes to the
-// first or last one.
 int bucket_of(uint64_t nanos) {
-    if (nanos == 0) {
+    if (nanos < 100) {
         return 0;
     }
     double position = (std::log10(static_cast<double>(nanos)) - first_decade) * per_decade;
-    return std::clamp(static_cast<int>(std::floor(position)), 0, bucket_count - 1);
+    return std::min(static_cast<int>(std::floor(position)), scaled_buckets) + 1;
 }
 
-// Where bucket `b` begins, ns.
+// Where log-scale bucket `b` (1 to scaled_buckets + 1) begins, ns.
 double bucket_start(int b) {
-    return std::pow(10.0, first_decade + static_cast<double>(b) / per_decade);
+    return std::pow(10.0, first_decade + static_cast<double>(b - 1) / per_decade);
 }
 
 std::string duration(double nanos) {
@@ -56,6 +58,17 @@ std::string duration(double nanos) {
         return fmt::format("{:.3g}ms", nanos / 1e6);
     }
     return fmt::format("{:.3g}s", nanos / 1e9);
+}
+
+// "lived 1ms to 1.78ms", and the two open-ended columns.
+std::string lived(int b) {
+    if (b == 0) {
+        return "lived under " + duration(bucket_start(1));
+    }
+    if (b == longer) {
+        return fmt::format("lived {} or more", duration(bucket_start(longer)));
+    }
+    return fmt::format("lived {} to {}", duration(bucket_start(b)), duration(bucket_start(b + 1)));
 }
 
 Buckets histogram(const std::vector<Lifetime>& lifetimes) {
@@ -87,6 +100,13 @@ void draw_row(std::string& out, const ChartFrame& frame, double top, std::string
                    left - 8, top + bar_area - 4, escape_xml(name),
                    escape_xml(fitted_label(name, (left - 16) / site_char_width)));
     fmt::format_to(std::back_inserter(out),
+                   "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"count\">{} object{}, "
+                   "tallest bar {}</text>\n",
+                   left - 8, top + bar_area + 11,
+                   with_thousands(static_cast<uint64_t>(std::llround(total))),
+                   std::llround(total) == 1 ? "" : "s",
+                   with_thousands(static_cast<uint64_t>(std::llround(tallest))));
+    fmt::format_to(std::back_inserter(out),
                    "<line x1=\"{}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"base\"/>\n",
                    left, frame.width - right, top + bar_area, top + bar_area);
     for (int b = 0; b < bucket_count; ++b) {
@@ -98,25 +118,34 @@ void draw_row(std::string& out, const ChartFrame& frame, double top, std::string
         fmt::format_to(
             std::back_inserter(out),
             "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-            "<title>{}: {} objects lived {} to {} ({:.1f}%)</title></rect>\n",
+            "<title>{}: {} objects {} ({:.1f}%)</title></rect>\n",
             frame.x(b) + 0.5, top + bar_area - height, frame.bar_width - 1, height, colour,
-            escape_xml(name), with_thousands(static_cast<uint64_t>(std::llround(count))),
-            duration(bucket_start(b)), duration(bucket_start(b + 1)), 100 * count / total);
+            escape_xml(name), with_thousands(static_cast<uint64_t>(std::llround(count))), lived(b),
+            100 * count / total);
     }
 }
 
 void draw_axis(std::string& out, const ChartFrame& frame, double top, double bottom) {
     for (int d = 0; d <= decades; ++d) {
-        double x = frame.x(d * per_decade);
+        double x = frame.x(1 + d * per_decade);
         fmt::format_to(std::back_inserter(out),
                        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" "
                        "class=\"grid\"/>\n<text x=\"{0:.1f}\" y=\"{3:.1f}\" "
                        "text-anchor=\"middle\">{4}</text>\n",
-                       x, top, bottom, bottom + 16, duration(bucket_start(d * per_decade)));
+                       x, top, bottom, bottom + 16, duration(bucket_start(1 + d * per_decade)));
+    }
+    // The open-ended columns, named on a line of their own (their edges' labels are taken).
+    for (auto [column, label] : {std::pair{0, "<100ns"}, std::pair{longer, "\u2265100s"}}) {
+        fmt::format_to(std::back_inserter(out),
+                       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                       "class=\"open\"/>\n<text x=\"{:.1f}\" y=\"{:.1f}\" "
+                       "text-anchor=\"middle\" class=\"open-label\">{}</text>\n",
+                       frame.x(column), top, frame.bar_width, bottom - top, frame.x(column + 0.5),
+                       bottom + 30, escape_xml(label));
     }
     // The table's limits: 1 ms ("temporary"), 10 ms, 1 s.
     for (int exponent : {6, 7, 9}) {
-        double x = frame.x((exponent - first_decade) * per_decade);
+        double x = frame.x(1 + (exponent - first_decade) * per_decade);
         fmt::format_to(std::back_inserter(out),
                        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" "
                        "class=\"limit\"/>\n",
@@ -146,15 +175,17 @@ Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& f
         auto width = static_cast<double>(std::max(options.width, 600u));
         ChartFrame frame{width, (width - left - right) / bucket_count};
         const std::string& note = profile.log_window_note;
-        double top = note.empty() ? 50 : 80; // room for the note's two lines
-        double height = top + row_height * static_cast<double>(shown + 1) + 40;
+        double top = note.empty() ? 66 : 90; // room for the note's two lines
+        double height = top + row_height * static_cast<double>(shown + 1) + 50;
         std::string out = fmt::format(
             "<?xml version=\"1.0\" standalone=\"no\"?>\n"
             "<svg version=\"1.1\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} "
             "{1:.0f}\" xmlns=\"http://www.w3.org/2000/svg\">\n"
             "<style>text {{ font-family: Verdana, sans-serif; font-size: 12px; fill: #222; }} "
             ".site {{ font-size: 11px; }} .grid {{ stroke: #ddd; }} .base {{ stroke: #999; }} "
-            ".limit {{ stroke: #c33; stroke-dasharray: 4 3; }}</style>\n"
+            ".limit {{ stroke: #c33; stroke-dasharray: 4 3; }} .count {{ font-size: 10px; "
+            "fill: #666; }} .open {{ fill: #eef; }} .open-label {{ font-size: 11px; }} "
+            ".note {{ font-size: 11px; fill: #555; }}</style>\n"
             "<rect width=\"100%\" height=\"100%\" fill=\"#fdfdfd\"/>\n"
             "<text x=\"{2:.1f}\" y=\"24\" text-anchor=\"middle\" style=\"font-size:16px\">{3}"
             "</text>\n",
@@ -174,6 +205,11 @@ Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& f
                                    width / 2, y, escape_xml(std::string(line)));
             }
         }
+        out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" class=\"note\">"
+                           "Each row is scaled to its own tallest bar: compare shapes, not "
+                           "heights (each row's objects and tallest bar are under its name). "
+                           "Shaded columns: under 100 ns and 100 s or more.</text>\n",
+                           width / 2, note.empty() ? 44 : 70);
         double bottom = top + row_height * static_cast<double>(shown + 1);
         draw_axis(out, frame, top - 6, bottom - row_height + bar_area + 4);
         draw_row(out, frame, top, "all sites", all, "#555");

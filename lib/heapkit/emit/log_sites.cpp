@@ -5,6 +5,7 @@
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 
 namespace heapkit {
@@ -32,16 +33,23 @@ Result<std::vector<LogSite>> sites_of(const Profile& profile, const FoldedOption
     FoldedOptions every = folded; // a site with no value of the chosen type still has a row
     every.sample = SampleType::alloc_objects;
     HEAPKIT_TRY_ASSIGN(SampleStacks spelled, spell_sample_stacks(profile, every));
-    std::map<std::string_view, LogSite> by_name;
+    std::map<std::string, LogSite> by_name;
     for (size_t s = 0; s < profile.samples.size(); ++s) {
         uint32_t stack = spelled.stack_of_sample[s];
         if (stack == SampleStacks::none) {
             continue;
         }
-        std::string_view leaf = leaf_of(spelled.stacks[stack]);
-        LogSite& site = by_name[leaf];
+        std::string_view spelled_stack = spelled.stacks[stack];
+        std::string_view leaf = leaf_of(spelled_stack);
+        // With per-thread frames (--threads) each stack starts with its thread's name: a
+        // site is then a thread's, "thread;site", as the folded stacks spell it.
+        std::string key(leaf);
+        if (folded.thread_frames && profile.samples[s].thread >= 0) {
+            key = fmt::format("{};{}", spelled_stack.substr(0, spelled_stack.find(';')), leaf);
+        }
+        LogSite& site = by_name[key];
         if (site.name.empty()) {
-            site.name = std::string(leaf);
+            site.name = key;
         }
         add(site, profile, profile.samples[s], folded.sample);
     }

@@ -46,6 +46,9 @@ std::vector<std::string> describe(const GrowthSeries& series, SampleType type,
                     name_of(type), per, series.dumps, series.bounds.size() - 1),
         fmt::format("slope: the least-squares slope of {} per {} (one intercept per run)",
                     name_of(type), per),
+        fmt::format("growth and slope are in {} per {} (pprof has no rate units: read its "
+                    "figures as per {})",
+                    unit_of(type), per, per),
     };
 }
 
@@ -77,7 +80,10 @@ Result<std::string> write_growth_pprof(std::span<const Profile> dumps,
             }
         }
         std::string per = series.timed ? "second" : "dump";
-        std::string unit = fmt::format("{}_per_{}", unit_of(folded.sample), per);
+        // pprof knows no rate units: "bytes_per_second" was printed unscaled and glued to
+        // the number (6545498bytes_per_second). In bytes (or count) go tool pprof scales
+        // them (6.24MB); the comments say they are per second.
+        std::string unit(unit_of(folded.sample));
         ExtraSampleType types[] = {
             {"growth", unit, shares(last, spelled, growth, folded.sample)},
             {"slope", unit, shares(last, spelled, slope, folded.sample)},

@@ -142,10 +142,15 @@ Response conf(const Request& request) {
 }
 
 Response go_heap(const Request& request, bool folded) {
-    static constexpr std::string_view keys[] = {"symbolize", "threads", "sample"};
+    static constexpr std::string_view keys[] = {"symbolize", "threads", "sample", "debug"};
     auto query = parse_query(request.path, request.query, keys);
     if (!query) {
         return text(400, "query takes symbolize=0|1, threads=0|1, sample=TYPE");
+    }
+    if (auto debug = query_debug(*query, "As text: go tool pprof -top URL, or "
+                                         "/debug/pprof/heap.folded (collapsed stacks).");
+        !debug) {
+        return failure(400, debug.error());
     }
     auto symbolized = query_flag(*query, "symbolize", true);
     auto threads = query_flag(*query, "threads", false);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/jemalloc_stats_page.hpp"
 
+#include "heapkit/read/heap_v2.hpp"
 #include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/profiler.hpp"
 #include "heapkit/stats/jestat.hpp"
 #include "heapkit/stats/smaps.hpp"
 #include "heapkit/util/input.hpp"
@@ -100,7 +102,30 @@ Result<std::string> print_jemalloc_stats(const Mallctl& mallctl) {
     return out;
 }
 
-Result<stats::Reconciliation> reconcile_this_process() {
+namespace {
+
+// What a heap profile of this moment says, when profiling is on and active: a dump per
+// request, so only for the page, never for /metrics' scrapes. nullopt otherwise, or when
+// the dump cannot be taken (the page then starts from what the program holds).
+std::optional<stats::ProfileFigures> profile_now(uint64_t sampled_extent) {
+    auto profiler = Profiler::find();
+    if (!profiler || !profiler->require_active()) {
+        return std::nullopt;
+    }
+    auto bytes = profiler->dump();
+    if (!bytes) {
+        return std::nullopt;
+    }
+    auto dump = parse_heap_v2(*bytes, "prof.dump");
+    if (!dump) {
+        return std::nullopt;
+    }
+    return stats::profile_figures(*dump, sampled_extent);
+}
+
+} // namespace
+
+Result<stats::Reconciliation> reconcile_this_process(bool with_profile) {
     HEAPKIT_TRY_ASSIGN(Mallctl mallctl, Mallctl::find());
     HEAPKIT_TRY_ASSIGN(std::string printed, print_jemalloc_stats(mallctl));
     HEAPKIT_TRY_ASSIGN(stats::JemallocStats figures,
@@ -112,7 +137,11 @@ Result<stats::Reconciliation> reconcile_this_process() {
             resident = *parsed;
         }
     }
-    return stats::reconcile(figures, std::nullopt, resident);
+    std::optional<stats::ProfileFigures> profile;
+    if (with_profile) {
+        profile = profile_now(figures.sampled_extent());
+    }
+    return stats::reconcile(figures, profile, resident);
 }
 
 Response jemalloc_stats_page(const Request& request) {
@@ -130,7 +159,7 @@ Response jemalloc_stats_page(const Request& request) {
     if (auto mallctl = Mallctl::find(); !mallctl) {
         return failure(404, mallctl.error());
     }
-    auto report = reconcile_this_process();
+    auto report = reconcile_this_process(true);
     if (!report) {
         return failure(500, report.error());
     }

@@ -16,8 +16,10 @@ namespace heapkit::runtime {
 // its write callback. An error when jemalloc (or its malloc_stats_print) is not loaded.
 Result<std::string> print_jemalloc_stats(const Mallctl& mallctl);
 
-// This process's figures reconciled: the statistics and smaps_rollup read now.
-Result<stats::Reconciliation> reconcile_this_process();
+// This process's figures reconciled: the statistics and smaps_rollup read now, and with
+// `with_profile` a heap dump taken now when profiling is active (its in-use total starts
+// the waterfall, as jestat --dump; too slow for every scrape).
+Result<stats::Reconciliation> reconcile_this_process(bool with_profile = false);
 
 // GET /debug/jemalloc/stats[?format=text|html|json|svg]: the reconciliation as jestat prints
 // it (html: the chart above the table). 400 for another format, 404 without jemalloc, 500 when its

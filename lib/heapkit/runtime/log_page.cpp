@@ -9,10 +9,12 @@
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <thread>
 #include <unistd.h>
@@ -126,10 +128,53 @@ private:
     std::string m_path;
 };
 
+// True when jemalloc's configuration asked for a log from startup (prof_log:true): 5.3 has
+// no opt.prof_log to read, so its sources are: the malloc_conf symbol the program may
+// define, then MALLOC_CONF (later ones override).
+bool log_from_startup() {
+    bool on = false;
+    auto scan = [&](const char* conf) {
+        std::string_view rest = conf == nullptr ? "" : conf;
+        while (!rest.empty()) {
+            std::string_view option = rest.substr(0, rest.find(','));
+            rest.remove_prefix(std::min(rest.size(), option.size() + 1));
+            if (option.starts_with("prof_log:")) {
+                on = option == "prof_log:true";
+            }
+        }
+    };
+    if (auto* symbol = static_cast<const char* const*>(::dlsym(RTLD_DEFAULT, "malloc_conf"))) {
+        scan(*symbol);
+    }
+    scan(std::getenv("MALLOC_CONF"));
+    return on;
+}
+
+// Why prof.log_start failed, for the user: jemalloc answers EFAULT ("Bad address") when a
+// log is already running, whoever started it: MALLOC_CONF=prof_log:true at startup, or
+// the program itself.
+Error log_start_refused(const Error& error) {
+    if (log_from_startup()) {
+        return Error{"an allocation log is already running in this process: "
+                     "MALLOC_CONF=prof_log:true started one at startup, which jemalloc "
+                     "writes at exit (jeprof.<pid>.<seq>.json). Stop it first: the program "
+                     "calls mallctl(\"prof.log_stop\", NULL, NULL, NULL, 0), which writes it "
+                     "now; or start the process without prof_log:true and ask this page "
+                     "(jemalloc: " +
+                     error.message + ")"};
+    }
+    return Error{"an allocation log is already running in this process (the program started "
+                 "one with prof.log_start); ask again when it has stopped (prof.log_stop) "
+                 "(jemalloc: " +
+                 error.message + ")"};
+}
+
 // prof.log_start into `path`, the wait, prof.log_stop (whatever happened meanwhile).
 Result<void> log_for(const Mallctl& mallctl, const std::string& path, const LogRequest& log,
                      const Request& request) {
-    HEAPKIT_TRY(mallctl.write("prof.log_start", path.c_str()));
+    if (auto started = mallctl.write("prof.log_start", path.c_str()); !started) {
+        return tl::unexpected(log_start_refused(started.error()));
+    }
     if (request.wait) {
         request.wait(std::chrono::seconds(log.seconds));
     } else {

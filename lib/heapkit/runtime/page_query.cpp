@@ -63,6 +63,16 @@ Result<bool> query_flag(const Query& query, const std::string& key, bool fallbac
     return fail("{}={}: expected 0 or 1", key, it->second);
 }
 
+Result<void> query_debug(const Query& query, std::string_view text_instead) {
+    auto it = query.find("debug");
+    if (it == query.end() || it->second == "0") {
+        return {};
+    }
+    return fail("debug={}: only debug=0 is served, the gzipped protobuf (the default, what go "
+                "tool pprof reads); Go's text forms (debug=1, debug=2) are not. {}",
+                it->second, text_instead);
+}
+
 Result<unsigned> query_number(const Query& query, const std::string& key, unsigned fallback,
                               unsigned low, unsigned high) {
     auto it = query.find(key);

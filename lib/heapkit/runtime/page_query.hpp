@@ -29,6 +29,11 @@ Result<bool> query_flag(const Query& query, const std::string& key, bool fallbac
 Result<unsigned> query_number(const Query& query, const std::string& key, unsigned fallback,
                               unsigned low, unsigned high);
 
+// Go's debug=N: debug=0 (or none) is the gzipped protobuf every pprof page serves; other
+// values ask for Go's legacy text forms, which are not served: the error says so and
+// where the text is (`text_instead`).
+Result<void> query_debug(const Query& query, std::string_view text_instead);
+
 // A plain-text answer, ending in a newline.
 Response text(int status, std::string body);
 inline Response failure(int status, const Error& error) {

@@ -117,7 +117,8 @@ Response capture_view(const std::string& directory, const Capture& capture,
     options.stats = base + ".stats.json";
     options.dump = base + ".heap";
     options.smaps = base + ".smaps";
-    auto report = stats::load_reconciliation(options);
+    std::vector<std::string> notes; // none: the watcher writes the statistics alone
+    auto report = stats::load_reconciliation(options, notes);
     if (!report) {
         return failure(500, report.error());
     }

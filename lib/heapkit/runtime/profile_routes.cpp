@@ -44,8 +44,8 @@ Result<CpuRequest> parse_cpu(const Request& request, CpuDefaults defaults) {
     HEAPKIT_TRY_ASSIGN(cpu.names, query_flag(query, "symbolize", true));
     HEAPKIT_TRY_ASSIGN(cpu.width,
                        query_number(query, "width", 1200, FlameOptions::min_width, 20000));
-    // Go's debug=0 is the binary profile; a CPU profile has no text form.
-    HEAPKIT_TRY(query_number(query, "debug", 0, 0, 0));
+    HEAPKIT_TRY(query_debug(
+        query, "As text: go tool pprof -top URL; as a picture, /pprof/profile/flamegraph."));
     return cpu;
 }
 
@@ -140,7 +140,8 @@ Result<HeapRequest> parse_heap(const Request& request) {
     HEAPKIT_TRY_ASSIGN(heap.width,
                        query_number(query, "width", 1200, FlameOptions::min_width, 20000));
     HEAPKIT_TRY_ASSIGN(heap.load.symbols.names, query_flag(query, "symbolize", true));
-    HEAPKIT_TRY(query_number(query, "debug", 0, 0, 0)); // Go's text form (debug=1) is not served
+    HEAPKIT_TRY(query_debug(query, "As text: go tool pprof -top URL, or /debug/pprof/heap.folded "
+                                   "(collapsed stacks)."));
     if (query.count("sample")) {
         auto sample = parse_sample_type(query.at("sample"));
         if (!sample) {

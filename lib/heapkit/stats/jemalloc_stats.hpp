@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct ArenaStats {
     uint64_t mapped = 0;
     uint64_t retained = 0;
     std::vector<BinStats> bins; // by bin index
+    // Extents of the smallest large size class (lextents[0].curlextents), where profiling
+    // puts each sampled small object; nullopt when the large table was not printed.
+    std::optional<uint64_t> smallest_large_extents;
 };
 
 // The allocator-wide figures (stats.*), the options in force, and the arenas.
@@ -63,6 +67,11 @@ struct JemallocStats {
     bool retain = false;            // opt.retain
     bool tcache = true;             // opt.tcache
     bool profiling = false;         // opt.prof: sampled small objects get pages of their own
+    int64_t lg_prof_sample = -1;    // opt.lg_prof_sample; -1 when not printed
+    bool cache_oblivious = true;    // opt.cache_oblivious (5.3; always on before): a page more
+                                    // for each large extent
+    uint64_t large_minclass = 0;    // bytes: arenas.lextent[0].size, the smallest large size
+                                    // class; 0 when not printed (four pages)
     uint64_t tcache_max = 0;        // arenas.tcache_max: largest size class cached
     int64_t narenas_option = 0;     // opt.narenas: arenas for automatic assignment
     uint64_t narenas = 0;           // arenas.narenas: arenas that exist (incl. manual)
@@ -75,6 +84,12 @@ struct JemallocStats {
     // when one is in use), and how many arenas were printed apart (initialized ones).
     ArenaStats merged;
     uint64_t arenas_in_use = 0;
+    // Bytes of partly used slabs in each arena printed apart with its bins (per-arena
+    // statistics); empty when they were not printed.
+    std::vector<uint64_t> arena_slab_waste;
+
+    // The smallest large size class: where jemalloc puts each sampled small object.
+    uint64_t sampled_extent() const { return large_minclass != 0 ? large_minclass : 4 * page; }
 };
 
 } // namespace heapkit::stats

@@ -7,6 +7,7 @@
 #include "heapkit/stats/report_text.hpp"
 #include "heapkit/stats/stats_json.hpp"
 #include "heapkit/stats/stats_print_text.hpp"
+#include "heapkit/stats/stats_stream.hpp"
 #include "heapkit/unsample/unsample.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/output.hpp"
@@ -16,7 +17,13 @@
 
 namespace heapkit::stats {
 
-Result<JemallocStats> parse_stats(std::string_view text, std::string_view source) {
+Result<JemallocStats> parse_stats(std::string_view stream, std::string_view source,
+                                  std::string* note) {
+    LocatedStats located = locate_stats(stream);
+    if (note != nullptr) {
+        *note = skipped_note(located, source);
+    }
+    std::string_view text = located.text;
     size_t first = text.find_first_not_of(" \t\r\n");
     if (first != std::string_view::npos && text[first] == '{') {
         return parse_stats_json(text, source);
@@ -29,29 +36,48 @@ Result<JemallocStats> parse_stats(std::string_view text, std::string_view source
                 source);
 }
 
-Result<int64_t> profile_inuse(const std::string& path) {
+Result<ProfileFigures> profile_figures(const std::string& path, uint64_t sampled_extent) {
     HEAPKIT_TRY_ASSIGN(RawDump dump, read_dump(path));
-    int64_t total = 0;
-    for (const RawStack& stack : dump.stacks) {
-        int64_t bytes = unsample(stack.total, dump.sample_period).inuse_space;
-        total = bytes > INT64_MAX - total ? INT64_MAX : total + bytes; // saturates, as unsample
-    }
-    return total;
+    return profile_figures(dump, sampled_extent);
 }
 
-Result<Reconciliation> load_reconciliation(const JestatOptions& options) {
-    HEAPKIT_TRY_ASSIGN(InputText stats_text, read_input(options.stats));
-    HEAPKIT_TRY_ASSIGN(JemallocStats stats, parse_stats(stats_text.bytes, stats_text.name));
-    std::optional<int64_t> inuse;
+ProfileFigures profile_figures(const RawDump& dump, uint64_t sampled_extent) {
+    ProfileFigures out;
+    out.sample_period = dump.sample_period;
+    for (const RawStack& stack : dump.stacks) {
+        int64_t bytes = unsample(stack.total, dump.sample_period).inuse_space;
+        out.inuse = bytes > INT64_MAX - out.inuse ? INT64_MAX : out.inuse + bytes; // saturates
+        // A stack's objects are told apart by their mean size: one call site rarely
+        // allocates both below and above 16 KiB.
+        const SampledCounts& counts = stack.total;
+        if (counts.cur_objects != 0 && counts.cur_bytes / counts.cur_objects < sampled_extent) {
+            out.sampled_small_objects += counts.cur_objects;
+            out.sampled_small_bytes += counts.cur_bytes;
+        }
+    }
+    return out;
+}
+
+Result<Reconciliation> load_reconciliation(const JestatOptions& options,
+                                           std::vector<std::string>& notes) {
+    HEAPKIT_TRY_ASSIGN(InputText stats_text,
+                       read_input(options.stats, default_max_inflated, "jemalloc statistics"));
+    std::string note;
+    HEAPKIT_TRY_ASSIGN(JemallocStats stats, parse_stats(stats_text.bytes, stats_text.name, &note));
+    if (!note.empty()) {
+        notes.push_back(std::move(note));
+    }
+    std::optional<ProfileFigures> profile;
     if (!options.dump.empty()) {
-        HEAPKIT_TRY_ASSIGN(inuse, profile_inuse(options.dump));
+        HEAPKIT_TRY_ASSIGN(profile, profile_figures(options.dump, stats.sampled_extent()));
     }
     std::optional<ResidentMemory> resident;
     if (!options.smaps.empty()) {
-        HEAPKIT_TRY_ASSIGN(InputText smaps_text, read_input(options.smaps));
+        HEAPKIT_TRY_ASSIGN(InputText smaps_text,
+                           read_input(options.smaps, default_max_inflated, "an smaps file"));
         HEAPKIT_TRY_ASSIGN(resident, parse_smaps(smaps_text.bytes, smaps_text.name));
     }
-    return reconcile(stats, inuse, resident);
+    return reconcile(stats, profile, resident);
 }
 
 std::string render(const Reconciliation& report, ReportFormat format, std::string_view source) {
@@ -66,10 +92,12 @@ std::string render(const Reconciliation& report, ReportFormat format, std::strin
     return report_text(report, source);
 }
 
-Result<void> run_jestat(const JestatOptions& options) {
-    HEAPKIT_TRY_ASSIGN(Reconciliation report, load_reconciliation(options));
+Result<std::vector<std::string>> run_jestat(const JestatOptions& options) {
+    std::vector<std::string> notes;
+    HEAPKIT_TRY_ASSIGN(Reconciliation report, load_reconciliation(options, notes));
     std::string source = options.stats == "-" ? "<stdin>" : options.stats;
-    return write_output(OutputTarget{options.output}, render(report, options.format, source));
+    HEAPKIT_TRY(write_output(OutputTarget{options.output}, render(report, options.format, source)));
+    return notes;
 }
 
 } // namespace heapkit::stats

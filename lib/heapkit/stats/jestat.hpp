@@ -2,28 +2,38 @@
 // The stats stage's front door: inputs named in JestatOptions in, a report out.
 #pragma once
 
+#include "heapkit/read/raw_dump.hpp"
 #include "heapkit/stats/options.hpp"
 #include "heapkit/stats/reconcile.hpp"
 #include "heapkit/util/error.hpp"
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace heapkit::stats {
 
 // malloc_stats_print output in either format, told apart by its first byte ('{': JSON) or
-// line (the text format's banner). `source` names it in messages.
-Result<JemallocStats> parse_stats(std::string_view text, std::string_view source);
+// line (the text format's banner), found inside a stream of other lines (stats_stream.hpp).
+// `source` names it in messages; `note`, when given, says what was skipped ("" nothing).
+Result<JemallocStats> parse_stats(std::string_view stream, std::string_view source,
+                                  std::string* note = nullptr);
 
-// The heap profile's in-use total at `path`: unsampled bytes over all stacks.
-Result<int64_t> profile_inuse(const std::string& path);
+// The heap profile at `path`: its in-use total (unsampled bytes over all stacks), and its
+// sampled objects smaller than `sampled_extent` bytes (the smallest large size class).
+Result<ProfileFigures> profile_figures(const std::string& path, uint64_t sampled_extent);
+ProfileFigures profile_figures(const RawDump& dump, uint64_t sampled_extent);
 
-// Reads what `options` names and reconciles it.
-Result<Reconciliation> load_reconciliation(const JestatOptions& options);
+// Reads what `options` names and reconciles it; what was skipped in the inputs goes to
+// `notes` (one line each).
+Result<Reconciliation> load_reconciliation(const JestatOptions& options,
+                                           std::vector<std::string>& notes);
 
 // The report in the chosen format.
 std::string render(const Reconciliation& report, ReportFormat format, std::string_view source);
 
-// Reads, reconciles and writes the report to options.output (all or nothing).
-Result<void> run_jestat(const JestatOptions& options);
+// Reads, reconciles and writes the report to options.output (all or nothing); returns
+// the notes for the user (load_reconciliation's).
+Result<std::vector<std::string>> run_jestat(const JestatOptions& options);
 
 } // namespace heapkit::stats

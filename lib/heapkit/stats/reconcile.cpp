@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/stats/reconcile.hpp"
 
+#include "heapkit/emit/quantity.hpp"
+
 #include <algorithm>
+#include <bit>
 #include <fmt/format.h>
+#include <utility>
 
 namespace heapkit::stats {
 namespace {
@@ -46,25 +50,87 @@ std::vector<WastedBin> worst_bins(const std::vector<BinStats>& bins, uint64_t& t
     return wasted;
 }
 
+// Stats printed as text are what redis's MEMORY MALLOC-STATS answers (other programs print
+// JSON with stats_print_opts J): there redis's own commands come first.
+bool from_redis(const JemallocStats& stats) {
+    return stats.format == "text";
+}
+
+// The bytes profiling's sampled small objects cost beyond their own: each lives alone in
+// an extent of the smallest large size class (jemalloc's prof promotion), and
+// cache_oblivious adds a page to that extent. {in allocated, in active beyond allocated}.
+std::pair<int64_t, int64_t> sampled_costs(const Reconciliation& out) {
+    if (!out.profile || !out.stats.profiling) {
+        return {0, 0};
+    }
+    const ProfileFigures& profile = *out.profile;
+    uint64_t objects = std::min<uint64_t>(profile.sampled_small_objects, uint64_t{1} << 32);
+    int64_t extents = signed_bytes(objects * out.stats.sampled_extent());
+    int64_t own = signed_bytes(profile.sampled_small_bytes);
+    int64_t pad = out.stats.cache_oblivious ? signed_bytes(objects * out.stats.page) : 0;
+    return {std::max<int64_t>(extents - own, 0), pad};
+}
+
+// How lg_prof_sample moves the sampled objects' cost: a small object is sampled with a
+// chance of its size over the period, so their number halves with each step up.
+std::string sampled_knob(const Reconciliation& out, int64_t bytes) {
+    const ProfileFigures& profile = *out.profile;
+    int64_t lg = out.stats.lg_prof_sample;
+    if (lg < 0 && profile.sample_period != 0) {
+        lg = std::countr_zero(profile.sample_period);
+    }
+    if (lg < 0) {
+        return "lg_prof_sample: each step up halves it";
+    }
+    return fmt::format("lg_prof_sample (now {}): each step up halves it (lg_prof_sample:{} about "
+                       "{}, :{} about {}); prof:false removes it",
+                       lg, lg + 1, quantity(bytes / 2, true), lg + 2, quantity(bytes / 4, true));
+}
+
 // From the profile (or the program's share) up to stats.allocated.
 void held_rows(const Reconciliation& out, std::vector<Row>& rows) {
     const JemallocStats& stats = out.stats;
     int64_t tcache = signed_bytes(stats.merged.tcache_bytes);
     int64_t program = signed_bytes(stats.allocated) - tcache;
-    if (out.profile_inuse) {
-        rows.push_back({"profile", "heap profile in use", *out.profile_inuse, true,
+    if (out.profile) {
+        auto [sampled, pad] = sampled_costs(out);
+        rows.push_back({"profile", "heap profile in use", out.profile->inuse, true,
                         "What the heap profile estimates the program holds: sampled "
                         "allocations, scaled up by the sampling rate.",
                         ""});
-        rows.push_back({"unprofiled", "not in the profile", program - *out.profile_inuse, false,
+        if (stats.profiling) {
+            rows.push_back(
+                {"sampled_pages", "profiling's sampled-object pages", sampled, false,
+                 fmt::format("Profiling's own cost: each of the {} live sampled small objects "
+                             "is given an extent of {} bytes of its own to carry its profile "
+                             "(jemalloc's prof promotion), counted as allocated: {} x {} - "
+                             "their {} bytes.",
+                             out.profile->sampled_small_objects, stats.sampled_extent(),
+                             out.profile->sampled_small_objects, stats.sampled_extent(),
+                             out.profile->sampled_small_bytes),
+                 sampled_knob(out, sampled)});
+        }
+        rows.push_back({"unprofiled", "not in the profile", program - out.profile->inuse - sampled,
+                        false,
                         "Held by the program but not in the profile (negative: the profile "
                         "overestimates): sampling error, and allocations made while profiling "
                         "was inactive.",
                         "lg_prof_sample (finer sampling), prof_active from the start"});
     } else {
-        rows.push_back({"program", "held by the program", program, false,
-                        "Allocations the program holds, in size classes (requested sizes "
-                        "rounded up).",
+        std::string what = "Allocations the program holds, in size classes (requested sizes "
+                           "rounded up).";
+        if (stats.profiling) {
+            what += " Profiling is on: this includes the extent of its own each sampled small "
+                    "object is given";
+            what += stats.merged.smallest_large_extents
+                        ? fmt::format(", at most {} x {} bytes (the {}-byte class's extents, "
+                                      "which also hold the program's own of that size)",
+                                      *stats.merged.smallest_large_extents, stats.sampled_extent(),
+                                      stats.sampled_extent())
+                        : std::string();
+            what += "; give --dump to split them out.";
+        }
+        rows.push_back({"program", "held by the program", program, false, std::move(what),
                         "the program's own allocations"});
     }
     rows.push_back({"tcache", "thread caches", tcache, false,
@@ -82,40 +148,107 @@ void held_rows(const Reconciliation& out, std::vector<Row>& rows) {
     rows.push_back({"allocated", "= allocated", signed_bytes(stats.allocated), true, what, ""});
 }
 
+// What moves partly used slabs, as far as the figures show it: fewer arenas only when
+// the waste is spread over several.
+std::string slab_knob(const JemallocStats& stats) {
+    std::string knob;
+    const std::vector<uint64_t>& waste = stats.arena_slab_waste;
+    uint64_t total = 0;
+    for (uint64_t bytes : waste) {
+        total += bytes;
+    }
+    auto most = std::max_element(waste.begin(), waste.end());
+    if (waste.size() > 1 && total > 0) {
+        double share = static_cast<double>(*most) / static_cast<double>(total);
+        if (share < 0.75) {
+            knob = fmt::format("fewer arenas (narenas, now {} in use: the waste is spread over "
+                               "them, the largest share {:.0f}%); ",
+                               stats.arenas_in_use, share * 100.0);
+        } else {
+            knob = fmt::format("not narenas (arena {} holds {:.0f}% of it: fewer arenas would "
+                               "not help); ",
+                               most - waste.begin(), share * 100.0);
+        }
+    }
+    knob += "keep short- and long-lived objects apart (an arena of their own); purging cannot "
+            "free it, only freeing or moving the objects";
+    if (from_redis(stats)) {
+        knob += "; redis: activedefrag yes moves them (needs redis's own jemalloc: Debian's "
+                "cannot defragment, CONFIG SET activedefrag yes is refused); a restart as the "
+                "last resort";
+    }
+    return knob;
+}
+
 // stats.allocated up to stats.active: slabs and page rounding.
 void active_rows(const Reconciliation& out, std::vector<Row>& rows) {
     const JemallocStats& stats = out.stats;
     int64_t gap = signed_bytes(stats.active) - signed_bytes(stats.allocated);
+    auto [sampled, pad] = sampled_costs(out);
     if (stats.merged.bins.empty()) {
         rows.push_back({"slabs_and_rounding", "slabs and page rounding", gap, false,
                         "Free regions in partly used slabs and large allocations rounded to "
                         "pages (the statistics were printed without bins: no split).",
-                        "narenas, lg_extent_max_active_fit; print with bins to see more"});
+                        "print with bins to see more"});
     } else {
         int64_t slabs = signed_bytes(out.slab_waste);
         rows.push_back({"slab_waste", "partly used slabs", slabs, false,
                         "Free regions in slabs of small size classes that also hold live "
                         "objects (curslabs x slab size - curregs x size): fragmentation, worst "
                         "classes below.",
-                        fmt::format("fewer arenas (narenas, now {} in use), keep short- and "
-                                    "long-lived objects apart (their own arena); "
-                                    "arena.<i>.purge cannot free it",
-                                    stats.arenas_in_use)});
-        // jemalloc counts a sampled object's requested size class as allocated, but gives
-        // it a large extent (at least 16 KiB in 5.3) so that it can carry its profile.
+                        slab_knob(stats)});
+        if (pad != 0) {
+            rows.push_back({"sampled_page_pad", "sampled objects' extra page", pad, false,
+                            fmt::format("The page cache_oblivious adds to the extent of each of "
+                                        "profiling's {} live sampled small objects.",
+                                        out.profile->sampled_small_objects),
+                            "lg_prof_sample (fewer sampled objects), cache_oblivious:false"});
+        }
         rows.push_back(
-            {"large_rounding", "large page rounding", gap - slabs, false,
-             stats.profiling
+            {"large_rounding", "large page rounding", gap - slabs - pad, false,
+             stats.profiling && pad == 0
                  ? "Large allocations rounded up to pages, the page cache_oblivious adds to "
                    "each, and (profiling is on) the extent of its own each sampled small "
                    "object is given."
                  : "Large allocations rounded up to pages, plus the page cache_oblivious adds "
                    "to each.",
-             stats.profiling ? "lg_prof_sample (fewer sampled objects), cache_oblivious:false"
-                             : "cache_oblivious:false, sizes that are multiples of the page"});
+             stats.profiling && pad == 0
+                 ? "lg_prof_sample (fewer sampled objects), cache_oblivious:false"
+                 : "cache_oblivious:false, sizes that are multiples of the page"});
     }
     rows.push_back({"active", "= active", signed_bytes(stats.active), true,
                     "stats.active: pages of extents in use (slabs and large allocations).", ""});
+}
+
+// What to do about dirty pages, from the figures: nothing when they go back by themselves,
+// decay settings only when they are large and never purged by time.
+std::string dirty_knob(const JemallocStats& stats, int64_t dirty) {
+    std::string knob;
+    bool large = dirty >= (int64_t{64} << 20) ||
+                 (dirty >= (int64_t{4} << 20) && dirty * 4 >= signed_bytes(stats.resident));
+    if (dirty == 0) {
+        knob = "none needed: there are none";
+    } else if (stats.dirty_decay_ms > 0 && stats.background_thread) {
+        knob = fmt::format("none needed: background threads are on, so they go back by "
+                           "themselves within dirty_decay_ms ({} ms)",
+                           stats.dirty_decay_ms);
+    } else if (stats.dirty_decay_ms > 0) {
+        knob = fmt::format("they go back within dirty_decay_ms ({} ms) while the program "
+                           "allocates; an idle program keeps them: background_thread:true "
+                           "purges while idle",
+                           stats.dirty_decay_ms);
+    } else if (stats.dirty_decay_ms == 0) {
+        knob = "none needed: dirty_decay_ms is 0, purged at once";
+    } else if (large) {
+        knob = "decay is off (dirty_decay_ms -1): a finite dirty_decay_ms with "
+               "background_thread:true gives them back; arena.<i>.purge now";
+    } else {
+        knob = "few: decay is off (dirty_decay_ms -1), arena.<i>.purge gives them back";
+    }
+    if (from_redis(stats) && dirty != 0) {
+        knob += "; redis: MEMORY PURGE gives them back now";
+    }
+    return knob;
 }
 
 // stats.active up to stats.retained: what the allocator keeps besides the program's pages.
@@ -130,14 +263,15 @@ void kept_rows(const Reconciliation& out, std::vector<Row>& rows) {
                     fmt::format("The allocator's own bookkeeping that is resident; stats.metadata "
                                 "is {} bytes in all (base {}, internal {}).",
                                 stats.metadata, stats.merged.base, stats.merged.internal),
-                    "fewer arenas (narenas), metadata_thp; profiling (prof) adds internal"});
+                    stats.arenas_in_use > 1
+                        ? "fewer arenas (narenas), metadata_thp; profiling (prof) adds internal"
+                        : "metadata_thp; profiling (prof) adds internal"});
     rows.push_back(
         {"dirty", "dirty pages", dirty, false,
          fmt::format("Pages freed and kept for reuse, not yet given back: dirty_decay_ms is {}; "
                      "background threads are {}.",
                      decay_words(stats.dirty_decay_ms), stats.background_thread ? "on" : "off"),
-         "dirty_decay_ms, background_thread:true (purges while idle), arena.<i>.purge / "
-         "arena.<i>.decay"});
+         dirty_knob(stats, dirty)});
     rows.push_back({"resident", "= resident", resident, true,
                     "stats.resident: the allocator's resident pages (an upper bound: dirty "
                     "pages count whether touched or not).",
@@ -199,12 +333,13 @@ std::vector<Row> rss_rows(const JemallocStats& stats, const ResidentMemory& memo
 
 } // namespace
 
-Reconciliation reconcile(const JemallocStats& stats, std::optional<int64_t> profile_inuse,
+Reconciliation reconcile(const JemallocStats& stats, std::optional<ProfileFigures> profile,
                          const std::optional<ResidentMemory>& resident) {
     Reconciliation out;
     out.stats = stats;
-    if (profile_inuse) {
-        out.profile_inuse = std::clamp(*profile_inuse, -max_bytes, max_bytes);
+    if (profile) {
+        out.profile = *profile;
+        out.profile->inuse = std::clamp(profile->inuse, -max_bytes, max_bytes);
     }
     out.resident = resident;
     out.worst_bins = worst_bins(stats.merged.bins, out.slab_waste);

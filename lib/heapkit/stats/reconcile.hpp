@@ -31,21 +31,31 @@ struct WastedBin {
     double utilization = 0.0; // curregs / (curslabs × regions per slab)
 };
 
+// What a heap profile of the same moment says, as far as the reconciliation needs it.
+struct ProfileFigures {
+    int64_t inuse = 0; // bytes the program holds, unsampled
+    // Live sampled objects below the smallest large size class (sampled counts, not
+    // unsampled): jemalloc gives each an extent of that class of its own.
+    uint64_t sampled_small_objects = 0;
+    uint64_t sampled_small_bytes = 0; // their bytes (size classes)
+    uint64_t sample_period = 0;       // bytes: 2^lg_prof_sample
+};
+
 struct Reconciliation {
     std::vector<Row> allocator; // profile → allocated → active → resident → mapped → virtual
     std::vector<Row> rss;       // the process's RSS split; empty without smaps
     std::vector<WastedBin> worst_bins; // by wasted bytes, largest first; none wasted left out
     uint64_t slab_waste = 0;           // over all bins
     JemallocStats stats;
-    std::optional<int64_t> profile_inuse;   // bytes, unsampled, when a dump was given
+    std::optional<ProfileFigures> profile;  // when a dump was given
     std::optional<ResidentMemory> resident; // when smaps was given
 };
 
 // How many size classes worst_bins lists at most.
 inline constexpr size_t worst_bins_listed = 10;
 
-// `profile_inuse`: the heap profile's in-use total (unsampled bytes), when known.
-Reconciliation reconcile(const JemallocStats& stats, std::optional<int64_t> profile_inuse,
+// `profile`: what the heap profile of the same moment says, when known.
+Reconciliation reconcile(const JemallocStats& stats, std::optional<ProfileFigures> profile,
                          const std::optional<ResidentMemory>& resident);
 
 } // namespace heapkit::stats

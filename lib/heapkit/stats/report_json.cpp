@@ -43,7 +43,9 @@ json jemalloc_json(const JemallocStats& stats) {
             {"tcache_bytes", stats.merged.tcache_bytes},
             {"pdirty", stats.merged.pdirty},
             {"pmuzzy", stats.merged.pmuzzy},
-            {"threads", stats.merged.threads}};
+            {"threads", stats.merged.threads},
+            {"lg_prof_sample", stats.lg_prof_sample},
+            {"arena_slab_waste", stats.arena_slab_waste}};
 }
 
 } // namespace
@@ -61,7 +63,9 @@ std::string report_json(const Reconciliation& report, std::string_view stats_sou
     }
     json out = {{"source", stats_source},
                 {"jemalloc", jemalloc_json(report.stats)},
-                {"profile_inuse", report.profile_inuse ? json(*report.profile_inuse) : json()},
+                {"profile_inuse", report.profile ? json(report.profile->inuse) : json()},
+                {"profile_sampled_small_objects",
+                 report.profile ? json(report.profile->sampled_small_objects) : json()},
                 {"allocator", rows_json(report.allocator)},
                 {"rss", rows_json(report.rss)},
                 {"slab_waste", report.slab_waste},

@@ -38,7 +38,17 @@ std::vector<Bar> bars_of(const std::vector<Row>& rows) {
     return bars;
 }
 
+// Rows of address space only (retained, and the virtual total): no RSS, so they are drawn
+// apart, in grey, to a scale of their own: at the RSS rows' scale the hundreds of MB a
+// process can retain squeeze every row that costs memory into a sliver.
+bool address_space_only(const Row& row) {
+    return row.key == "retained" || row.key == "virtual";
+}
+
 const char* colour(const Row& row) {
+    if (address_space_only(row)) {
+        return row.subtotal ? "#79706e" : "#bab0ac";
+    }
     if (row.subtotal) {
         return "#4e79a7";
     }
@@ -50,19 +60,25 @@ public:
     explicit Chart(int64_t scale)
         : m_scale(std::max<int64_t>(scale, 1)) {}
 
+    void rescale(int64_t scale) { m_scale = std::max<int64_t>(scale, 1); }
+
     void title(std::string_view text) {
         m_body += fmt::format("<text x=\"10\" y=\"{}\" class=\"title\">{}</text>\n", m_y + 18,
                               escape_xml(text));
         m_y += 32;
     }
 
-    void section(std::string_view text, const std::vector<Row>& rows) {
+    // The rows `drawn` selects of `rows`, placed as the whole waterfall places them.
+    void section(std::string_view text, const std::vector<Row>& rows,
+                 bool (*drawn)(const Row&) = nullptr) {
         m_body += fmt::format("<text x=\"10\" y=\"{}\" class=\"section\">{}</text>\n", m_y + 14,
                               escape_xml(text));
         m_y += 24;
         std::vector<Bar> bars = bars_of(rows);
         for (size_t i = 0; i < rows.size(); ++i) {
-            row(rows[i], bars[i]);
+            if (drawn == nullptr || drawn(rows[i])) {
+                row(rows[i], bars[i]);
+            }
         }
         m_y += section_gap - gap;
     }
@@ -109,10 +125,18 @@ private:
     std::string m_body;
 };
 
-int64_t largest(const std::vector<Row>& rows) {
+bool costs_memory(const Row& row) {
+    return !address_space_only(row);
+}
+
+// The furthest a bar of the rows `drawn` selects reaches.
+int64_t largest(const std::vector<Row>& rows, bool (*drawn)(const Row&) = nullptr) {
     int64_t most = 0;
-    for (const Bar& bar : bars_of(rows)) {
-        most = std::max({most, bar.from, bar.to});
+    std::vector<Bar> bars = bars_of(rows);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        if (drawn == nullptr || drawn(rows[i])) {
+            most = std::max({most, bars[i].from, bars[i].to});
+        }
     }
     return most;
 }
@@ -120,17 +144,21 @@ int64_t largest(const std::vector<Row>& rows) {
 } // namespace
 
 std::string report_svg(const Reconciliation& report, std::string_view stats_source) {
-    Chart chart(std::max(largest(report.allocator), largest(report.rss)));
+    Chart chart(std::max(largest(report.allocator, costs_memory), largest(report.rss)));
     chart.title(fmt::format("Why is RSS bigger than the heap profile? ({})", stats_source));
     if (report.stats.printed_at_exit) {
         chart.section("Printed at exit (opt.stats_print:true), after the program's destructors: "
                       "what it held while it ran is not here",
                       {});
     }
-    chart.section("From the heap profile to jemalloc's address space", report.allocator);
+    chart.section("From the heap profile to jemalloc's mapped memory", report.allocator,
+                  costs_memory);
     if (!report.rss.empty()) {
         chart.section("The process's RSS", report.rss);
     }
+    chart.rescale(largest(report.allocator, address_space_only));
+    chart.section("Address space only, no RSS (grey, drawn to a scale of its own)",
+                  report.allocator, address_space_only);
     return chart.finish();
 }
 

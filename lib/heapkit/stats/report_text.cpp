@@ -39,11 +39,11 @@ std::string wrap(std::string_view text, size_t width, size_t indent) {
 }
 
 void rows_table(std::string& out, const std::vector<Row>& rows) {
-    constexpr size_t indent = 42;
+    constexpr size_t indent = 50;
     for (const Row& row : rows) {
         std::string sign = row.subtotal ? "" : (row.bytes < 0 ? "- " : "+ ");
         int64_t magnitude = row.bytes < 0 ? -row.bytes : row.bytes;
-        out += fmt::format("  {:<26}{:>12}  ", (row.subtotal ? "" : "  ") + row.label,
+        out += fmt::format("  {:<34}{:>12}  ", (row.subtotal ? "" : "  ") + row.label,
                            sign + quantity(magnitude, true));
         out += wrap(row.what, 110 - indent, indent) + "\n";
         if (!row.knob.empty()) {

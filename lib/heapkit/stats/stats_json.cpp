@@ -68,7 +68,22 @@ private:
     }
 
     tl::unexpected<Error> missing(const char* key, const char* what) const {
-        return fail("{}: {}.{} is missing or not {}", m_source, m_path, key, what);
+        return fail("{}: {}.{} is missing or not {}{}", m_source, m_path, key, what,
+                    omitted_by(key));
+    }
+
+    // The stats_print_opts letter that leaves out the section `key` is in, as a hint.
+    std::string omitted_by(std::string_view key) const {
+        std::string_view path = m_path;
+        bool general = path == "jemalloc" && (key == "opt" || key == "arenas" || key == "config");
+        if (general || path.starts_with("jemalloc.opt") || path.starts_with("jemalloc.arenas")) {
+            return " (printed without the general section: drop \"g\" from stats_print_opts)";
+        }
+        if (path.starts_with("jemalloc.stats.arenas") && (key == "small" || key == "large")) {
+            return " (printed without the arena tables: drop \"m\" and \"a\" from "
+                   "stats_print_opts)";
+        }
+        return "";
     }
 
     const json* m_object; // borrowed from the document
@@ -115,6 +130,11 @@ Result<ArenaStats> read_arena(const Fields& arena, const std::vector<BinStats>& 
     HEAPKIT_TRY_ASSIGN(Fields large, arena.object("large"));
     HEAPKIT_TRY_ASSIGN(out.small_allocated, small.u64("allocated"));
     HEAPKIT_TRY_ASSIGN(out.large_allocated, large.u64("allocated"));
+    if (arena.has("lextents") && arena.raw()["lextents"].is_array() &&
+        !arena.raw()["lextents"].empty()) { // printed without "l" in stats_print_opts
+        Fields first(arena.raw()["lextents"][0], arena.path() + ".lextents[0]", source);
+        HEAPKIT_TRY_ASSIGN(out.smallest_large_extents, first.u64("curlextents"));
+    }
     if (!arena.has("bins")) {
         return out; // printed without bins (stats_print_opts "b")
     }
@@ -136,6 +156,23 @@ Result<ArenaStats> read_arena(const Fields& arena, const std::vector<BinStats>& 
     return out;
 }
 
+// One arena's partly used slabs (bytes), from its bins; 0 when printed without bins.
+Result<uint64_t> arena_slab_waste(const Fields& arena, const std::vector<BinStats>& shapes) {
+    if (!arena.has("bins") || !arena.raw()["bins"].is_array()) {
+        return 0;
+    }
+    const json& bins = arena.raw()["bins"];
+    uint64_t waste = 0;
+    for (size_t j = 0; j < bins.size() && j < shapes.size(); ++j) {
+        Fields bin(bins[j], fmt::format("{}.bins[{}]", arena.path(), j), arena.source());
+        BinStats stats = shapes[j];
+        HEAPKIT_TRY_ASSIGN(stats.curregs, bin.u64("curregs"));
+        HEAPKIT_TRY_ASSIGN(stats.curslabs, bin.u64("curslabs"));
+        waste += stats.wasted();
+    }
+    return waste;
+}
+
 // stats.arenas: "merged" when more than one arena is in use, else the one arena by its
 // index. The count of arenas printed apart is how many are in use.
 Result<void> read_arenas(const Fields& root, JemallocStats& out) {
@@ -153,6 +190,12 @@ Result<void> read_arenas(const Fields& root, JemallocStats& out) {
     for (const auto& [key, value] : arenas.raw().items()) {
         bool index = !key.empty() && key.find_first_not_of("0123456789") == std::string::npos;
         out.arenas_in_use += index ? 1 : 0;
+        if (index) {
+            HEAPKIT_TRY_ASSIGN(
+                uint64_t waste,
+                arena_slab_waste(Fields(value, "jemalloc.stats.arenas." + key, source), shapes));
+            out.arena_slab_waste.push_back(waste);
+        }
         if (key == "merged" || (index && chosen == nullptr)) {
             chosen = &value;
             name = key;
@@ -182,6 +225,17 @@ Result<void> read_options(const Fields& root, JemallocStats& out) {
     HEAPKIT_TRY_ASSIGN(out.tcache, opt.boolean("tcache"));
     if (opt.has("prof")) { // a jemalloc built without --enable-prof prints no opt.prof
         HEAPKIT_TRY_ASSIGN(out.profiling, opt.boolean("prof"));
+    }
+    if (opt.has("lg_prof_sample")) {
+        HEAPKIT_TRY_ASSIGN(out.lg_prof_sample, opt.i64("lg_prof_sample"));
+    }
+    if (opt.has("cache_oblivious")) { // 5.3 on; always on before
+        HEAPKIT_TRY_ASSIGN(out.cache_oblivious, opt.boolean("cache_oblivious"));
+    }
+    if (general.has("lextent") && general.raw()["lextent"].is_array() &&
+        !general.raw()["lextent"].empty()) {
+        Fields first(general.raw()["lextent"][0], general.path() + ".lextent[0]", opt.source());
+        HEAPKIT_TRY_ASSIGN(out.large_minclass, first.u64("size"));
     }
     if (opt.has("stats_print")) {
         HEAPKIT_TRY_ASSIGN(out.printed_at_exit, opt.boolean("stats_print"));

@@ -110,7 +110,8 @@ public:
                         m_source);
         }
         if (!m_chosen) {
-            return fail("{}: neither \"Merged arenas stats:\" nor any \"arenas[N]:\" section",
+            return fail("{}: neither \"Merged arenas stats:\" nor any \"arenas[N]:\" section "
+                        "(printed without them: drop \"m\" and \"a\" from stats_print_opts)",
                         m_source);
         }
         m_out.merged.pactive = m_active_bytes / m_out.page;
@@ -132,8 +133,14 @@ private:
 
     Result<void> line() {
         std::string_view text = trim(m_line);
-        if (m_lines.line_number() == 1 && text != begin_marker) {
-            return bad(fmt::format("not jemalloc statistics (expected \"{}\")", begin_marker));
+        if (!m_begun) { // lines before the banner are blank (stats_stream.hpp)
+            if (text.empty()) {
+                return {};
+            }
+            if (text != begin_marker) {
+                return bad(fmt::format("not jemalloc statistics (expected \"{}\")", begin_marker));
+            }
+            m_begun = true;
         }
         if (text.starts_with("Version: ")) {
             std::string_view version = trim(text.substr(9));
@@ -158,7 +165,26 @@ private:
             text == "Destroyed arenas stats:") {
             return section(text);
         }
-        return m_in_chosen ? arena_line(text) : Result<void>{};
+        if (m_in_chosen) {
+            return arena_line(text);
+        }
+        return m_in_arena ? other_arena_line(text) : Result<void>{};
+    }
+
+    // An arena printed apart that is not the one read: only its bins, for its slab waste.
+    Result<void> other_arena_line(std::string_view text) {
+        std::vector<std::string_view> tokens = split(text);
+        if (!tokens.empty() && tokens[0] == "bins:") {
+            m_bin_columns.assign(tokens.begin() + 1, tokens.end());
+            return {};
+        }
+        if (!tokens.empty() && !m_bin_columns.empty() && number(tokens[0])) {
+            return bin_row(tokens);
+        }
+        if (tokens.empty() || tokens[0] != "---") {
+            m_bin_columns.clear();
+        }
+        return {};
     }
 
     Result<void> option(std::string_view text) {
@@ -174,6 +200,11 @@ private:
         set_bool("opt.tcache", m_out.tcache);
         set_bool("opt.prof", m_out.profiling);
         set_bool("opt.background_thread", m_out.background_thread);
+        set_bool("opt.cache_oblivious", m_out.cache_oblivious);
+        if (std::string_view value = labelled(text, "opt.lg_prof_sample"); !value.empty()) {
+            HEAPKIT_TRY_ASSIGN(uint64_t lg, value_of(value));
+            m_out.lg_prof_sample = static_cast<int64_t>(lg);
+        }
         set_bool("opt.stats_print", m_out.printed_at_exit);
         auto set_decay = [&](std::string_view label, int64_t& target) -> Result<void> {
             std::string_view value = labelled(text, label);
@@ -235,6 +266,10 @@ private:
     Result<void> section(std::string_view text) {
         bool arena = text.starts_with("arenas[");
         m_out.arenas_in_use += arena ? 1 : 0;
+        if (arena) {
+            m_out.arena_slab_waste.push_back(0);
+        }
+        m_in_arena = arena;
         m_in_chosen = false;
         m_bin_columns.clear();
         m_large_table = false;
@@ -325,7 +360,12 @@ private:
         if (auto nonfull = column("nonfull_slabs")) { // 5.2.1 on
             bin.nonfull_slabs = *nonfull;
         }
-        m_out.merged.bins.push_back(bin);
+        if (m_in_arena) {
+            m_out.arena_slab_waste.back() += bin.wasted();
+        }
+        if (m_in_chosen) {
+            m_out.merged.bins.push_back(bin);
+        }
         return {};
     }
 
@@ -334,9 +374,11 @@ private:
     std::string_view m_line; // the line being read
     JemallocStats m_out;
     bool m_totals = false;
+    bool m_begun = false;         // the banner was read
     bool m_chosen = false;        // an arena section is being or has been read
     bool m_chosen_merged = false; // and it is the merge
     bool m_in_chosen = false;     // the current section is the one read
+    bool m_in_arena = false;      // the current section is one arena's (arenas[N])
     uint64_t m_active_bytes = 0;
     std::vector<std::string_view> m_bin_columns; // inside the bins table: its header
     bool m_large_table = false;
@@ -345,6 +387,11 @@ private:
 } // namespace
 
 bool is_stats_print_text(std::string_view text) {
+    size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) {
+        return false;
+    }
+    text = text.substr(first);
     return trim(text.substr(0, text.find('\n'))) == begin_marker;
 }
 

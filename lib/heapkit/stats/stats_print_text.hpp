@@ -8,7 +8,7 @@
 
 namespace heapkit::stats {
 
-// True when `text` looks like malloc_stats_print's text format (its first line).
+// True when `text` looks like malloc_stats_print's text format (its first non-blank line).
 bool is_stats_print_text(std::string_view text);
 
 // Parses malloc_stats_print's text format, as redis' MEMORY MALLOC-STATS returns it, for

@@ -44,7 +44,7 @@ Result<std::string> read_all(int fd, const std::string& name) {
 
 // The input named `path`: standard input for "-", else the opened file, refused when it
 // is a directory.
-Result<UniqueFd> open_file(const std::string& path) {
+Result<UniqueFd> open_file(const std::string& path, std::string_view expected = "a heap profile") {
     if (path == "-") {
         return UniqueFd();
     }
@@ -54,7 +54,7 @@ Result<UniqueFd> open_file(const std::string& path) {
     }
     struct stat st {};
     if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        return fail("{}: is a directory, not a heap profile", path);
+        return fail("{}: is a directory, not {}", path, expected);
     }
     return fd;
 }
@@ -70,10 +70,11 @@ Result<std::string> read_text(const UniqueFd& fd, const std::string& name, uint6
 
 } // namespace
 
-Result<InputText> read_input(const std::string& path, uint64_t max_inflated) {
+Result<InputText> read_input(const std::string& path, uint64_t max_inflated,
+                             std::string_view expected) {
     InputText input;
     input.name = path == "-" ? "<stdin>" : path;
-    HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path));
+    HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path, expected));
     HEAPKIT_TRY_ASSIGN(input.bytes, read_text(fd, input.name, max_inflated));
     return input;
 }

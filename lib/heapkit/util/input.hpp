@@ -20,8 +20,10 @@ struct InputText {
 
 // Reads `path` ("-" means standard input) completely, inflating gzip input
 // (detected by its magic bytes, not by the file name) to at most `max_inflated` bytes of
-// text (binary data inside the gzip is refused at its first chunk).
-Result<InputText> read_input(const std::string& path, uint64_t max_inflated = default_max_inflated);
+// text (binary data inside the gzip is refused at its first chunk). `expected` says what
+// the file should have been, for the message about a directory.
+Result<InputText> read_input(const std::string& path, uint64_t max_inflated = default_max_inflated,
+                             std::string_view expected = "a heap profile");
 
 // One input held for parsing, as read_input would read it, but without a copy where
 // there can be none: a regular file that is not gzipped is mapped (read-only, private).

@@ -91,14 +91,17 @@ TEST_CASE("heapkit::runtime::CpuProfileSlot samples 16 busy threads at 1000 Hz")
     // a 250 Hz tick). The CPU time is the threads' own (not "a CPU for most of the
     // second"): the suite and other builds share the cores. Some is not sampled: each
     // thread's last partial period, and what the threads run while the profiler's thread,
-    // one among 17 on the cores, arms and disarms their timers.
+    // one among 17 on the cores, arms and disarms their timers: on a loaded machine (the
+    // suite beside five builds) that took 45 % of the threads' CPU time, so the bound only
+    // says that every thread is timed on its own clock (one process-wide timer, or
+    // threads left unarmed, would give a small fraction of it).
     uint64_t periods = 0;
     for (uint32_t ticks : samples->ticks) {
         periods += ticks;
     }
     CHECK(samples->ticks.size() == samples->depths.size());
     CHECK(samples->depths.size() > 50);
-    CHECK(static_cast<double>(periods + samples->dropped) > 0.75 * cpu_ms);
+    CHECK(static_cast<double>(periods + samples->dropped) > 0.4 * cpu_ms);
     CHECK(samples->period_nanos() == 1'000'000);
     CHECK(samples->duration_nanos >= 2'000'000'000);
 

@@ -23,21 +23,21 @@ std::string filtered(const StackFilter& filter) {
 } // namespace
 
 TEST_CASE("heapkit::filter_stacks keeps the stacks through a focus frame") {
-    CHECK(filtered({"serve", ""}) == "main;serve;cache_put 200\nmain;serve;parse 100\n");
+    CHECK(filtered({"serve", "", ""}) == "main;serve;cache_put 200\nmain;serve;parse 100\n");
     // A regex searched in the name, as pprof's -focus.
-    CHECK(filtered({"^cache", ""}) == "main;serve;cache_put 200\n");
-    CHECK(filtered({"parse|log", ""}) == "main;log_line 300\nmain;serve;parse 100\n");
+    CHECK(filtered({"^cache", "", ""}) == "main;serve;cache_put 200\n");
+    CHECK(filtered({"parse|log", "", ""}) == "main;log_line 300\nmain;serve;parse 100\n");
 }
 
 TEST_CASE("heapkit::filter_stacks leaves out the stacks through an ignored frame") {
-    CHECK(filtered({"", "serve"}) == "main;log_line 300\n");
-    CHECK(filtered({"serve", "parse"}) == "main;serve;cache_put 200\n");
+    CHECK(filtered({"", "serve", ""}) == "main;log_line 300\n");
+    CHECK(filtered({"serve", "parse", ""}) == "main;serve;cache_put 200\n");
     CHECK(filtered({}) == *write_folded(three_stacks(), {}));
 }
 
 TEST_CASE("heapkit::filter_stacks refuses an invalid regex") {
     Profile profile = three_stacks();
-    auto refused = filter_stacks(profile, {"serve(", ""});
+    auto refused = filter_stacks(profile, {"serve(", "", ""});
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message.find("serve(") != std::string::npos);
 }

@@ -25,6 +25,9 @@ packages=(
   python3.11-dbg
   # compressed debug sections inflated faster than zlib (symbolize/inflated_debug_file)
   libdeflate-dev
+  # regexes in pprof's syntax, matched in linear time (util/regex: --drop-frames, --focus,
+  # the allocator-frame patterns)
+  libre2-dev
   # a real jemalloc program (test_redis.py): Debian's redis links the system jemalloc
   redis-server redis-tools
   # libheapkit-agent.so inside programs nobody relinks (tests/e2e/test_agent_*.py):

@@ -3,6 +3,7 @@
 
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <array>
 
@@ -233,13 +234,33 @@ std::string drop_frames_regex(bool keep_allocator_frames, const std::string& dro
     return regex;
 }
 
-AllocatorFrameMatcher::AllocatorFrameMatcher()
-    : AllocatorFrameMatcher(allocator_frames_regex()) {}
+namespace {
 
-AllocatorFrameMatcher::AllocatorFrameMatcher(const std::string& regex) {
-    if (!regex.empty()) { // std::regex throws on a bad one: the caller checked it
-        m_regex.emplace("^(" + regex + ")$", std::regex::ECMAScript | std::regex::optimize);
+// The allocator regex compiled once per process: every view and every runtime request
+// starts from it.
+const Regex& allocator_regex() {
+    // Never destroyed: a runtime's server thread may still convert while the process exits.
+    static const auto* regex = new Regex(*Regex::compile("(?:" + allocator_frames_regex() + ")"));
+    return *regex;
+}
+
+} // namespace
+
+AllocatorFrameMatcher::AllocatorFrameMatcher()
+    : AllocatorFrameMatcher(std::optional<Regex>(allocator_regex())) {}
+
+AllocatorFrameMatcher::AllocatorFrameMatcher(const std::string& regex)
+    : AllocatorFrameMatcher(*make(regex)) {}
+
+Result<AllocatorFrameMatcher> AllocatorFrameMatcher::make(const std::string& regex) {
+    if (regex.empty()) {
+        return AllocatorFrameMatcher(std::optional<Regex>());
     }
+    if (regex == allocator_frames_regex()) {
+        return AllocatorFrameMatcher();
+    }
+    HEAPKIT_TRY_ASSIGN(Regex compiled, Regex::compile("(?:" + regex + ")"));
+    return AllocatorFrameMatcher(std::optional<Regex>(std::move(compiled)));
 }
 
 bool AllocatorFrameMatcher::matches(std::string_view name) {
@@ -247,16 +268,14 @@ bool AllocatorFrameMatcher::matches(std::string_view name) {
         return it->second;
     }
     std::string_view simple = simplified_function_name(name);
-    bool match = m_regex && std::regex_match(simple.begin(), simple.end(), *m_regex);
+    bool match = m_regex && m_regex->full_match(simple);
     m_known.emplace(name, match);
     return match;
 }
 
 bool drop_frames_match(const Profile& profile, const std::string& drop_frames) {
-    std::optional<AllocatorFrameMatcher> matcher;
-    try {
-        matcher.emplace(drop_frames);
-    } catch (const std::regex_error&) {
+    auto matcher = AllocatorFrameMatcher::make(drop_frames);
+    if (!matcher) {
         return false;
     }
     for (const Location& location : profile.locations) {

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace heapkit {
 
@@ -38,10 +39,13 @@ public:
     bool matches(std::string_view name);
 
 private:
-    explicit AllocatorFrameMatcher(std::optional<Regex> regex)
-        : m_regex(std::move(regex)) {}
+    AllocatorFrameMatcher(const std::unordered_set<std::string_view>* names,
+                          std::optional<Regex> regex)
+        : m_names(names)
+        , m_regex(std::move(regex)) {}
 
-    std::optional<Regex> m_regex; // none: matches nothing
+    const std::unordered_set<std::string_view>* m_names; // whole names matched; may be null
+    std::optional<Regex> m_regex;                        // none: matches no other name
     StringMap<bool> m_known;
 };
 

@@ -40,7 +40,7 @@ struct ToolOptions {
     std::string output;              // "" or "-" is standard output
     bool cache = true;               // use the frame cache (default_cache_directory())
     bool quiet = false;              // no progress line, no warnings
-    bool strict = false;             // unnamed frames make exit status 2
+    bool strict = false;             // unnamed frames make exit status 2; later builds are not used
 };
 
 // A CLI11 validator that accepts what `parse` accepts, with `expected` in its message.
@@ -194,7 +194,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                  "say in full why addresses stayed without a name (a stripped module gets "
                  "one short line without it), and list them");
     app.add_flag("--strict", options.strict,
-                 "exit with status 2 when any frame stays unnamed (output is still written)");
+                 "exit with status 2 when any frame stays unnamed (output is still written); a "
+                 "mapped file modified after the dump (maybe rebuilt) is not used for names");
     app.set_version_flag("--version", std::string(app.get_name()) + " (heapkit) " + version);
 }
 

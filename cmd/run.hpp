@@ -9,15 +9,42 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <unistd.h>
 
 namespace heapkit::cmd {
 
+// The dumps a directory holds (the runtime's peak captures, a prof_prefix directory): its
+// *.heap and *.heap.gz files that are not hidden, by name; empty for anything else.
+inline std::vector<std::string> dumps_in_directory(const std::string& path) {
+    std::vector<std::string> dumps;
+    std::error_code error;
+    if (path == "-" || !std::filesystem::is_directory(path, error)) {
+        return dumps;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+        std::string name = entry.path().filename().string();
+        bool dump = name.ends_with(".heap") || name.ends_with(".heap.gz");
+        if (dump && !name.starts_with(".") && entry.is_regular_file(error)) {
+            dumps.push_back(entry.path().string());
+        }
+    }
+    std::sort(dumps.begin(), dumps.end());
+    return dumps;
+}
+
+// A directory stands for its dumps; one without any stays, for the loader's message.
 inline std::vector<Input> inputs_of(const std::vector<std::string>& paths) {
     std::vector<Input> inputs;
     for (const std::string& path : paths) {
-        inputs.push_back(Input{path, std::nullopt});
+        std::vector<std::string> dumps = dumps_in_directory(path);
+        if (dumps.empty()) {
+            dumps.push_back(path);
+        }
+        for (std::string& dump : dumps) {
+            inputs.push_back(Input{std::move(dump), std::nullopt});
+        }
     }
     return inputs;
 }
@@ -38,7 +65,19 @@ inline void complete(const std::string& tool, ToolOptions& options) {
         }
     }
     request.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
+    request.load.symbols.refuse_later_builds = options.strict;
     FoldedOptions& folded = options.view.folded;
+    // The report shows the filters it was written with beside the ones applied in the page.
+    std::pair<const char*, const std::string*> filters[] = {
+        {"--focus", &request.stacks.focus},
+        {"--ignore", &request.stacks.ignore},
+        {"--hide", &request.stacks.hide},
+        {"--drop-frames", &folded.frames.drop_frames}};
+    for (auto [flag, pattern] : filters) {
+        if (!pattern->empty()) {
+            options.view.html.applied.push_back(fmt::format("{}={}", flag, *pattern));
+        }
+    }
     folded.sample = request.load.sample;
     folded.thread_frames = request.load.per_thread;
 }
@@ -99,7 +138,9 @@ inline std::vector<std::string> wrapper_hint(const Views& views, const ToolOptio
 }
 
 // The view written; 0 done, 1 an input or output error, 2 under --strict when a frame
-// stayed unnamed. Warnings come last, each file's once for the whole command.
+// stayed unnamed (a file that may be a later build than the one that ran is not used
+// under --strict: its frames are unnamed). Warnings come last, each file's once for the whole
+// command.
 inline int show(const char* tool, const ToolOptions& given) {
     auto views = load_views(given.request);
     // An allocation log has nothing in use: its views default to what was allocated.

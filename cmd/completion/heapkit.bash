@@ -16,7 +16,7 @@ _heapkit_flags() {
     jeprof2pprof) echo "$common --compress-level" ;;
     heapfold)
         echo "$common --frame --annotate-inline --svg --title --width --minwidth
-            --countname --colors --inverted --reverse --text --lifetimes --nodecount"
+            --countname --colors --inverted --reverse --text --html --lifetimes --nodecount"
         ;;
     esac
 }

@@ -95,11 +95,19 @@ void add_view_flags(CLI::App& app, heapkit::cmd::ToolOptions& options) {
                      ->excludes(svg);
     text->excludes("--growth");
     app.add_flag_callback(
+           "--html", [&view] { view.kind = heapkit::ViewKind::html; },
+           "write one self-contained interactive HTML page: every sample type, Top, flame "
+           "graph, callers and callees, refinement (with --base: the change; with --growth: "
+           "the totals over time with a window, and the suspects)")
+        ->excludes(svg)
+        ->excludes(text);
+    app.add_flag_callback(
            "--lifetimes", [&view] { view.kind = heapkit::ViewKind::lifetimes; },
            "of an allocation log: an SVG of how long objects lived (log-scale histograms, all "
            "sites and the --nodecount first, default 8, as --text ranks them)")
         ->excludes(svg)
         ->excludes(text)
+        ->excludes("--html")
         ->excludes("--growth");
     auto* node_count =
         app.add_option_function<size_t>(
@@ -145,6 +153,7 @@ int main(int argc, char** argv) {
                "  heapfold --svg jeprof.1234.0.f.heap -o heap.svg\n"
                "  heapfold --base old.heap new.heap --svg -o grew.svg\n"
                "  heapfold --growth jeprof.1234.*.i*.heap\n"
+               "  heapfold --html jeprof.1234.0.f.heap -o report.html\n"
                "  heapfold jeprof.1234.0.f.heap | flamegraph.pl --colors=mem --countname=bytes "
                "> heap.svg");
     return heapkit::cmd::run(app, argc, argv, options);

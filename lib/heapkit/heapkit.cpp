@@ -2,6 +2,7 @@
 // The front door: what a tool asks for, loaded, and written as one view.
 #include "heapkit/heapkit.hpp"
 
+#include "heapkit/emit/html/report.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -69,6 +70,8 @@ Result<void> write_series_view(Views& views, const ViewOptions& options, const S
         return write_pprof_view(views, options, sink);
     case ViewKind::lifetimes:
         return fail("a series of dumps has no lifetimes: they are in an allocation log");
+    case ViewKind::html:
+        return write_html_series(views.series, options.folded, options.growth, options.html, sink);
     case ViewKind::text:
         break;
     }
@@ -93,6 +96,9 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
                           : write_text_report(after, folded, options.text, sink);
     case ViewKind::lifetimes:
         return write_lifetime_chart(after, folded, options.lifetimes, sink);
+    case ViewKind::html:
+        return write_html_report(after, views.base ? &*views.base : nullptr, folded, options.html,
+                                 sink);
     case ViewKind::pprof:
         break;
     }

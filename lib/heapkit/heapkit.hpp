@@ -59,6 +59,8 @@ enum class ViewKind {
     text,        // the table of functions (a series: not available); an allocation log's
                  // table per site
     lifetimes,   // an allocation log's lifetime histograms (SVG; only a log has them)
+    html,        // one interactive HTML page with every view (a base: the change; a
+                 // series: the totals over time, a window, the suspects)
 };
 
 struct ViewOptions {
@@ -69,6 +71,7 @@ struct ViewOptions {
     TextOptions text;
     GrowthOptions growth;
     LifetimeOptions lifetimes;
+    HtmlOptions html;
 };
 
 // Writes the view of `views` that `options` ask for to `sink`. A base means the same for

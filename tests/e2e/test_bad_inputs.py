@@ -10,6 +10,8 @@ import subprocess
 from heapkit_e2e import check, run, tool, workdir, write_file
 
 directory = workdir()
+empty_directory = os.path.join(directory, "empty")
+os.mkdir(empty_directory)
 GOOD_HEAD = "heap_v2/1\n  t*: 1: 4096 [1: 4096]\n"
 
 
@@ -44,7 +46,8 @@ cases = [
     (write("negative.heap", "heap_v2/1\n  t*: -1: 4096 [1: 4096]\n"), r"negative\.heap:2: "),
     (write("badgz.heap.gz", gzip.compress(b"heap_v2/1\n" * 1000)[:40]),
      r"badgz\.heap\.gz: truncated gzip data"),
-    (directory, r": is a directory"),
+    # A directory stands for its dumps (heapfold DIR): one without any is refused.
+    (empty_directory, r"empty: is a directory"),
     (os.path.join(directory, "missing.heap"), r"missing\.heap: cannot open: No such file"),
 ]
 

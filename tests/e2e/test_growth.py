@@ -22,14 +22,14 @@ SERIES_CONF = f"{PROFILE_CONF},lg_prof_interval:20"
 LEAK_SITE = f"leak_steadily (leaky.c:{marker_line('leaky.c', 'leak')})"
 
 
-def leaky_series(iterations, name):
+def leaky_series(iterations, name, *args):
     """Runs leaky with a pause of 20 ms an iteration (distinct file times) and returns its
     dumps, prof_interval's and the final one."""
     directory = os.path.join(work, name)
     os.makedirs(directory)
     env = dict(os.environ, LD_PRELOAD=JEMALLOC_SO,
                MALLOC_CONF=f"{SERIES_CONF},prof_prefix:{directory}/jeprof")
-    run([program, str(iterations), "20"], env=env)
+    run([program, str(iterations), "20", *args], env=env)
     dumps = glob.glob(f"{directory}/jeprof.*.heap")
     check(len(dumps) >= 10 and any(".i" in d for d in dumps),
           f"{iterations} iterations left {len(dumps)} dumps: {dumps}")
@@ -55,8 +55,8 @@ def growth_table(text):
     lines = text.splitlines()
     rows = []
     for line in lines[2:]:
-        if LEFT_OUT.match(line):
-            continue  # the line under the table naming what does not grow
+        if LEFT_OUT.match(line) or line.startswith("note: "):
+            continue  # the lines under the table: what does not grow, notes
         if line.strip().startswith("stack: "):
             rows[-1]["stack"] = line.strip()[len("stack: "):]
             continue
@@ -295,4 +295,39 @@ for args in (["--nodecount", "3", *ordered[:3]], ["--growth", "--base", ordered[
     proc = run([tool("heapfold"), *args], check=False)
     check(proc.returncode == 1 and ("--nodecount" in proc.stderr or "--base" in proc.stderr),
           f"heapfold {args}: {proc.returncode} {proc.stderr!r}")
+
+# 6. At exit. leaky free-at-exit frees its leak in an atexit handler, which runs before
+# jemalloc's (registered first) writes the final dump: the leak reads 0 there, and the
+# report says that the run ends with a dump written after the program freed at exit.
+freed = leaky_series(12, "freed", "free-at-exit")
+final = [d for d in freed if d.endswith(".f.heap")]
+check(len(final) == 1 and
+      sum(v for s, v in heapfold(final[0]).items() if s.endswith(";leak_steadily")) == 0,
+      f"the final dump after free-at-exit still holds the leak: {final}")
+text = run([tool("heapfold"), "-q", "--growth", *freed]).stdout
+check(f"note: the run ends with a final dump ({final[0]}): jemalloc writes it at exit" in text,
+      f"no note on the final dump:\n{text}")
+pb = os.path.join(work, "final.pb.gz")
+run([tool("jeprof2pprof"), "-q", "--growth", *freed, "-o", pb])
+check(f"final dump ({final[0]})" in go_pprof("-raw", "-symbolize=none", pb).stdout,
+      "the pprof's comments lack the note on the final dump")
+svg = run([tool("heapfold"), "-q", "--growth", "--svg", *freed]).stdout
+check(f"final dump ({final[0]})" in svg, "the growth graph lacks the note on the final dump")
+# A run of one dump after the series (as varnish's manager's final dump after its child's
+# series): leaky run for 0 iterations writes only its final dump, holding no leak. The
+# leak's first -> last stays the run that grew (it read "8.00kB -> 0B").
+os.makedirs(os.path.join(work, "after"))
+alone = run_fixture(program, os.path.join(work, "after"), args=("0",))
+text = run([tool("heapfold"), "-q", "--growth", *single, alone]).stdout
+header, rows = growth_table(text)
+leak = row_of(rows, "leak_steadily")
+grown = series_order(single)
+want = [sum(v for s, v in heapfold(d).items() if s.endswith(";leak_steadily"))
+        for d in (grown[0], grown[-1])]
+check(f"{len(single) + 1} dumps in 2 runs" in header and
+      (amount(leak["first"]), amount(leak["last"])) == tuple(want),
+      f"a run of one dump after the series: {leak['first']} -> {leak['last']}, the run that "
+      f"grew went {want[0]} -> {want[1]}\n{text}")
+check(f"note: a run of one dump ({alone}), which shows no growth" in text,
+      f"no note on the run of one dump:\n{text}")
 print("ok")

@@ -10,8 +10,8 @@ import math
 import os
 import shutil
 
-from heapkit_e2e import (check, check_near, chromium, fixture, png_colours, run, tool, workdir,
-                         write_file)
+from heapkit_e2e import (JEMALLOC_SO, check, check_near, chromium, fixture, png_colours, run,
+                         tool, workdir, write_file)
 
 directory = workdir()
 jestat = tool("jestat")
@@ -169,6 +169,24 @@ for name, (data, said) in cases.items():
     check(proc.stderr.startswith(f"jestat: error: {path}") and said in proc.stderr,
           f"{name}: {proc.stderr!r}")
     check(not os.path.exists(target), f"{name}: an output file was left")
+
+# Statistics printed at exit (README's recipe: stats_print:true, "2> stats.json") are taken
+# after the program's destructors and atexit handlers: leaky free-at-exit frees its leak
+# in one. jestat says so, in every format; statistics taken while running do not.
+at_exit = os.path.join(directory, "at_exit")
+os.mkdir(at_exit)
+env = dict(os.environ, LD_PRELOAD=JEMALLOC_SO, MALLOC_CONF="stats_print:true,stats_print_opts:J")
+proc = run([fixture("leaky"), "8", "0", "free-at-exit"], env=env)
+exit_stats = write_file(at_exit, "stats.json", proc.stderr)
+text = run([jestat, exit_stats]).stdout
+check("note: printed at exit (opt.stats_print:true): after the program's destructors" in text,
+      f"jestat on statistics printed at exit:\n{text}")
+check(json.loads(run([jestat, exit_stats, "--json"]).stdout)["jemalloc"]["printed_at_exit"],
+      "--json does not say the statistics were printed at exit")
+check("Printed at exit" in run([jestat, exit_stats, "--svg"]).stdout,
+      "the chart does not say the statistics were printed at exit")
+running = run([jestat, os.path.join(directory, "fragment", "stats.json")]).stdout
+check("printed at exit" not in running, f"statistics taken while running: {running}")
 
 # The chart: drawn by Chromium, each kind of bar in its colour.
 if shutil.which("chromium") is None:

@@ -2,7 +2,10 @@
 """Another build of the program given for the one that ran (--binary, --path-map,
 --sysroot): one whose executable segment does not map as the dump's mapping is refused
 with a warning, whatever its executable segment's offset; one that fits as well as the
-file at the dump's own path, with another build id, is used with a warning naming both.
+file at the dump's own path, with another build id, is used with a warning naming both. The dump carries no build id:
+a file modified after the dump (rebuilt in place, or another build given with --binary)
+is used with a warning naming it and --binary/--path-map, and not used under --strict
+(exit 2); a file shorter than the pages the dump maps of it is not used.
 The builds are one source compiled three ways (-O1, -O2, -O1 plus a function)."""
 
 import os
@@ -117,4 +120,66 @@ with open(split_dump, "w") as f:
 proc = run([tool("heapfold"), split_dump])
 check("__libc_start_main;" in proc.stdout and "does not fit" not in proc.stderr,
       f"a split libc mapping: {proc.stdout!r} {proc.stderr!r}")
+
+# --- a later build than the one that ran ---------------------------------------------------
+def later(err):
+    return [line for line in err.splitlines() if "after the dump that maps it" in line]
+
+
+def strict(*flags):
+    return run([tool("heapfold"), "--strict", *flags, dump], check=False)
+
+
+# Rebuilt in place after the dump: -O2's code maps as -O1's did, so only the time tells.
+shutil.copy(same_layout, program)  # a fresh modification time, as a build's
+out, err = fold()
+check(len(later(err)) == 1 and later(err)[0].startswith(f"heapfold: warning: {program} was "
+                                                         "modified at ") and
+      "--binary FILE" in err and "--path-map" in err, f"rebuilt in place: {err!r}")
+refused = strict()
+check(refused.returncode == 2 and not named(refused.stdout) and
+      f"{program}: modified at " in refused.stderr and "not used under --strict" in refused.stderr
+      and "--binary" in refused.stderr, f"--strict on a rebuilt program: {refused.returncode} "
+                                        f"{refused.stdout!r} {refused.stderr!r}")
+pb = os.path.join(directory, "strict.pb.gz")
+refused = run([tool("jeprof2pprof"), "--strict", dump, "-o", pb], check=False)
+check(refused.returncode == 2 and "not used under --strict" in refused.stderr,
+      f"jeprof2pprof --strict: {refused.returncode} {refused.stderr!r}")
+
+# Another build given with --binary, made after the dump, nothing at the dump's path.
+os.remove(program)
+other = os.path.join(directory, "later", "twin")
+os.makedirs(os.path.dirname(other))
+shutil.copy(same_layout, other)
+out, err = fold("--binary", other)
+check(len(later(err)) == 1 and f"{other} was modified at " in err, f"--binary later: {err!r}")
+refused = strict("--binary", other)
+check(refused.returncode == 2 and f"{other}: modified at " in refused.stderr,
+      f"--strict used the later --binary: {refused.stderr!r}")
+
+# A copy of the build that ran made after the dump, beside the original at the dump's
+# path (older than the dump): a copy, not a build; no warning, named under --strict.
+shutil.copy2(ran, program)  # the fixture's own time, before the dump
+shutil.copy(ran, other)
+out, err = fold("--binary", other)
+check(named(out) and not later(err) and not about_builds(err), f"a later copy: {err!r}")
+kept = strict("--binary", other)
+check(named(kept.stdout) and "not used under --strict" not in kept.stderr,
+      f"--strict refused a copy of the build that ran: {kept.stderr!r}")
+
+# A file shorter than the pages the dump maps of it (its data mapped from past its end).
+with open(dump) as f:
+    text = f.read()
+line = re.search(rf"^([0-9a-f]+)-([0-9a-f]+) rw-p ([0-9a-f]+) (.*{re.escape(program)})$", text,
+                 re.M)
+check(line, f"no data mapping of {program} in the dump")
+long_dump = os.path.join(directory, "long.heap")
+size = os.path.getsize(program)
+with open(long_dump, "w") as f:
+    f.write(text.replace(line.group(0), line.group(0).replace(
+        f" {line.group(3)} ", f" {size + 8192:08x} ")))
+proc = run([tool("heapfold"), long_dump], check=False)
+check(proc.returncode == 0 and "main;twin_work" not in proc.stdout and
+      f"{program} is {size} bytes, shorter than the dump maps it" in proc.stderr,
+      f"a file shorter than its mappings: {proc.stdout!r} {proc.stderr!r}")
 print("ok")

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import shutil
 from collections import defaultdict
 
 from heapkit_e2e import (SVG, check, chromium, fixture, go_pprof, heapfold, png_colours,
@@ -17,18 +18,18 @@ from heapkit_e2e import (SVG, check, chromium, fixture, go_pprof, heapfold, png_
 LOG_CONF = "prof:true,prof_log:true,prof_time_resolution:high,lg_prof_sample:0,prof_final:true"
 
 
-def run_churn(directory):
-    """Runs the fixture; returns its allocation log and its final dump."""
+def run_churn(directory, *args, logs_made=1):
+    """Runs the fixture; returns its (last) allocation log and its final dump."""
     env = dict(os.environ)
     env["MALLOC_CONF"] = f"{LOG_CONF},prof_prefix:{directory}/jeprof"
     env.pop("LD_PRELOAD", None)
     before = set(glob.glob(f"{directory}/jeprof.*"))
-    run([fixture("churn")], env=env)
+    run([fixture("churn"), *args], env=env)
     made = set(glob.glob(f"{directory}/jeprof.*")) - before
-    logs = [p for p in made if p.endswith(".json")]
+    logs = sorted(p for p in made if p.endswith(".json"))
     dumps = [p for p in made if p.endswith(".f.heap")]
-    check(len(logs) == 1 and len(dumps) == 1, f"churn left {sorted(made)}")
-    return logs[0], dumps[0]
+    check(len(logs) == logs_made and len(dumps) == 1, f"churn left {sorted(made)}")
+    return logs[-1], dumps[0]
 
 
 directory = workdir()
@@ -198,6 +199,40 @@ _, _, colours = png_colours(png)
 orange = sum(n for (r, g, b), n in colours.items() if abs(r - 0xd9) < 8 and abs(g - 0x82) < 8 and abs(b - 0x2b) < 8)
 check(orange > 500, f"the sites' bars cover {orange} pixels of the screenshot")
 
+# --- objects allocated before the log began ------------------------------------------------
+# churn restart: early_site's 100 objects allocated, the log restarted 100 ms later, then
+# freed: the new log records them with lifetimes that began before it. They are left out
+# of every figure (they made allocs/s and lifetimes of objects not born in the log), and
+# the text, the chart and the pprof say how many.
+restarted_directory = workdir()
+restarted, restarted_dump = run_churn(restarted_directory, "restart", logs_made=2)
+check(restarted.endswith(".1.json"), f"the restarted log: {restarted}")
+with open(restarted) as f:
+    second = json.load(f)
+last_free = max(a["free_timestamp"] for a in second["allocations"])
+start = last_free - second["info"]["duration"]
+early = [a for a in second["allocations"] if a["alloc_timestamp"] < start]
+early_sizes = {a["usize"] for a in early}
+check(len(early) >= 100 and 2048 in early_sizes, f"the log's early records: {len(early)}")
+note = (f"{len(early)} of the log's {len(second['allocations'])} records are of objects "
+        "allocated before it began")
+text = run([tool("heapfold"), "--text", restarted, restarted_dump]).stdout
+check(f"note: {note}" in text and "early_site" not in text, f"the early objects:\n{text}")
+for line in text.splitlines()[2:]:
+    if not line.startswith("note: "):
+        check(nanos(line.split()[5]) <= second["info"]["duration"], f"a lifetime past the log: {line}")
+in_log = [a for a in second["allocations"] if a["alloc_timestamp"] >= start]
+folded = heapfold("--sample", "alloc_objects", restarted, restarted_dump)
+check(abs(sum(folded.values()) - rounded(sum(weight(a["usize"]) for a in in_log if a["usize"]))) <= 2,
+      f"alloc_objects {sum(folded.values())}, the log's own objects {len(in_log)}")
+chart = os.path.join(directory, "restarted.svg")
+run([tool("heapfold"), "--lifetimes", restarted, restarted_dump, "-o", chart])
+with open(chart) as f:
+    check(note in f.read(), "the lifetimes chart does not say what was left out")
+pb = os.path.join(directory, "restarted.pb.gz")
+run([tool("jeprof2pprof"), restarted, restarted_dump, "-o", pb])
+check(note in go_pprof("-raw", "-symbolize=none", pb).stdout, "the pprof's comments lack the note")
+
 # --- bad logs --------------------------------------------------------------------------
 def refused(args, *parts):
     proc = run([tool("heapfold"), *args], check=False)
@@ -214,6 +249,38 @@ refused([cut, dump_path], cut, "ends early")
 other_directory = workdir()
 _, other_dump = run_churn(other_directory)
 refused([log_path, other_dump], log_path, other_dump, f"pid {pid}")
+# The other process's dump named by hand in jemalloc's manner, without the kind (as
+# prof.dump is often given a name): its pid is read, and refused (it was taken unchecked,
+# "its name carries no pid", and the log collapsed into one unnamed site).
+other_pid = int(os.path.basename(other_dump).split(".")[1])
+hand_named = os.path.join(other_directory, f"jeprof.{other_pid}.100.heap")
+shutil.copy(other_dump, hand_named)
+refused([log_path, hand_named], log_path, hand_named, f"pid {pid}", f"pid {other_pid}")
+
+
+def code_start(dump):
+    with open(dump) as f:
+        return next(line.split("-")[0] for line in f
+                    if " r-xp " in line and line.rstrip().endswith("/churn"))
+
+
+# Named freely, with no pid at all: the log's addresses tell, most lying in no code mapping
+# of another process's dump (ASLR places a run's code elsewhere).
+free_named = os.path.join(other_directory, "redis.heap")
+shutil.copy(other_dump, free_named)
+if code_start(other_dump) == code_start(dump_path):
+    print("skipping the check of a freely named dump of another process: both runs loaded "
+          "churn at one address (ASLR is off)")
+else:
+    refused([log_path, free_named], log_path, free_named, "lie in no code mapping",
+            f"pid {pid}")
+# The log's own dump named freely: used, with a warning that its name does not tell the pid.
+mine = os.path.join(directory, "mine.heap")
+shutil.copy(dump_path, mine)
+proc = run([tool("heapfold"), "--text", log_path, mine], check=False)
+check(proc.returncode == 0 and f"{mine}: its name is not one jemalloc makes" in proc.stderr and
+      "carries no pid" not in proc.stderr and "lie in no" not in proc.stderr,
+      f"the log's own dump named freely: {proc.returncode} {proc.stderr!r}")
 empty = dict(log, allocations=[], stack_traces=[])
 empty_path = write_file(directory, f"empty.{pid}.1.json", json.dumps(empty))
 refused([empty_path, dump_path], empty_path, "no allocations")

@@ -3,7 +3,11 @@
 real consumers: go tool pprof (Go's /debug/pprof/profile), jeprof --text (gperftools'
 format at /pprof/profile), the flame graph parser for the SVG pages."""
 
+import base64
+import gzip
+import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -110,6 +114,18 @@ try:
     status, body, _ = request("/pprof/heap/report")
     check(status == 200 and "open_sessions" in go_pprof("-top", saved("h.pb.gz", body)).stdout,
           "/pprof/heap/report")
+    # heapfold --html's page of the live heap: its data (gzipped JSON in base64) names
+    # open_sessions, has the heap's four types, and no source excerpt.
+    status, body, kind = request("/debug/pprof/ui?sample=inuse_objects")
+    check(status == 200 and kind.startswith("text/html"), f"/debug/pprof/ui: {status} {kind}")
+    packed = re.search(rb'<script type="text/plain" id="data"[^>]*>(.*?)</script>', body, re.S)
+    data = json.loads(gzip.decompress(base64.b64decode(b"".join(packed.group(1).split()))))
+    check([t["name"] for t in data["types"]] ==
+          ["inuse_space", "inuse_objects", "alloc_space", "alloc_objects"] and
+          data["types"][data["type"]]["name"] == "inuse_objects" and
+          any("open_sessions" in name for name in data["strings"]) and "sourceFiles" not in data,
+          f"/debug/pprof/ui's data: {data['types']}, type {data['type']}, "
+          f"{sorted(data)}")
     check(request("/pprof/profile/flamegraph?width=5")[0] == 400, "width=5 accepted")
 
     # Heap delta: what grew during the window, not what was there before it.

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/agent/agent_config.hpp"
 
+#include <csignal>
 #include <doctest/doctest.h>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,5 +71,70 @@ TEST_CASE("heapkit::agent::read_config: defaults, every variable, and what it re
         auto refused = config_of({{name, value}});
         REQUIRE_MESSAGE(!refused, name, "=", value);
         CHECK(refused.error().message.find(name) != std::string::npos);
+    }
+}
+
+namespace {
+
+heapkit::Result<std::optional<heapkit::runtime::PeakOptions>>
+peaks_of(std::map<std::string, std::string> variables) {
+    return read_peaks_config([&](const char* name) -> const char* {
+        auto found = variables.find(name);
+        return found == variables.end() ? nullptr : found->second.c_str();
+    });
+}
+
+} // namespace
+
+TEST_CASE("heapkit::agent::read_peaks_config: off by default, every setting, what it refuses") {
+    auto off = peaks_of({});
+    REQUIRE(off);
+    CHECK_FALSE(*off);
+    auto on = peaks_of({{"HEAPKIT_PEAKS_DIR", "/var/lib/app/peaks"},
+                        {"HEAPKIT_PEAKS_PREFIX", "app"},
+                        {"HEAPKIT_PEAKS_INTERVAL_MS", "250"},
+                        {"HEAPKIT_PEAKS_WATCH", "rss"},
+                        {"HEAPKIT_PEAKS_GROWTH_PERCENT", "12.5"},
+                        {"HEAPKIT_PEAKS_FLOOR", "32M"},
+                        {"HEAPKIT_PEAKS_MIN_INTERVAL_MS", "5000"},
+                        {"HEAPKIT_PEAKS_DANGER_PERCENT", "85"},
+                        {"HEAPKIT_PEAKS_DANGER_BYTES", "2G"},
+                        {"HEAPKIT_PEAKS_DANGER_PSI", "40"},
+                        {"HEAPKIT_PEAKS_SIGNAL", "SIGUSR2"},
+                        {"HEAPKIT_PEAKS_KEEP", "4"},
+                        {"HEAPKIT_PEAKS_MAX_BYTES", "100M"},
+                        {"HEAPKIT_PEAKS_MIN_FREE", "1G"}});
+    REQUIRE(on);
+    REQUIRE(*on);
+    const auto& o = **on;
+    CHECK(o.directory == "/var/lib/app/peaks");
+    CHECK(o.prefix == "app");
+    CHECK(o.interval_ms == 250);
+    CHECK(o.watch_rss);
+    CHECK(o.growth_percent == 12.5);
+    CHECK(o.floor_bytes == 32u << 20);
+    CHECK(o.min_interval_ms == 5000);
+    CHECK(o.danger_percent == 85);
+    CHECK(o.danger_bytes == uint64_t{2} << 30);
+    CHECK(o.danger_psi == 40);
+    CHECK(o.signal == SIGUSR2);
+    CHECK(o.keep == 4);
+    CHECK(o.max_bytes == 100u << 20);
+    CHECK(o.min_free_bytes == uint64_t{1} << 30);
+    for (auto [name, value] :
+         std::vector<std::pair<std::string, std::string>>{{"HEAPKIT_PEAKS_INTERVAL_MS", "5"},
+                                                          {"HEAPKIT_PEAKS_WATCH", "vsz"},
+                                                          {"HEAPKIT_PEAKS_GROWTH_PERCENT", "0"},
+                                                          {"HEAPKIT_PEAKS_GROWTH_PERCENT", "lots"},
+                                                          {"HEAPKIT_PEAKS_FLOOR", "12T"},
+                                                          {"HEAPKIT_PEAKS_DANGER_PERCENT", "120"},
+                                                          {"HEAPKIT_PEAKS_SIGNAL", "PROF"},
+                                                          {"HEAPKIT_PEAKS_SIGNAL", "TERM"},
+                                                          {"HEAPKIT_PEAKS_KEEP", "0"},
+                                                          {"HEAPKIT_PEAKS_MAX_BYTES", "10K"}}) {
+        auto refused = peaks_of({{"HEAPKIT_PEAKS_DIR", "/tmp/x"}, {name, value}});
+        REQUIRE_FALSE(refused);
+        CAPTURE(refused.error().message);
+        CHECK(refused.error().message.find(name + "=" + value) == 0);
     }
 }

@@ -19,6 +19,11 @@ TEST_CASE("heapkit::parse_dump_name reads jemalloc's dump names") {
     CHECK_FALSE(parse_dump_name("jeprof.7.x.i1.heap")); // no sequence number
     CHECK_FALSE(parse_dump_name("jeprof.7.3.i.heap"));  // i without its count
     CHECK_FALSE(parse_dump_name("jeprof.7.3.q1.heap")); // no such kind
+    // libheapkit-runtime's peak watcher names its captures by trigger.
+    CHECK(parse_dump_name("redis-server.4242.5.peak.heap")->seq == 5);
+    CHECK(parse_dump_name("app.9.0.danger.heap")->pid == 9);
+    CHECK(parse_dump_name("app.9.1.demand.heap")->seq == 1);
+    CHECK_FALSE(parse_dump_name("app.9.1.peaks.heap"));
 }
 
 TEST_CASE("heapkit::series_order sorts by time, then by sequence number") {

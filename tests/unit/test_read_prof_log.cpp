@@ -98,6 +98,9 @@ TEST_CASE("heapkit::pid_in_file_name reads jemalloc's log and dump names") {
     CHECK(pid_in_file_name("my.prefix.17.3.f.heap") == 17);
     CHECK(pid_in_file_name("jeprof.17.3.i12.heap.gz") == 17);
     CHECK(pid_in_file_name("jeprof.17.3.m0.heap") == 17);
+    CHECK(pid_in_file_name("/tmp/jeprof.14739.100.heap") == 14739); // named by hand, as jemalloc
+    CHECK_FALSE(pid_in_file_name("x.100.heap"));
+    CHECK_FALSE(pid_in_file_name("14739.100.heap"));
     CHECK_FALSE(pid_in_file_name("heap.prof"));
     CHECK_FALSE(pid_in_file_name("dump.heap"));
     CHECK_FALSE(pid_in_file_name("a.b.x.json"));

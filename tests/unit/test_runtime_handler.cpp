@@ -119,3 +119,24 @@ TEST_CASE("heapkit::runtime::Handler's index pages link every page with its para
     }
     CHECK(root.body.find("seconds=30&amp;frequency=100") != std::string::npos);
 }
+
+TEST_CASE("heapkit::runtime::Handler: /debug/jemalloc/peaks without a watcher, and its POST") {
+    HandlerOptions closed;
+    Response response =
+        Handler(closed).handle(Request{"POST", "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+    CHECK(response.status == 403);
+    CHECK(response.body.find("HEAPKIT_CONTROL") != std::string::npos);
+    HandlerOptions open;
+    open.allow_control = true;
+    response = Handler(open).handle(Request{"POST", "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+    CHECK(response.status == 409);
+    CHECK(response.body.find("HEAPKIT_PEAKS_DIR") != std::string::npos);
+    response = Handler(open).handle(
+        Request{"GET", "/debug/jemalloc/peaks", "capture=x.1.0.peak", {}, "", {}, {}});
+    CHECK(response.status == 404);
+    // The index links the page in every process: it says how to turn the watcher on.
+    response = Handler(open).handle(Request{"GET", "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+    CHECK(response.status == 200);
+    CHECK(response.content_type.starts_with("text/html"));
+    CHECK(response.body.find("HEAPKIT_PEAKS_DIR") != std::string::npos);
+}

@@ -42,7 +42,7 @@ TEST_CASE("heapkit::runtime::routes counts every page that dumps the heap as a c
     // Each of these holds a dump and a profile: a page left out would escape max_conversions.
     for (const char* path :
          {"/pprof/heap", "/debug/pprof/heap", "/debug/pprof/allocs", "/debug/pprof/heap.folded",
-          "/pprof/heap/report", "/pprof/heap/flamegraph"}) {
+          "/pprof/heap/report", "/pprof/heap/flamegraph", "/debug/pprof/ui"}) {
         CHECK_MESSAGE(converts(path), path);
     }
     CHECK(converts("/pprof/symbol", "POST"));

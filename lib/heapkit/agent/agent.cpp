@@ -14,6 +14,7 @@
 #include "heapkit/runtime/handler.hpp"
 #include "heapkit/runtime/http/server_thread.hpp"
 #include "heapkit/runtime/notices.hpp"
+#include "heapkit/runtime/peak_watcher.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 
@@ -180,6 +181,30 @@ void start_serving() {
     }
 }
 
+// The peak watcher, when HEAPKIT_PEAKS_DIR asks for it: a bad setting or directory is one
+// line, and the agent serves (and the program runs) without it. Never stopped: its
+// captures are for the process's last moments, and its thread blocks every signal.
+void start_peak_watcher() {
+    auto options = read_peaks_config([](const char* name) { return std::getenv(name); });
+    if (!options) {
+        say(options.error().message + ": no peak captures");
+        return;
+    }
+    if (!*options) {
+        return;
+    }
+    if (why_inert()) {
+        return; // serve_now says why
+    }
+    (*options)->say = [](const std::string& line) { say(line); };
+    auto watcher = runtime::PeakWatcher::start(std::move(**options));
+    if (!watcher) {
+        say(watcher.error().message + ": no peak captures");
+        return;
+    }
+    static_cast<void>(watcher->release());
+}
+
 void before_fork() {
     g_agent->mutex.lock();
 }
@@ -231,6 +256,7 @@ extern "C" __attribute__((visibility("default"))) void heapkit_agent_core_serve(
             say("cannot watch for fork(): not serving");
             return;
         }
+        start_peak_watcher();
     }
     {
         std::lock_guard lock(g_agent->mutex);

@@ -3,9 +3,11 @@
 // a preloaded library has no command line of its own.
 #pragma once
 
+#include "heapkit/runtime/peak_watcher.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace heapkit::agent {
@@ -13,7 +15,7 @@ namespace heapkit::agent {
 struct AgentConfig {
     std::string address = "127.0.0.1"; // HEAPKIT_LISTEN=ADDRESS:PORT, [IPv6]:PORT or :PORT
     int port = 6060;
-    std::string token_file;    // HEAPKIT_TOKEN_FILE: the bearer token, its first line
+    std::string token_file; // HEAPKIT_TOKEN_FILE: the bearer token, its first line
     // HEAPKIT_PUBLIC_NAME: beyond loopback (with a token), the host name clients use,
     // accepted in Host besides address literals (ServerOptions::public_name).
     std::string public_name;
@@ -33,6 +35,11 @@ using Environment = std::function<const char*(const char*)>;
 
 // The configuration; an error names the variable and what it takes.
 Result<AgentConfig> read_config(const Environment& environment);
+
+// The peak watcher's settings (HEAPKIT_PEAKS_DIR and the HEAPKIT_PEAKS_* beside it,
+// heapkit-agent(7)); nullopt when HEAPKIT_PEAKS_DIR is unset or empty. An error names the
+// variable and what it takes (the agent then serves without the watcher).
+Result<std::optional<runtime::PeakOptions>> read_peaks_config(const Environment& environment);
 
 // The bearer token in `path`: its first line, without surrounding blanks; an error for
 // an unreadable or empty file.

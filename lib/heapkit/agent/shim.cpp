@@ -3,15 +3,19 @@
 // library. It decides, in the constructor, whether this is the process the operator
 // meant; everywhere else (a compiler varnishd runs, a shell or helper that inherited
 // LD_PRELOAD) it does nothing at all: no thread, no line on stderr, no port, no library
-// loaded. In the process meant, after HEAPKIT_START_DELAY_MS, it checks for jemalloc and
-// heap profiling and only then loads the agent proper, libheapkit-agent-core.so beside
-// it, with jemalloc's sampling off on its own thread: the constructors of the libraries
-// that come with it (libstdc++'s locale, libdw, the HTTP server's) allocate in the host,
-// and none of that may show in the host's heap profile.
+// loaded. In the process meant it replaces jemalloc's backtrace at once where jemalloc
+// unwinds with libgcc (guarded_backtrace.cpp), and after HEAPKIT_START_DELAY_MS it checks
+// for jemalloc and heap profiling and only then loads the agent proper,
+// libheapkit-agent-core.so beside it, with jemalloc's sampling off on its own thread: the
+// constructors of the libraries that come with it (libstdc++'s locale, libdw, the HTTP
+// server's) allocate in the host, and none of that may show in the host's heap profile.
 //
 // Which process is meant: the one whose executable (or argv[0]) is HEAPKIT_PROGRAM's
 // name when that is set; otherwise the first process of the tree that inherited
 // LD_PRELOAD, that is one whose parent does not carry the agent.
+#include "guarded_backtrace.hpp"
+#include "lazy_pages.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -32,7 +36,6 @@ extern "C" __attribute__((visibility("default"))) const char heapkit_agent_versi
 namespace heapkit::agent {
 namespace {
 
-using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
 using Serve = void (*)(int parent_port, void* registry);
 
 constexpr const char* core_name = "libheapkit-agent-core.so";
@@ -44,6 +47,8 @@ Serve g_serve = nullptr; // the core's entry once it is loaded (then the core se
 // One page shared by the tree this process starts (fork keeps a MAP_SHARED mapping): the
 // serving processes write themselves into it (the core's process_registry).
 void* g_registry = nullptr;
+// jemalloc's samples are unwound by install_guarded_backtrace's hook.
+bool g_guarded = false;
 
 // One line on stderr, written whole with write(2): stderr's FILE may be the host's to
 // lock or to replace.
@@ -165,19 +170,31 @@ bool has_luajit() {
                nullptr) != 0;
 }
 
-// jemalloc built to unwind with libgcc (Debian's is) aborts the process when a sampled
-// allocation's stack passes through code LuaJIT compiled: libgcc's unwinder meets the
-// unwind tables LuaJIT registers for its traces and asserts. It happens with heap
-// profiling alone, agent or not (kresd under load: SIGABRT within a minute), so the
-// operator hears it once, with the way out.
+// Where the guarded backtrace could not be installed (a jemalloc without the hook),
+// jemalloc built to unwind with libgcc aborts the process when a sampled allocation's
+// stack passes through code LuaJIT compiled (guarded_backtrace.cpp says why), agent or
+// not: the operator hears it once, with the way out.
 void warn_of_luajit(Mallctl mallctl) {
     bool libgcc = false;
     size_t size = sizeof(libgcc);
-    if (has_luajit() && mallctl("config.prof_libgcc", &libgcc, &size, nullptr, 0) == 0 && libgcc) {
+    if (!g_guarded && has_luajit() &&
+        mallctl("config.prof_libgcc", &libgcc, &size, nullptr, 0) == 0 && libgcc) {
         say("this process runs LuaJIT, and jemalloc's heap profiling unwinds with libgcc, "
             "which aborts the process when a sampled allocation's stack passes through "
-            "JIT-compiled Lua code (agent or not); profile with LuaJIT's compiler off "
-            "(kresd: jit.off() in its configuration)");
+            "JIT-compiled Lua code, and this jemalloc lets no other unwinder in; profile with "
+            "LuaJIT's compiler off (kresd: jit.off() in its configuration)");
+    }
+}
+
+// From the start, before the program's first sampled allocation can meet JIT code: the
+// hook needs only jemalloc, and changes no stack that does not pass through such code.
+void guard_backtraces() {
+    Mallctl mallctl = find_mallctl();
+    bool profiling = false;
+    size_t size = sizeof(profiling);
+    if (mallctl != nullptr && mallctl("opt.prof", &profiling, &size, nullptr, 0) == 0 &&
+        profiling) {
+        g_guarded = install_guarded_backtrace(mallctl);
     }
 }
 
@@ -193,7 +210,13 @@ void* load_core() {
     int directory = slash != nullptr ? static_cast<int>(slash - self.dli_fname) : 1;
     const char* prefix = slash != nullptr ? self.dli_fname : ".";
     std::snprintf(path, sizeof(path), "%.*s/%s", directory, prefix, core_name);
-    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    static LoadedObjects before; // a page and more: not on this thread's stack
+    note_loaded_objects(before);
+    void* core = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (core != nullptr) {
+        release_new_objects_pages(before);
+    }
+    return core;
 }
 
 void* start(void* argument) {
@@ -296,6 +319,7 @@ __attribute__((constructor)) void load() {
     void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     g_registry = page == MAP_FAILED ? nullptr : page;
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    guard_backtraces();
     start_thread(-1);
 }
 

@@ -145,7 +145,8 @@ Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& f
         }
         auto width = static_cast<double>(std::max(options.width, 600u));
         ChartFrame frame{width, (width - left - right) / bucket_count};
-        double top = 50;
+        const std::string& note = profile.log_window_note;
+        double top = note.empty() ? 50 : 80; // room for the note's two lines
         double height = top + row_height * static_cast<double>(shown + 1) + 40;
         std::string out = fmt::format(
             "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -163,6 +164,16 @@ Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& f
                                    static_cast<double>(profile.duration_nanos) / 1e9,
                                    profile.log_free_sites ? "freeing" : "allocating",
                                    name_of(folded.sample))));
+        if (!note.empty()) { // under the title, in two lines at its colon
+            size_t colon = note.find("): ");
+            size_t cut = colon == std::string::npos ? note.size() : colon + 2;
+            for (auto [y, line] : {std::pair{40, std::string_view(note).substr(0, cut)},
+                                   std::pair{54, std::string_view(note).substr(cut)}}) {
+                out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" "
+                                   "style=\"font-size:11px\">{}</text>\n",
+                                   width / 2, y, escape_xml(std::string(line)));
+            }
+        }
         double bottom = top + row_height * static_cast<double>(shown + 1);
         draw_axis(out, frame, top - 6, bottom - row_height + bar_area + 4);
         draw_row(out, frame, top, "all sites", all, "#555");

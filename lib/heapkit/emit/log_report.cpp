@@ -100,6 +100,9 @@ Result<void> write_log_report(const Profile& profile, const FoldedOptions& folde
         for (size_t s = 0; s < shown; ++s) {
             out += row(sites[s], seconds);
         }
+        if (!profile.log_window_note.empty()) {
+            out += fmt::format("note: {}\n", profile.log_window_note);
+        }
         return sink(out);
     });
 }

@@ -109,6 +109,16 @@ struct LifetimeOptions {
     unsigned width = 1200; // px
 };
 
+// The HTML report (emit/html/report.hpp).
+struct HtmlOptions {
+    std::string title; // "" for "heapkit: " and the first input's name
+    // The filters applied before the report was written, as the command line gave them
+    // ("--focus=REGEX"): the page shows them beside its own.
+    std::vector<std::string> applied;
+    // Excerpts of the source files the frames name, read where the report is written.
+    bool source_excerpts = true;
+};
+
 struct TextOptions {
     size_t node_count = 0; // functions listed, largest flat first; 0: all
 };

@@ -143,9 +143,12 @@ Result<void> write_graph(std::span<const Profile> dumps, const FoldedOptions& fo
     if (flame.title.empty()) {
         flame.title = "The last dump; frames coloured by growth (red grows, blue shrinks)";
     }
+    if (flame.subtitle.empty() && !series.notes.empty()) {
+        flame.subtitle = fmt::format("{}", fmt::join(series.notes, " "));
+    }
     flame.differential = false;
     auto produce = [&](const StackSink& stacks) {
-        return fold_stacks(dumps.back(), folded, stacks);
+        return fold_stacks(dumps[series.last_dump], folded, stacks);
     };
     HEAPKIT_TRY_ASSIGN(FlameGraph graph, build_flame_graph(produce, flame_input(flame)));
     std::vector<double> growth = growth_by_node(graph, series, flame.reverse);

@@ -30,22 +30,24 @@ struct GrowthOptions {
 // steady growth.
 //
 // The table lists the top options.node_count: persistent growth, slope per second and
-// per dump, R^2, first and last value, whether monotonic, the allocating frame (the
+// per dump, R^2, first and last value (of the runs of two dumps or more: a run of one
+// dump at either end shows no growth), whether monotonic, the allocating frame (the
 // leaf-most frame left after the allocator frames are cut) with its file:line, and the
-// stack.
+// stack; then notes, "note: ..." lines: runs of one dump set aside, a run that ends with
+// a final dump (prof_final, written after the program's destructors).
 Result<void> write_growth_report(std::span<const Profile> dumps, const FoldedOptions& folded,
                                  const GrowthOptions& options, const Sink& sink);
 
 // One standalone SVG: a chart of the top suspects' values over time (a line each, a
 // legend naming their allocating frames, axes in bytes or objects and in seconds or
-// dumps), above the flame graph of the last dump whose frames are coloured by the
-// persistent growth of the stacks through them (red grows, blue shrinks).
+// dumps), above the flame graph of the last dump (as write_growth_pprof's) whose frames are
+// coloured by the persistent growth of the stacks through them (red grows, blue shrinks).
 Result<void> write_growth_graph(std::span<const Profile> dumps, const FoldedOptions& folded,
                                 const GrowthOptions& options, FlameOptions flame, const Sink& sink);
 
-// The last dump as a gzipped pprof with two more sample types: "growth" (the ranking's
-// persistent growth) and "slope" (the least-squares slope), in bytes (or objects) per
-// second, per dump when the dumps' times do not differ, of options.default_type. A
+// The last dump (of the runs of two dumps or more) as a gzipped pprof with two more sample types:
+// "growth" (the ranking's persistent growth) and "slope" (the least-squares slope), in bytes (or
+// objects) per second, per dump when the dumps' times do not differ, of options.default_type. A
 // stack's growth is shared among the last dump's samples that spell it, in proportion to
 // their values; stacks with nothing in use in the last dump carry none.
 Result<std::string> write_growth_pprof(std::span<const Profile> dumps, const PprofOptions& options);

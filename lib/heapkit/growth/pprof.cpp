@@ -61,7 +61,7 @@ Result<std::string> write_growth_pprof(std::span<const Profile> dumps,
     folded.frames = options.frames;
     folded.thread_frames = !dumps.back().thread_labels.empty();
     HEAPKIT_TRY_ASSIGN(GrowthSeries series, follow_stacks(dumps, folded));
-    const Profile& last = dumps.back();
+    const Profile& last = dumps[series.last_dump];
     HEAPKIT_TRY_ASSIGN(SampleStacks spelled, spell_sample_stacks(last, folded));
     return catching([&]() -> Result<std::string> {
         std::unordered_map<std::string_view, const StackTrend*> by_stack;
@@ -85,6 +85,9 @@ Result<std::string> write_growth_pprof(std::span<const Profile> dumps,
         PprofOptions with_notes = options;
         for (std::string& line : describe(series, folded.sample, per)) {
             with_notes.comments.push_back(std::move(line));
+        }
+        for (const std::string& line : series.notes) {
+            with_notes.comments.push_back(line);
         }
         return gzip(encode_pprof(last, with_notes, types), options.compress_level);
     });

@@ -79,6 +79,9 @@ Result<void> write_growth_report(std::span<const Profile> dumps, const FoldedOpt
                                allocation_sites(dumps, folded, rest));
             out += left_out(series, rest_sites, bytes);
         }
+        for (const std::string& note : series.notes) {
+            out += fmt::format("note: {}\n", note);
+        }
         return sink(out);
     });
 }

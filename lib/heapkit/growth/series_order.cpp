@@ -41,9 +41,10 @@ std::optional<uint64_t> number(std::string_view digits) {
     return value;
 }
 
-// "f", or one of i, m, u followed by digits.
+// "f", or one of i, m, u followed by digits (jemalloc's), or the peak watcher's triggers
+// (libheapkit-runtime's captures: PREFIX.PID.SEQ.peak.heap).
 bool is_kind(std::string_view kind) {
-    if (kind == "f") {
+    if (kind == "f" || kind == "peak" || kind == "danger" || kind == "demand") {
         return true;
     }
     return kind.size() >= 2 && (kind[0] == 'i' || kind[0] == 'm' || kind[0] == 'u') &&

@@ -120,6 +120,75 @@ Error refuse_concurrent(std::span<const Profile> dumps,
         processes.size(), listed, dumps_of(dumps[most.dumps.front()].sources.front(), most))};
 }
 
+// Where growth is read: from the first run of two dumps or more to the last such run.
+void find_growth_span(std::span<const Profile> dumps, GrowthSeries& series) {
+    const std::vector<size_t>& bounds = series.bounds;
+    size_t runs = bounds.size() - 1;
+    size_t first_run = 0;
+    while (first_run < runs && bounds[first_run + 1] - bounds[first_run] < 2) {
+        ++first_run;
+    }
+    size_t last_run = runs;
+    while (last_run > first_run && bounds[last_run] - bounds[last_run - 1] < 2) {
+        --last_run;
+    }
+    if (first_run == runs) { // no run of two dumps: the series' own ends
+        series.first_dump = 0;
+        series.last_dump = dumps.size() - 1;
+        return;
+    }
+    series.first_dump = bounds[first_run];
+    series.last_dump = bounds[last_run] - 1;
+    std::vector<std::string> alone;
+    for (size_t r = 0; r < runs; ++r) {
+        if (r < first_run || r >= last_run) {
+            alone.push_back(dumps[bounds[r]].sources.front());
+        }
+    }
+    if (!alone.empty()) {
+        series.notes.push_back(fmt::format(
+            "{} ({}), which show{} no growth: first -> last and the last dump's views are of "
+            "the runs with several dumps (from {} to {})",
+            alone.size() == 1 ? "a run of one dump"
+                              : fmt::format("{} runs of one dump each", alone.size()),
+            fmt::join(alone, ", "), alone.size() == 1 ? "s" : "",
+            dumps[series.first_dump].sources.front(), dumps[series.last_dump].sources.front()));
+    }
+}
+
+bool is_final_dump(std::string_view path) {
+    if (path.ends_with(".gz")) {
+        path.remove_suffix(3);
+    }
+    return path.ends_with(".f.heap") && parse_dump_name(path).has_value();
+}
+
+// prof_final's dump is written at exit, after the program's static destructors and
+// atexit handlers: a program that frees its memory there (named, many C++ programs) ends
+// the run at 0, and a leak reads as "8kB -> 0B". Said, not hidden: for a program that
+// keeps its memory the final dump is the best point of the series.
+void note_final_dumps(std::span<const Profile> dumps, GrowthSeries& series) {
+    std::vector<std::string> finals;
+    for (size_t r = 0; r + 1 < series.bounds.size(); ++r) {
+        size_t first = series.bounds[r];
+        size_t last = series.bounds[r + 1] - 1;
+        if (last > first && last >= series.first_dump && last <= series.last_dump &&
+            is_final_dump(dumps[last].sources.front())) {
+            finals.push_back(dumps[last].sources.front());
+        }
+    }
+    if (finals.empty()) {
+        return;
+    }
+    series.notes.push_back(fmt::format(
+        "{} with a final dump ({}): jemalloc writes it at exit (prof_final), after the "
+        "program's destructors and atexit handlers ran, so what they freed is not in it (a "
+        "leak freed at exit reads as falling to 0 there); to follow what the process held "
+        "while it ran, give the series without it",
+        finals.size() == 1 ? "the run ends" : fmt::format("{} runs end each", finals.size()),
+        fmt::join(finals, ", ")));
+}
+
 } // namespace
 
 size_t growing_count(const GrowthSeries& series) {
@@ -171,6 +240,12 @@ Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedO
                 series.stacks[it->second].values[d] += line.value;
                 return Result<void>{};
             }));
+        }
+        find_growth_span(dumps, series);
+        note_final_dumps(dumps, series);
+        for (StackTrend& stack : series.stacks) {
+            stack.first_value = stack.values[series.first_dump];
+            stack.last_value = stack.values[series.last_dump];
         }
         fit_all(series);
         rank(series.stacks);

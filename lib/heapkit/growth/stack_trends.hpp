@@ -21,8 +21,13 @@ struct StackTrend {
     Trend per_dump;              // over dump numbers, whatever the axis
     Trend per_second;            // over seconds; all zero when the series is not timed
 
-    int64_t first() const { return values.front(); }
-    int64_t last() const { return values.back(); }
+    // Its value in the series' first and last dump of growth (GrowthSeries::first_dump,
+    // last_dump).
+    int64_t first_value = 0;
+    int64_t last_value = 0;
+
+    int64_t first() const { return first_value; }
+    int64_t last() const { return last_value; }
 };
 
 struct GrowthSeries {
@@ -32,6 +37,16 @@ struct GrowthSeries {
     // Slopes are per second: every dump's time is known and they differ within some run.
     bool timed = false;
     std::vector<StackTrend> stacks; // ranked: the strongest suspect first
+    // The dumps "first -> last" and the views of the last dump are of (indexes): the first
+    // and last dump of the runs of two dumps or more. A run of one dump shows no growth:
+    // at either end of a series (varnish's manager's final dump after its child's series)
+    // it must not stand for the run that grew. The series' own ends when no run has two.
+    size_t first_dump = 0;
+    size_t last_dump = 0;
+    // What a reader of the series should know, one sentence each: runs of one dump set
+    // aside, runs that end in a final dump (prof_final: written at exit, after the
+    // program's destructors).
+    std::vector<std::string> notes;
 };
 
 // Spells every dump with write_folded (`folded`), fits each stack's values, and ranks the

@@ -6,6 +6,11 @@
 #include "heapkit/model/log_profile.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <unordered_set>
+
 namespace heapkit {
 namespace {
 
@@ -15,8 +20,9 @@ Result<void> check_same_process(const ProfLog& log, const RawDump& dump, LoadRep
     std::optional<int64_t> dump_pid = pid_in_file_name(dump.source);
     if (!dump_pid) {
         report.warnings.push_back(fmt::format(
-            "{}: its name carries no pid (jemalloc names dumps <prefix>.<pid>.<seq>.<kind>.heap): "
-            "its memory map is taken for {} (pid {}) unchecked",
+            "{}: its name is not one jemalloc makes (<prefix>.<pid>.<seq>.<kind>.heap), so it "
+            "does not tell which process wrote it: its memory map is taken for {} (pid {}), "
+            "whose addresses it places",
             dump.source, log.source, log.pid));
         return {};
     }
@@ -26,6 +32,40 @@ Result<void> check_same_process(const ProfLog& log, const RawDump& dump, LoadRep
                     "libraries; give a dump the same process wrote (prof_final:true writes "
                     "one at exit, prof.dump one on demand)",
                     log.source, log.pid, dump.source, *dump_pid);
+    }
+    return {};
+}
+
+// A dump of another process, whatever its name: most of the log's addresses lie in none
+// of its code mappings (another run of the program has its code elsewhere: ASLR). Named
+// freely, such a dump made one site "0x7f92bcaa2630" of a whole log.
+Result<void> check_addresses_mapped(const ProfLog& log, const RawDump& dump) {
+    std::vector<std::pair<uint64_t, uint64_t>> code; // runtime [start, end)
+    for (const MapEntry& entry : dump.maps) {
+        if (entry.executable && entry.end > entry.start) {
+            code.emplace_back(entry.start, entry.end);
+        }
+    }
+    std::sort(code.begin(), code.end());
+    auto mapped = [&code](uint64_t address) {
+        auto after = std::upper_bound(code.begin(), code.end(),
+                                      std::pair(address, std::numeric_limits<uint64_t>::max()));
+        return after != code.begin() && address < std::prev(after)->second;
+    };
+    std::unordered_set<uint64_t> seen;
+    size_t outside = 0;
+    for (const std::vector<uint64_t>& trace : log.traces) {
+        for (uint64_t address : trace) {
+            if (seen.insert(address).second && !mapped(address)) {
+                ++outside;
+            }
+        }
+    }
+    if (outside * 2 > seen.size()) {
+        return fail("{}: {} of its {} addresses lie in no code mapping of {}: the dump is of "
+                    "another process than the log's (pid {}); give a dump the same process "
+                    "wrote (prof_final:true writes one at exit, prof.dump one on demand)",
+                    log.source, outside, seen.size(), dump.source, log.pid);
     }
     return {};
 }
@@ -54,6 +94,7 @@ Result<Profile> load_log_profile(ProfLog log, std::vector<RawDump> dumps,
                     log.source, log.lg_sample_rate);
     }
     HEAPKIT_TRY(check_same_process(log, dump, report));
+    HEAPKIT_TRY(check_addresses_mapped(log, dump));
     if (log.time_resolution != "high") {
         report.warnings.push_back(fmt::format(
             "{}: timestamps at prof_time_resolution:{} are the coarse clock's (a few ms): "

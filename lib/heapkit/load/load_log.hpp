@@ -10,9 +10,10 @@
 namespace heapkit {
 
 // The profile of an allocation log, its addresses placed with the map of `dumps` (exactly
-// one, of the same pid: checked by its file name). Refused: no dump, several, another
-// process's, a log without allocations. What is doubtful (a dump without a pid in its
-// name, coarse timestamps) goes to `report`.
+// one, of the same pid: checked by its file name, and by the log's addresses, most of which
+// must lie in the dump's code mappings). Refused: no dump, several, another process's, a
+// log without allocations. What is doubtful (a dump whose name does not tell its pid,
+// coarse timestamps) goes to `report`.
 Result<Profile> load_log_profile(ProfLog log, std::vector<RawDump> dumps,
                                  const LoadOptions& options, LoadReport& report);
 

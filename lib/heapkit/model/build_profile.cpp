@@ -4,6 +4,7 @@
 #include "heapkit/unsample/unsample.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
@@ -41,6 +42,26 @@ std::vector<Frame> frames_from_chain(const std::vector<std::string>& chain, Stri
         frames.push_back(Frame{name, name, {}, 0, 0, 0});
     }
     return frames;
+}
+
+// Per file a dump maps, the least size the file must have to hold every page mapped from
+// it: a mapping's last page holds at least one byte of the file (ld.so maps a segment's
+// file bytes, its bss beyond them anonymously). The page size is taken as the largest
+// power of two, up to 64 KiB, that the mapping's address, offset and length are all
+// multiples of: never smaller than the kernel's, so the bound never asks too much.
+std::map<std::string_view, uint64_t> least_file_sizes(const RawDump& dump) {
+    std::map<std::string_view, uint64_t> sizes;
+    for (const MapEntry& entry : dump.maps) {
+        if (entry.path.empty() || entry.path.front() == '[' || entry.end <= entry.start) {
+            continue;
+        }
+        uint64_t length = entry.end - entry.start;
+        uint64_t aligned = entry.start | entry.file_offset | length | (uint64_t{1} << 16);
+        uint64_t page = uint64_t{1} << std::countr_zero(aligned);
+        uint64_t& least = sizes[entry.path];
+        least = std::max(least, entry.file_offset + length - page + 1);
+    }
+    return sizes;
 }
 
 // A location's identity: its module and lookup address.
@@ -83,6 +104,14 @@ private:
     uint32_t m_dump = 0;                                  // the current dump's index
 };
 
+// What one more dump that maps `module` says of its file.
+void note_dump(Module& module, int64_t dump_nanos, uint64_t least_size) {
+    if (dump_nanos != 0 && (module.dumped_nanos == 0 || dump_nanos < module.dumped_nanos)) {
+        module.dumped_nanos = dump_nanos;
+    }
+    module.least_file_size = std::max(module.least_file_size, least_size);
+}
+
 void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
     using Key = std::tuple<std::string, uint64_t, uint64_t, uint64_t>;
     std::map<Key, uint32_t> known;
@@ -99,6 +128,7 @@ void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
     m_spaces.resize(dumps.size());
     for (bool main_pass : {true, false}) {
         for (size_t d = 0; d < dumps.size(); ++d) {
+            std::map<std::string_view, uint64_t> least_sizes = least_file_sizes(dumps[d]);
             for (auto [entry, is_main] : wanted[d]) {
                 if (is_main != main_pass) {
                     continue;
@@ -116,6 +146,8 @@ void ProfileBuilder::add_modules(const std::vector<RawDump>& dumps) {
                     module.is_main = is_main;
                     m_profile.modules.push_back(std::move(module));
                 }
+                note_dump(m_profile.modules[it->second], dumps[d].modified_nanos,
+                          least_sizes[entry->path]);
                 m_spaces[d].ranges.push_back({entry->start, entry->end, it->second});
             }
         }

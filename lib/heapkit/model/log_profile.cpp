@@ -8,6 +8,7 @@
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/unsample/unsample.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -66,13 +67,40 @@ std::string thread_label(const LogThread& thread) {
     return thread.name.empty() ? fmt::format("t{}", thread.uid) : thread.name;
 }
 
+// The log's start, as far as it can be known: jemalloc writes its duration (start to stop)
+// and every free it records came before the stop, so the start is no earlier than the
+// last free less the duration. An object allocated before that was allocated before the
+// log began, whatever the clock's origin.
+uint64_t earliest_start(const ProfLog& log) {
+    uint64_t last_free = 0;
+    for (const LogAllocation& allocation : log.allocations) {
+        last_free = std::max(last_free, allocation.free_nanos);
+    }
+    return last_free > log.duration_nanos ? last_free - log.duration_nanos : 0;
+}
+
+std::string seconds_text(uint64_t nanos) {
+    return fmt::format("{:.3g} s", static_cast<double>(nanos) / 1e9);
+}
+
 } // namespace
 
 Profile build_log_profile(const ProfLog& log, const std::vector<MapEntry>& maps,
                           const LogBuildOptions& options) {
     std::map<SampleKey, Sums> sums;
     uint64_t period = log.sample_period();
+    uint64_t start = earliest_start(log);
+    size_t early = 0;
+    uint64_t longest_early = 0;
     for (const LogAllocation& allocation : log.allocations) {
+        // Born before the log: not allocated while it ran (allocs/s), and its lifetime,
+        // however true, is one only the long-lived show (those born in the log that
+        // outlive it are not recorded): left out, and said.
+        if (allocation.alloc_nanos < start) {
+            ++early;
+            longest_early = std::max(longest_early, allocation.lifetime_nanos());
+            continue;
+        }
         uint32_t trace = options.by_free_site ? allocation.free_trace : allocation.alloc_trace;
         uint32_t thread = options.by_free_site ? allocation.free_thread : allocation.alloc_thread;
         bool cross =
@@ -100,6 +128,15 @@ Profile build_log_profile(const ProfLog& log, const std::vector<MapEntry>& maps,
     profile.log_free_sites = options.by_free_site;
     profile.has_accum = true;
     profile.duration_nanos = static_cast<int64_t>(log.duration_nanos);
+    if (early > 0) {
+        profile.log_window_note = fmt::format(
+            "{} of the log's {} records are of objects allocated before it began (freed while "
+            "it ran, after living up to {}; the log ran {}): left out of every figure, which "
+            "are of objects allocated and freed while it ran",
+            early, log.allocations.size(), seconds_text(longest_early),
+            seconds_text(log.duration_nanos));
+        profile.notes.push_back(profile.log_window_note);
+    }
     std::map<uint32_t, int32_t> labels; // log thread index -> Profile::thread_labels
     size_t s = 0;
     for (auto& [key, sum] : sums) {

@@ -21,7 +21,9 @@ struct LogBuildOptions {
 // heap dump of the same process, or of the process itself). Each allocation is unsampled
 // on its own with jemalloc's formula at the log's period: it weighs 1/(1 - exp(-usize/R)).
 // alloc_* hold what was allocated (and freed) while logging, the log's types the rest;
-// the profile's duration is the log's.
+// the profile's duration is the log's. Records of objects allocated before the log began
+// (before its last free less its duration) are left out, and Profile::log_window_note
+// says how many.
 Profile build_log_profile(const ProfLog& log, const std::vector<MapEntry>& maps,
                           const LogBuildOptions& options);
 

@@ -41,6 +41,13 @@ struct Module {
     bool has_filenames = false;
     bool has_line_numbers = false;
     bool has_inline_frames = false;
+    // What the dumps that map it say of the file, which they name without a build id: the
+    // earliest of their modification times (ns since the Unix epoch; 0 when none is
+    // known), and the least size, in bytes, a file must have to hold every page they map
+    // of it (any permission). A file found now that is newer, or shorter, may be a build
+    // made after the process ran (symbolize/later_builds.hpp).
+    int64_t dumped_nanos = 0;
+    uint64_t least_file_size = 0;
 
     // File offset of a runtime address inside this module.
     uint64_t file_offset_of(uint64_t runtime) const { return runtime - start + file_offset; }
@@ -108,6 +115,11 @@ struct Profile {
     bool from_log = false;
     bool log_free_sites = false; // its samples are freeing stacks, not allocating ones
     std::vector<LogSample> log_samples;
+    // Of a log: what it recorded of objects allocated before it began (jemalloc logs every
+    // sampled object freed while it runs, whenever it was allocated), which is left out of
+    // every figure: one sentence saying so, for the text and chart views (also in
+    // `notes`); empty when there were none.
+    std::string log_window_note;
     // The texts of every location's frames. Shared: a copy of the profile keeps the
     // texts its frames point to alive.
     std::shared_ptr<StringPool> strings = std::make_shared<StringPool>();

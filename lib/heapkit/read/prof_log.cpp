@@ -317,16 +317,27 @@ std::optional<int64_t> pid_in_file_name(std::string_view path) {
         return std::nullopt;
     }
     if (*suffix == "heap") {
-        auto kind = take_last(); // "f", "i3", "m0", "u1"
-        if (!kind || kind->empty() ||
-            std::string_view("fimu").find((*kind)[0]) == std::string_view::npos) {
-            return std::nullopt;
+        // "f", "i3", "m0", "u1"; or, in a name given to prof.dump by hand in jemalloc's
+        // manner ("jeprof.14739.100.heap"), the sequence number already.
+        std::string_view before = name;
+        auto kind = take_last();
+        bool is_kind = kind && !kind->empty() &&
+                       std::string_view("fimu").find((*kind)[0]) != std::string_view::npos;
+        if (!is_kind) {
+            if (!number(kind)) {
+                return std::nullopt;
+            }
+            name = before;
         }
     }
     if (!number(take_last())) { // the sequence number
         return std::nullopt;
     }
-    return number(take_last());
+    std::optional<int64_t> pid = number(take_last());
+    if (!pid || name.empty()) {
+        return std::nullopt; // the prefix may hold dots, but it must be there
+    }
+    return pid;
 }
 
 } // namespace heapkit

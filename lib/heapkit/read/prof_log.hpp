@@ -62,7 +62,9 @@ Result<ProfLog> parse_prof_log(std::string_view text, std::string_view source);
 bool looks_like_prof_log(std::string_view text);
 
 // The pid in a jemalloc file name, "<prefix>.<pid>.<seq>.json" or
-// "<prefix>.<pid>.<seq>.<kind><n>.heap" (directories ignored), when it has one.
+// "<prefix>.<pid>.<seq>.<kind><n>.heap", or a dump named in that manner by hand
+// ("<prefix>.<pid>.<seq>.heap", as prof.dump is often given), directories and ".gz"
+// ignored, when it has one.
 std::optional<int64_t> pid_in_file_name(std::string_view path);
 
 } // namespace heapkit

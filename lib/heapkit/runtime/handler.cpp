@@ -16,7 +16,8 @@ namespace heapkit::runtime {
 namespace {
 // Why a control request is not allowed by the options, if it is not.
 std::optional<Response> refuse_control(const Request& request, const HandlerOptions& options) {
-    if (request.path != "/pprof/conf" || request.method != "POST") {
+    bool control_page = request.path == "/pprof/conf" || request.path == "/debug/jemalloc/peaks";
+    if (!control_page || request.method != "POST") {
         return std::nullopt;
     }
     if (!options.allow_control) {

@@ -6,6 +6,7 @@
 #include "heapkit/runtime/export.hpp"
 #include "heapkit/runtime/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/peak_watcher.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/serving_processes.hpp"
 #include "heapkit/runtime/telemetry.hpp"
@@ -219,9 +220,9 @@ std::string serving_metrics() {
 
 Response metrics(const Request&) {
     auto mallctl = Mallctl::find();
-    Response response =
-        text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
-                      symbolizer_metrics() + jemalloc_stats_metrics() + serving_metrics());
+    Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
+                                      symbolizer_metrics() + jemalloc_stats_metrics() +
+                                      serving_metrics() + peaks_metrics());
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
 }

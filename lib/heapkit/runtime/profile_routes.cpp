@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/profile_routes.hpp"
 
+#include "heapkit/emit/html/report.hpp"
 #include "heapkit/runtime/cpu_export.hpp"
 #include "heapkit/runtime/export.hpp"
 #include "heapkit/runtime/page_query.hpp"
@@ -11,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <unistd.h>
 
 namespace heapkit::runtime {
 namespace {
@@ -238,6 +240,32 @@ Response heap_flame_graph_page(const Request& request) {
             return {};
         });
     return done ? binary(std::move(svg), "image/svg+xml", "") : text(500, done.error().message);
+}
+
+Response heap_report_page(const Request& request) {
+    auto page = heap_page(request);
+    if (!page) {
+        return page.error();
+    }
+    const HeapRequest& heap = page->heap;
+    auto profile = heap_now(page->profiler, heap.load);
+    if (!profile) {
+        return text(400, profile.error().message);
+    }
+    FoldedOptions folded;
+    folded.sample = heap.load.sample;
+    HtmlOptions html;
+    html.title = fmt::format("heapkit: the live heap of pid {}", ::getpid());
+    // Source files are not read inside a running program, nor served over HTTP.
+    html.source_excerpts = false;
+    std::string page_text;
+    auto done = write_html_report(*profile, nullptr, folded, html,
+                                  [&](std::string_view piece) -> Result<void> {
+                                      page_text += piece;
+                                      return {};
+                                  });
+    return done ? binary(std::move(page_text), "text/html; charset=utf-8", "")
+                : text(500, done.error().message);
 }
 
 } // namespace heapkit::runtime

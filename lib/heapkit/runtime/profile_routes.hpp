@@ -24,5 +24,8 @@ Response heap_delta(const Request& request);
 Request as_allocs(const Request& request);
 // GET /pprof/heap/flamegraph?width=&sample=: the heap profile as an SVG flame graph.
 Response heap_flame_graph_page(const Request& request);
+// GET /debug/pprof/ui?sample=: the heap profile as heapfold --html's page (every
+// sample type, Top, flame graph, callers and callees), without source excerpts.
+Response heap_report_page(const Request& request);
 
 } // namespace heapkit::runtime

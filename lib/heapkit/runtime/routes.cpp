@@ -5,6 +5,7 @@
 #include "heapkit/runtime/index_page.hpp"
 #include "heapkit/runtime/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/log_page.hpp"
+#include "heapkit/runtime/peaks_page.hpp"
 #include "heapkit/runtime/profile_routes.hpp"
 
 #include <algorithm>
@@ -98,6 +99,9 @@ const std::vector<Route>& routes() {
          [](const Request& r) { return go_heap(r, false); }},
         {"/pprof/heap/flamegraph", get, Converts::always, Waits::never, false,
          "sample=TYPE&width=1200", "heap flame graph (SVG)", heap_flame_graph_page},
+        {"/debug/pprof/ui", get, Converts::always, Waits::never, false, "sample=TYPE",
+         "live heap as one interactive page (heapfold --html's: Top, flame graph, callers)",
+         heap_report_page},
         {"/metrics", get, Converts::never, Waits::never, false, "",
          "jemalloc's and the runtime's gauges, Prometheus text", metrics},
         {"/debug/jemalloc/log",
@@ -114,6 +118,15 @@ const std::vector<Route>& routes() {
          "format=text|html|json|svg",
          "why RSS is bigger than the heap profile: jemalloc's statistics reconciled",
          jemalloc_stats_page},
+        {"/debug/jemalloc/peaks",
+         {"GET", "HEAD", "POST"},
+         Converts::always,
+         Waits::never,
+         false,
+         "capture=NAME&view=pprof|svg|stats|heap or view=growth|growth_table",
+         "the heap at its peaks and before the OOM killer: the peak watcher's captures "
+         "(POST: one now, when control is allowed)",
+         peaks_page},
     };
     return *table;
 }

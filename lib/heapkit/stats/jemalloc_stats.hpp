@@ -68,6 +68,9 @@ struct JemallocStats {
     uint64_t narenas = 0;           // arenas.narenas: arenas that exist (incl. manual)
     int64_t dirty_decay_ms = 0;     // arenas.dirty_decay_ms: the default for new arenas
     int64_t muzzy_decay_ms = 0;
+    // opt.stats_print: jemalloc printed these at exit, after the program's destructors and
+    // atexit handlers freed what they free (what it held while running is not here).
+    bool printed_at_exit = false;
     // stats.arenas: the merge (stats.arenas.4096, what "merged" prints; the only arena
     // when one is in use), and how many arenas were printed apart (initialized ones).
     ArenaStats merged;

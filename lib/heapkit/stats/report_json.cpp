@@ -33,6 +33,7 @@ json jemalloc_json(const JemallocStats& stats) {
             {"tcache_max", stats.tcache_max},
             {"dirty_decay_ms", stats.dirty_decay_ms},
             {"muzzy_decay_ms", stats.muzzy_decay_ms},
+            {"printed_at_exit", stats.printed_at_exit},
             {"allocated", stats.allocated},
             {"active", stats.active},
             {"metadata", stats.metadata},

@@ -122,6 +122,11 @@ int64_t largest(const std::vector<Row>& rows) {
 std::string report_svg(const Reconciliation& report, std::string_view stats_source) {
     Chart chart(std::max(largest(report.allocator), largest(report.rss)));
     chart.title(fmt::format("Why is RSS bigger than the heap profile? ({})", stats_source));
+    if (report.stats.printed_at_exit) {
+        chart.section("Printed at exit (opt.stats_print:true), after the program's destructors: "
+                      "what it held while it ran is not here",
+                      {});
+    }
     chart.section("From the heap profile to jemalloc's address space", report.allocator);
     if (!report.rss.empty()) {
         chart.section("The process's RSS", report.rss);

@@ -75,8 +75,22 @@ void bins_table(std::string& out, const Reconciliation& report) {
 
 } // namespace
 
+std::string at_exit_note(const JemallocStats& stats) {
+    if (!stats.printed_at_exit) {
+        return {};
+    }
+    return "printed at exit (opt.stats_print:true): after the program's destructors and atexit "
+           "handlers had freed what they free, so what it held while it ran is not here (the "
+           "profile's and jemalloc's figures are what was left at exit); take the statistics "
+           "while it runs: malloc_stats_print(write_cb, arg, \"J\") in-process, the agent's "
+           "/debug/jemalloc/stats, or redis-cli MEMORY MALLOC-STATS";
+}
+
 std::string report_text(const Reconciliation& report, std::string_view stats_source) {
     std::string out = describe(report.stats, stats_source);
+    if (std::string note = at_exit_note(report.stats); !note.empty()) {
+        out += wrap("note: " + note, 110, 6) + "\n";
+    }
     out += "\nFrom the heap profile to jemalloc's address space\n";
     rows_table(out, report.allocator);
     if (!report.rss.empty()) {

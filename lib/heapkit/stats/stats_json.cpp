@@ -183,6 +183,9 @@ Result<void> read_options(const Fields& root, JemallocStats& out) {
     if (opt.has("prof")) { // a jemalloc built without --enable-prof prints no opt.prof
         HEAPKIT_TRY_ASSIGN(out.profiling, opt.boolean("prof"));
     }
+    if (opt.has("stats_print")) {
+        HEAPKIT_TRY_ASSIGN(out.printed_at_exit, opt.boolean("stats_print"));
+    }
     HEAPKIT_TRY_ASSIGN(out.narenas_option, opt.i64("narenas"));
     HEAPKIT_TRY_ASSIGN(out.background_thread, opt.boolean("background_thread"));
     HEAPKIT_TRY_ASSIGN(out.page, general.u64("page"));

@@ -174,6 +174,7 @@ private:
         set_bool("opt.tcache", m_out.tcache);
         set_bool("opt.prof", m_out.profiling);
         set_bool("opt.background_thread", m_out.background_thread);
+        set_bool("opt.stats_print", m_out.printed_at_exit);
         auto set_decay = [&](std::string_view label, int64_t& target) -> Result<void> {
             std::string_view value = labelled(text, label);
             if (value.empty()) {

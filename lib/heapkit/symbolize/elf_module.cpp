@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gelf.h>
+#include <sys/stat.h>
 
 namespace heapkit {
 namespace {
@@ -110,6 +111,12 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file) {
         return fail_system(errno, "{}: cannot open: {}", path, std::strerror(errno));
+    }
+    struct stat status {};
+    if (::fstat(file.get(), &status) == 0) {
+        module->m_modified_nanos =
+            int64_t{status.st_mtim.tv_sec} * 1'000'000'000 + status.st_mtim.tv_nsec;
+        module->m_file_size = static_cast<uint64_t>(status.st_size);
     }
     dwfl_report_begin(dwfl);
     // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs. On success

@@ -35,6 +35,11 @@ public:
     // Lower-case hex NT_GNU_BUILD_ID, or empty.
     const std::string& build_id() const { return m_build_id; }
 
+    // The file's modification time (ns since the Unix epoch) and size in bytes, when it
+    // was opened.
+    int64_t modified_nanos() const { return m_modified_nanos; }
+    uint64_t file_size() const { return m_file_size; }
+
     // True when the file defines `mallctl`: it is jemalloc itself (linked or preloaded),
     // so code in it at the leaf end of a stack is allocator-internal even when unnamed.
     // Asked of the file's own symbol tables, once.
@@ -122,6 +127,8 @@ private:
     uint64_t m_bias = 0;             // libdwfl address minus ELF vaddr (0 by construction)
     std::vector<Segment> m_segments;
     std::string m_build_id;
+    int64_t m_modified_nanos = 0;
+    uint64_t m_file_size = 0;
     bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
     unsigned m_machine = 0;
     mutable std::optional<bool> m_is_jemalloc;      // asked on first use

@@ -34,9 +34,12 @@ struct SymbolizeOptions {
     std::string sysroot;                 // prefix for every path no rewrite matched
     std::vector<PathRewrite> path_map;   // the longest matching `from` wins
     std::string main_binary;             // the program's executable, wherever the dump says
-    bool progress = false;               // report progress on stderr
-    std::string cache_directory;         // where named frames are remembered; empty: nowhere
-    std::shared_ptr<KeptSymbols> kept;   // files and answers kept between calls; null: none
+    // --strict: a file that may be a later build than the one that ran (modified after
+    // the dump, symbolize/later_builds.hpp) is not used, rather than used with a warning.
+    bool refuse_later_builds = false;
+    bool progress = false;             // report progress on stderr
+    std::string cache_directory;       // where named frames are remembered; empty: nowhere
+    std::shared_ptr<KeptSymbols> kept; // files and answers kept between calls; null: none
     // Set: every file is named from its address index in `cache_directory`, made by this
     // for files that have none; only a file it could not index is read for names, and no
     // frame cache is kept. For a process that must not hold DWARF (the runtime: libc's

@@ -6,6 +6,7 @@
 #include "heapkit/symbolize/frame_cache.hpp"
 #include "heapkit/symbolize/index_store.hpp"
 #include "heapkit/symbolize/kept_symbols.hpp"
+#include "heapkit/symbolize/later_builds.hpp"
 #include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>
@@ -96,6 +97,16 @@ const ElfModule* open_module(const Module& module, const Module& extent,
                         "{:x} in the dump (another build)",
                         path, module.start, module.limit, module.file_offset);
         return nullptr;
+    }
+    auto at_dump_path = [&]() { return path == module.path ? nullptr : cache.find(module.path); };
+    if (auto doubt = doubt_build(module, path, *opened.file, at_dump_path)) {
+        if (doubt->certain || options.refuse_later_builds) {
+            notes.problem = FileProblem::other_build;
+            notes.problem_text =
+                doubt->certain ? doubt->text : later_build_problem(path, *opened.file);
+            return nullptr;
+        }
+        cache.warn(doubt->text);
     }
     if (module.deleted) {
         notes.remark = fmt::format("{} was deleted after the process mapped it; using the file "

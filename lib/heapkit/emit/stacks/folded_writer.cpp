@@ -4,6 +4,7 @@
 #include "heapkit/emit/stacks/dump_labels.hpp"
 #include "heapkit/emit/stacks/folded.hpp"
 #include "heapkit/emit/stacks/folded_text.hpp"
+#include "heapkit/emit/stacks/location_frames.hpp"
 #include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/emit/stacks/stack_lines.hpp"
 #include "heapkit/emit/writers.hpp"
@@ -18,17 +19,14 @@
 #include <unordered_map>
 
 namespace heapkit {
-namespace {
 
-// flamegraph.pl splits frames on ';' and the count off the last space; a ';' inside a
-// name would split it, so it is shown as ':'. Every text view (folded, --text, the
-// growth and log tables, the flame graph) spells frames from here: control characters
-// are escaped once, for all of them (terminal_safe).
 std::string frame_label(std::string_view text) {
     std::string label = terminal_safe(text);
     std::replace(label.begin(), label.end(), ';', ':');
     return label;
 }
+
+namespace {
 
 std::string_view base_name(std::string_view path) {
     size_t slash = path.rfind('/');
@@ -50,6 +48,8 @@ std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& op
     }
     return frame_label(text);
 }
+
+} // namespace
 
 // Each location's frame texts (innermost first) as tokens, and whether each is an
 // allocator frame.
@@ -102,6 +102,8 @@ uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
     }
     return static_cast<uint32_t>(frames - first_kept);
 }
+
+namespace {
 
 int64_t saturating_add(int64_t a, int64_t b) {
     int64_t sum = 0;

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// jemalloc's backtrace of a sampled allocation, replaced in the process the agent serves
+// by one that stops at code no loaded object holds (JIT-compiled code).
+#pragma once
+
+#include <cstddef>
+
+namespace heapkit::agent {
+
+using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
+
+// When jemalloc unwinds its samples with libgcc (config.prof_libgcc, Debian's build),
+// installs through "experimental.hooks.prof_backtrace" the same unwinder with one guard:
+// a frame whose address lies in no loaded object (JIT code) is the last one taken.
+// Returns true when installed. Allocates nothing; needs only libc and the libgcc_s
+// jemalloc already loaded.
+bool install_guarded_backtrace(Mallctl mallctl);
+
+} // namespace heapkit::agent

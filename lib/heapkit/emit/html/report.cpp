@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+// write_html_report and write_html_series (report.hpp): the data, then the page around it.
+#include "heapkit/emit/html/report.hpp"
+
+#include "heapkit/emit/html/assets.hpp"
+#include "heapkit/emit/html/report_data.hpp"
+#include "heapkit/emit/writers.hpp"
+#include "heapkit/growth/stack_trends.hpp"
+#include "heapkit/util/gzip.hpp"
+#include "heapkit/util/try.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace heapkit {
+namespace {
+
+constexpr SampleType all_types[] = {
+    SampleType::inuse_space,   SampleType::inuse_objects,      SampleType::alloc_space,
+    SampleType::alloc_objects, SampleType::temporary_space,    SampleType::temporary_objects,
+    SampleType::byte_seconds,  SampleType::cross_thread_space, SampleType::cross_thread_objects,
+};
+
+// The types every one of `profiles` has, the one asked for among them.
+Result<std::vector<SampleType>> types_of(std::span<const Profile* const> profiles,
+                                         SampleType wanted) {
+    std::vector<SampleType> types;
+    for (SampleType type : all_types) {
+        bool everywhere = std::all_of(profiles.begin(), profiles.end(), [&](const Profile* p) {
+            return check_sample_type(*p, type).has_value();
+        });
+        if (everywhere) {
+            types.push_back(type);
+        }
+    }
+    if (std::find(types.begin(), types.end(), wanted) == types.end()) {
+        HEAPKIT_TRY(check_sample_type(*profiles.front(), wanted));
+        for (const Profile* profile : profiles) {
+            HEAPKIT_TRY(check_sample_type(*profile, wanted));
+        }
+    }
+    return types;
+}
+
+void append_strings(std::string& out, std::string_view member,
+                    const std::vector<std::string>& texts) {
+    fmt::format_to(std::back_inserter(out), "\"{}\":[", member);
+    for (size_t i = 0; i < texts.size(); ++i) {
+        if (i > 0) {
+            out.push_back(',');
+        }
+        append_json_string(out, texts[i]);
+    }
+    out += "],\n";
+}
+
+// What every page's data begins with: its kind, title, types and what was filtered.
+std::string head_json(std::string_view kind, const std::vector<SampleType>& types,
+                      SampleType wanted, const HtmlOptions& options,
+                      const std::vector<std::string>& sources) {
+    std::string out = fmt::format("{{\"version\":1,\"kind\":\"{}\",\n\"title\":", kind);
+    append_json_string(out, options.title);
+    out += ",\n\"types\":[";
+    for (size_t t = 0; t < types.size(); ++t) {
+        out += t > 0 ? "," : "";
+        fmt::format_to(std::back_inserter(out), "{{\"name\":\"{}\",\"unit\":\"{}\"}}",
+                       name_of(types[t]), unit_of(types[t]));
+    }
+    auto chosen = std::find(types.begin(), types.end(), wanted) - types.begin();
+    fmt::format_to(std::back_inserter(out), "],\n\"type\":{},\n", chosen);
+    append_strings(out, "applied", options.applied);
+    append_strings(out, "sources", sources);
+    return out;
+}
+
+std::string base64(std::string_view bytes) {
+    static constexpr char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4 + bytes.size() / 57 + 1);
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        uint32_t chunk = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+        size_t left = std::min<size_t>(3, bytes.size() - i);
+        if (left > 1) {
+            chunk |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+        }
+        if (left > 2) {
+            chunk |= static_cast<unsigned char>(bytes[i + 2]);
+        }
+        out.push_back(digits[chunk >> 18 & 63]);
+        out.push_back(digits[chunk >> 12 & 63]);
+        out.push_back(left > 1 ? digits[chunk >> 6 & 63] : '=');
+        out.push_back(left > 2 ? digits[chunk & 63] : '=');
+        if (i % 57 == 54) {
+            out.push_back('\n'); // lines of 76 characters
+        }
+    }
+    return out;
+}
+
+// The page with its slots filled: the title, the style, the script, the data. The data,
+// JSON, goes in gzipped and in base64: a third of its size (the page unpacks it with the
+// browser's DecompressionStream), so that a report stays within a few times the size of
+// the gzipped pprof of the same dump.
+Result<void> write_page(const std::string& title, const std::string& json, const Sink& sink) {
+    std::string data = base64(gzip(json, 6));
+    std::string_view page = html_assets::page;
+    std::string escaped_title;
+    for (char c : title) {
+        switch (c) {
+        case '<':
+            escaped_title += "&lt;";
+            break;
+        case '>':
+            escaped_title += "&gt;";
+            break;
+        case '&':
+            escaped_title += "&amp;";
+            break;
+        default:
+            escaped_title.push_back(c);
+        }
+    }
+    struct Slot {
+        std::string_view name;
+        std::string_view text;
+    };
+    const Slot slots[] = {{"{{TITLE}}", escaped_title},
+                          {"{{STYLE}}", html_assets::style},
+                          {"{{SCRIPT}}", html_assets::script},
+                          {"{{DATA}}", data}};
+    while (!page.empty()) {
+        size_t open = page.find("{{");
+        if (open == std::string_view::npos) {
+            return sink(page);
+        }
+        HEAPKIT_TRY(sink(page.substr(0, open)));
+        page.remove_prefix(open);
+        const Slot* slot = std::find_if(std::begin(slots), std::end(slots),
+                                        [&](const Slot& s) { return page.starts_with(s.name); });
+        if (slot == std::end(slots)) {
+            return fail("report.html: unknown slot at {}", page.substr(0, 20));
+        }
+        HEAPKIT_TRY(sink(slot->text));
+        page.remove_prefix(slot->name.size());
+    }
+    return {};
+}
+
+std::string title_of(const HtmlOptions& options, const std::vector<std::string>& sources) {
+    if (!options.title.empty()) {
+        return options.title;
+    }
+    std::string title = "heapkit: ";
+    title += sources.empty() ? "profile" : sources.front();
+    if (sources.size() > 1) {
+        title += fmt::format(" and {} more", sources.size() - 1);
+    }
+    return title;
+}
+
+// An allocation log's table per site and its lifetime chart, as --text and --lifetimes
+// write them: "logTable" (text) and "lifetimeSvg" (an SVG document).
+Result<void> append_log_views(std::string& json, const Profile& profile,
+                              const FoldedOptions& folded) {
+    std::string table;
+    std::string chart;
+    auto into = [](std::string& out) {
+        return [&out](std::string_view piece) {
+            out += piece;
+            return Result<void>{};
+        };
+    };
+    HEAPKIT_TRY(write_log_report(profile, folded, TextOptions{}, into(table)));
+    HEAPKIT_TRY(write_lifetime_chart(profile, folded, LifetimeOptions{}, into(chart)));
+    json += "\"logTable\":";
+    append_json_string(json, table);
+    json += ",\n\"lifetimeSvg\":";
+    append_json_string(json, chart);
+    json += ",\n";
+    return {};
+}
+
+Result<void> write_report(const Profile& profile, const Profile* base, const FoldedOptions& folded,
+                          HtmlOptions options, const Sink& sink) {
+    std::vector<const Profile*> profiles{&profile};
+    if (base) {
+        profiles.push_back(base);
+    }
+    HEAPKIT_TRY_ASSIGN(std::vector<SampleType> types, types_of(profiles, folded.sample));
+    options.title = title_of(options, profile.sources);
+    ReportData data(folded);
+    if (base) {
+        HEAPKIT_TRY(data.add_profile(*base, types));
+    }
+    HEAPKIT_TRY(data.add_profile(profile, types));
+    std::string json =
+        head_json(base ? "diff" : "profile", types, folded.sample, options, profile.sources);
+    if (base) {
+        append_strings(json, "baseSources", base->sources);
+    }
+    append_strings(json, "notes", profile.notes);
+    if (profile.from_log) {
+        HEAPKIT_TRY(append_log_views(json, profile, folded));
+    }
+    data.write_json(json, options.source_excerpts);
+    json += "}";
+    return write_page(options.title, json, sink);
+}
+
+// JSON has no infinities nor NaN.
+double finite(double value) {
+    return std::isfinite(value) ? value : 0;
+}
+
+// The suspects of write_growth_report, each with its stack's frames as string ids.
+Result<void> append_series(std::string& json, std::span<const Profile> dumps,
+                           const FoldedOptions& folded, const GrowthOptions& growth,
+                           ReportData& data) {
+    HEAPKIT_TRY_ASSIGN(GrowthSeries series, follow_stacks(dumps, folded));
+    size_t shown = suspect_count(series, growth.node_count);
+    std::span<const StackTrend> top(series.stacks.data(), shown);
+    HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, top));
+    json += fmt::format("\"series\":{{\"timed\":{},\"ranked\":\"{}\",\"seconds\":[{}],",
+                        series.timed, name_of(folded.sample), fmt::join(series.seconds, ","));
+    json += fmt::format("\"bounds\":[{}],\"suspects\":[", fmt::join(series.bounds, ","));
+    for (size_t s = 0; s < shown; ++s) {
+        const StackTrend& stack = top[s];
+        std::vector<uint32_t> frames;
+        std::string_view rest = stack.stack;
+        while (!rest.empty()) {
+            size_t semicolon = rest.find(';');
+            frames.push_back(data.intern(rest.substr(0, semicolon)));
+            rest = semicolon == std::string_view::npos ? "" : rest.substr(semicolon + 1);
+        }
+        json += s > 0 ? ",\n" : "\n";
+        json += fmt::format("{{\"growth\":{},\"slope\":{},\"r2\":{},\"monotonic\":{},"
+                            "\"values\":[{}],\"frames\":[{}],\"site\":",
+                            finite(stack.trend.persistent()), finite(stack.trend.slope),
+                            finite(stack.trend.r_squared), stack.trend.monotonic,
+                            fmt::join(stack.values, ","), fmt::join(frames, ","));
+        append_json_string(json, sites[s]);
+        json += "}";
+    }
+    json += "]},\n";
+    return {};
+}
+
+Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& folded,
+                          const GrowthOptions& growth, HtmlOptions options, const Sink& sink) {
+    std::vector<const Profile*> profiles;
+    std::vector<std::string> sources;
+    for (const Profile& dump : dumps) {
+        profiles.push_back(&dump);
+        sources.push_back(dump.sources.empty() ? "" : dump.sources.front());
+    }
+    if (profiles.empty()) {
+        return fail("a series needs dumps");
+    }
+    HEAPKIT_TRY_ASSIGN(std::vector<SampleType> types, types_of(profiles, folded.sample));
+    options.title = title_of(options, sources);
+    ReportData data(folded);
+    for (const Profile& dump : dumps) {
+        HEAPKIT_TRY(data.add_profile(dump, types));
+    }
+    std::string json = head_json("series", types, folded.sample, options, sources);
+    append_strings(json, "notes", dumps.back().notes);
+    HEAPKIT_TRY(append_series(json, dumps, folded, growth, data));
+    data.write_json(json, options.source_excerpts); // after the suspects: their strings
+    json += "}";
+    return write_page(options.title, json, sink);
+}
+
+} // namespace
+
+Result<void> write_html_report(const Profile& profile, const Profile* base,
+                               const FoldedOptions& folded, const HtmlOptions& options,
+                               const Sink& sink) {
+    return catching([&] { return write_report(profile, base, folded, options, sink); });
+}
+
+Result<void> write_html_series(std::span<const Profile> dumps, const FoldedOptions& folded,
+                               const GrowthOptions& growth, const HtmlOptions& options,
+                               const Sink& sink) {
+    return catching([&] { return write_series(dumps, folded, growth, options, sink); });
+}
+
+} // namespace heapkit

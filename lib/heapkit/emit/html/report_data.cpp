@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/html/report_data.hpp"
+
+#include "heapkit/emit/stacks/dump_labels.hpp"
+#include "heapkit/emit/stacks/location_frames.hpp"
+#include "heapkit/util/try.hpp"
+
+#include <fmt/format.h>
+#include <limits>
+
+namespace heapkit {
+namespace {
+
+int64_t saturating_add(int64_t a, int64_t b) {
+    int64_t sum = 0;
+    if (!__builtin_add_overflow(a, b, &sum)) {
+        return sum;
+    }
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
+// One printed frame of a stack: which location's entry in the token layout.
+struct Entry {
+    uint32_t location;
+    uint32_t index; // into location.frames (0 for an unnamed location)
+    uint32_t token;
+};
+
+} // namespace
+
+void append_json_string(std::string& out, std::string_view text) {
+    out.push_back('"');
+    for (char c : text) {
+        auto byte = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(c);
+        } else if (byte < 0x20 || c == '<' || c == '>' || c == '&') {
+            // "<" as \u003c: no "</script>" nor "<!--" can end the element early.
+            fmt::format_to(std::back_inserter(out), "\\u{:04x}", byte);
+        } else {
+            out.push_back(c);
+        }
+    }
+    out.push_back('"');
+}
+
+ReportData::ReportData(const FoldedOptions& folded)
+    : m_folded(folded) {
+    m_folded.style = FrameStyle::function;
+    m_folded.annotate_inline = false;
+    intern(""); // string 0: no file
+}
+
+uint32_t ReportData::intern(std::string_view text) {
+    auto [it, added] =
+        m_string_ids.try_emplace(std::string(text), static_cast<uint32_t>(m_strings.size()));
+    if (added) {
+        m_strings.push_back(&it->first);
+    }
+    return it->second;
+}
+
+uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags) {
+    uint32_t key_values[4] = {name, file, line, flags};
+    std::string key(reinterpret_cast<const char*>(key_values), sizeof key_values);
+    auto [it, added] =
+        m_frame_ids.try_emplace(std::move(key), static_cast<uint32_t>(m_frames.size() / 4));
+    if (added) {
+        m_frames.insert(m_frames.end(), {name, file, line, flags});
+    }
+    return it->second;
+}
+
+uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
+    uint64_t key = uint64_t{parent} << 32 | frame;
+    auto [it, added] = m_children.try_emplace(key, static_cast<uint32_t>(m_node_frame.size()));
+    if (added) {
+        m_node_parent.push_back(parent == 0 ? -1 : static_cast<int32_t>(parent - 1));
+        m_node_frame.push_back(frame);
+    }
+    return it->second;
+}
+
+uint32_t ReportData::source_of(const Profile& profile, const Location& location, uint32_t index) {
+    const Frame& frame = location.frames[index];
+    uint32_t file = intern(frame.file);
+    if (frame.file.empty() || frame.line == 0) {
+        return file;
+    }
+    SourceFile& source = m_sources[file];
+    source.name = frame.file;
+    source.lines.insert(frame.line);
+    if (location.module < profile.modules.size()) {
+        std::string_view path = profile.modules[location.module].path;
+        size_t slash = path.rfind('/');
+        if (slash != std::string_view::npos && slash > 0) {
+            source.module_dirs.emplace(path.substr(0, slash));
+        }
+    }
+    return file;
+}
+
+Result<void> ReportData::add_profile(const Profile& profile, std::span<const SampleType> types) {
+    TokenTable tokens;
+    LocationTokens layout = location_tokens(profile, m_folded, tokens);
+    std::vector<uint32_t> token_strings(tokens.size());
+    for (uint32_t t = 0; t < tokens.size(); ++t) {
+        token_strings[t] = intern(tokens.text(t));
+    }
+    std::vector<uint32_t> thread_strings;
+    for (const std::string& label : profile.thread_labels) {
+        thread_strings.push_back(intern(frame_label(label)));
+    }
+    std::vector<uint32_t> dump_strings; // --label-dumps: a frame naming each stack's dump
+    if (m_folded.dump_frames) {
+        for (const std::string& label : dump_labels(profile.sources)) {
+            dump_strings.push_back(intern(frame_label(label)));
+        }
+    }
+    auto& column = m_columns.emplace_back(types.size());
+    std::vector<Entry> entries;
+    std::vector<int64_t> values(types.size());
+    for (const Sample& sample : profile.samples) {
+        bool any = false;
+        for (size_t t = 0; t < types.size(); ++t) {
+            values[t] = value_of(profile, sample, types[t]);
+            any = any || values[t] != 0;
+        }
+        if (!any) {
+            continue;
+        }
+        auto locations = profile.locations_of(sample);
+        uint32_t kept =
+            kept_frames(profile, layout, locations, m_folded.frames.keep_allocator_frames);
+        entries.clear();
+        for (size_t l = locations.size(); l-- > 0 && entries.size() < kept;) {
+            uint32_t location = locations[l];
+            uint32_t first = layout.first[location];
+            for (uint32_t t = layout.first[location + 1]; t-- > first && entries.size() < kept;) {
+                entries.push_back(Entry{location, t - first, layout.tokens[t]});
+            }
+        }
+        bool thread = m_folded.thread_frames && sample.thread >= 0 &&
+                      static_cast<size_t>(sample.thread) < thread_strings.size();
+        bool dump = sample.dump < dump_strings.size();
+        if (entries.empty() && !thread && !dump) {
+            continue; // nothing left once the allocator frames are cut: no stack
+        }
+        uint32_t node = 0; // the root's parent, plus one
+        if (dump) {
+            node = child(node, frame_id(dump_strings[sample.dump], 0, 0, dump_frame)) + 1;
+        }
+        if (thread) {
+            node = child(node, frame_id(thread_strings[static_cast<size_t>(sample.thread)], 0, 0,
+                                        thread_frame)) +
+                   1;
+        }
+        for (const Entry& entry : entries) {
+            const Location& location = profile.locations[entry.location];
+            uint32_t name = token_strings[entry.token];
+            uint32_t frame =
+                location.frames.empty()
+                    ? frame_id(name, 0, 0, 0)
+                    : frame_id(name, source_of(profile, location, entry.index),
+                               location.frames[entry.index].line,
+                               entry.index + 1 < location.frames.size() ? inlined_frame : 0);
+            node = child(node, frame) + 1;
+        }
+        auto [leaf, added] =
+            m_leaf_of_node.try_emplace(node - 1, static_cast<uint32_t>(m_leaves.size()));
+        if (added) {
+            m_leaves.push_back(node - 1);
+        }
+        for (size_t t = 0; t < types.size(); ++t) {
+            if (column[t].size() <= leaf->second) {
+                column[t].resize(leaf->second + 1);
+            }
+            column[t][leaf->second] = saturating_add(column[t][leaf->second], values[t]);
+        }
+    }
+    return {};
+}
+
+namespace {
+
+template <class Number> void append_array(std::string& out, const std::vector<Number>& numbers) {
+    out.push_back('[');
+    for (size_t i = 0; i < numbers.size(); ++i) {
+        if (i > 0) {
+            out.push_back(',');
+        }
+        fmt::format_to(std::back_inserter(out), "{}", numbers[i]);
+    }
+    out.push_back(']');
+}
+
+} // namespace
+
+void ReportData::write_json(std::string& out, bool source_excerpts) const {
+    if (source_excerpts) {
+        append_source_excerpts(out, m_sources);
+    }
+    out += "\"strings\":[";
+    for (size_t s = 0; s < m_strings.size(); ++s) {
+        if (s > 0) {
+            out.push_back(',');
+        }
+        append_json_string(out, *m_strings[s]);
+    }
+    out += "],\n\"frames\":";
+    append_array(out, m_frames);
+    // Each node's distance to its parent (a root's: its index + 1): mostly 1, as a stack's
+    // frames are added one after another, which compresses to almost nothing.
+    std::vector<int64_t> distances(m_node_parent.size());
+    for (size_t n = 0; n < distances.size(); ++n) {
+        distances[n] = static_cast<int64_t>(n) - m_node_parent[n];
+    }
+    out += ",\n\"parentDistances\":";
+    append_array(out, distances);
+    out += ",\n\"nodeFrames\":";
+    append_array(out, m_node_frame);
+    out += ",\n\"leaves\":";
+    append_array(out, m_leaves);
+    out += ",\n\"columns\":[";
+    for (size_t c = 0; c < m_columns.size(); ++c) {
+        out += c > 0 ? ",\n[" : "[";
+        for (size_t t = 0; t < m_columns[c].size(); ++t) {
+            std::vector<int64_t> values = m_columns[c][t];
+            values.resize(m_leaves.size());
+            if (t > 0) {
+                out.push_back(',');
+            }
+            append_array(out, values);
+        }
+        out.push_back(']');
+    }
+    out.push_back(']');
+}
+
+} // namespace heapkit

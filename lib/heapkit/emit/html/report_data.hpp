@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// The HTML report's data: every profile's stacks as the other views spell them (allocator
+// frames cut, clones merged, unnamed frames as module!0xSTART), kept compact as a
+// prefix tree of frames over one string table, with one column of values per profile and
+// sample type. The page (report.js) merges frames by function name as --text and the
+// flame graph do, and keeps lines apart for tooltips and the source view.
+#pragma once
+
+#include "heapkit/emit/html/source_excerpts.hpp"
+#include "heapkit/emit/options.hpp"
+#include "heapkit/model/profile.hpp"
+#include "heapkit/util/error.hpp"
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace heapkit {
+
+class ReportData {
+public:
+    // Frames are spelled as `folded` says (its style is taken as FrameStyle::function:
+    // lines are kept apart, not spelled into names).
+    explicit ReportData(const FoldedOptions& folded);
+
+    // Adds `profile`'s stacks as a new column, with one value per stack for each of
+    // `types`. Columns are the profiles in the order added.
+    Result<void> add_profile(const Profile& profile, std::span<const SampleType> types);
+
+    uint32_t intern(std::string_view text);
+
+    // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
+    // "strings", "frames", "parentDistances", "nodeFrames", "leaves", "columns".
+    void write_json(std::string& out, bool source_excerpts = true) const;
+
+    // Nodes of the prefix tree: distinct stack prefixes.
+    size_t node_count() const { return m_node_frame.size(); }
+
+private:
+    // A frame's flags: inlined into the next one; a thread's label (--threads); a dump's
+    // label (--label-dumps).
+    static constexpr uint32_t inlined_frame = 1;
+    static constexpr uint32_t thread_frame = 2;
+    static constexpr uint32_t dump_frame = 4;
+    uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags);
+    uint32_t child(uint32_t parent, uint32_t frame);
+    // The string id of the frame's file; its line noted for the source excerpts.
+    uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
+
+    FoldedOptions m_folded;
+    std::unordered_map<std::string, uint32_t> m_string_ids;
+    std::vector<const std::string*> m_strings; // keys of m_string_ids
+    // Frames: name, file (string ids), line, flags.
+    std::vector<uint32_t> m_frames;
+    std::unordered_map<std::string, uint32_t> m_frame_ids; // packed key -> frame index
+    std::vector<int32_t> m_node_parent;                    // -1 for a root
+    std::vector<uint32_t> m_node_frame;
+    std::unordered_map<uint64_t, uint32_t> m_children; // parent + 1 << 32 | frame -> node
+    std::vector<uint32_t> m_leaves;                    // nodes where some stack ends
+    std::unordered_map<uint32_t, uint32_t> m_leaf_of_node;
+    // Per column (profile), per type, per leaf; leaves added later are 0 in earlier columns.
+    std::vector<std::vector<std::vector<int64_t>>> m_columns;
+    std::map<uint32_t, SourceFile> m_sources; // by the string id of the file's name
+};
+
+// `text` as a JSON string (quotes included), safe inside an HTML <script> element.
+void append_json_string(std::string& out, std::string_view text);
+
+} // namespace heapkit

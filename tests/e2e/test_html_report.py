@@ -1,0 +1,402 @@
+# SPDX-License-Identifier: MIT
+"""heapfold --html in a real browser (Debian's headless Chromium over the DevTools pipe,
+tests/e2e/cdp.py): a dump of the C++ fixture, a --base change of two runs of leaky, and a
+--growth series of leaky. The page loads with no console error and no request beyond its
+own file; Top shows what heapfold --text prints for every sample type; a real click on a
+function selects it in every view; search reports the share the folded stacks give; the
+in-page refinement gives --text --focus's total and is undone; a change's columns are
+--text --base's, its colours follow the signs and its totals are each side's; a series'
+window compares the dumps it spans. Screenshots of every view are kept when
+HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
+
+import glob
+import json
+import os
+import re
+import shutil
+
+from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
+                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir)
+
+chromium_browser()  # skips the test without one
+from cdp import Browser  # noqa: E402 (after the skip)
+
+work = workdir()
+shots = os.environ.get("HEAPKIT_KEEP_SCREENSHOTS") or work
+UNITS = ["B", "kB", "MB", "GB", "TB"]
+
+
+def quantity(value):
+    """emit/quantity.cpp's spelling of a number of bytes."""
+    magnitude, unit = abs(value), 0
+    while magnitude >= 1024 and unit + 1 < len(UNITS):
+        magnitude /= 1024
+        unit += 1
+    if unit == 0:
+        return f"{value}B"
+    return f"{'-' if value < 0 else ''}{magnitude:.2f}{UNITS[unit]}"
+
+
+def heapfold(*args):
+    return run([tool("heapfold"), "-q", *args]).stdout
+
+
+def text_table(*args):
+    """heapfold --text's header total and {function: (flat, cum)}, as printed."""
+    lines = heapfold("--text", *args).splitlines()
+    total = re.search(r": (-?\S+) total", lines[0]).group(1)
+    rows = {}
+    for line in lines[2:]:
+        flat, _, _, cum, _, name = line.split(None, 5)
+        rows[name] = (flat, cum)
+    return total, rows
+
+
+def page_rows(browser):
+    return browser.evaluate("Array.from(document.querySelectorAll('#top tbody tr'))"
+                            ".map(function(tr){return Array.from(tr.cells).map("
+                            "function(td){return td.textContent;});})")
+
+
+def text_of(browser, element_id):
+    return browser.evaluate(f"document.getElementById({json.dumps(element_id)}).textContent")
+
+
+def choose(browser, element_id, value):
+    browser.evaluate(f"(function(){{var s=document.getElementById({json.dumps(element_id)});"
+                     f"s.value={json.dumps(str(value))};"
+                     "s.dispatchEvent(new Event(s.tagName==='SELECT'?'change':'input'));})()")
+
+
+def types_of(browser):
+    return browser.evaluate("window.heapkitReport.data.types.map(function(t){return t.name;})")
+
+
+def screenshot(browser, name):
+    path = browser.screenshot(os.path.join(shots, name))
+    _, _, colours = png_colours(path)
+    check(len(colours) >= 8, f"{name}: {len(colours)} colours, blank?")
+    return path
+
+
+opened = set()  # the pages' own URLs: the only requests allowed
+
+
+def open_report(browser, page):
+    opened.add(f"file://{page}")
+    browser.open(f"file://{page}")
+    browser.evaluate("window.heapkitReady.then(function(){return 1;})")  # data unpacked
+    paint = browser.evaluate(
+        "new Promise(function(done){var tries=0;(function look(){"
+        "var p=performance.getEntriesByType('paint');"
+        "if(p.length||++tries>100)done(p.length?p[p.length-1].startTime:-1);"
+        "else setTimeout(look,20);})();})")
+    print(f"{os.path.basename(page)}: {os.path.getsize(page)} bytes, first paint {paint:.0f} ms")
+
+
+def check_clean(browser, page, what):
+    errors = browser.errors()
+    check(not errors, f"{what}: console errors {errors}")
+    # data: URLs (the lifetime chart's image) are the page's own bytes, not requests.
+    others = [url for url in browser.requests()
+              if url not in opened and not url.startswith("data:")]
+    check(not others, f"{what}: the page asked for {others}")
+
+
+def check_top(browser, args, what):
+    """Top's rows and total are --text's for the same input."""
+    total, rows = text_table(*args)
+    shown = {cells[-1]: (cells[0], cells[3]) for cells in page_rows(browser)}
+    check(shown == rows, f"{what}: Top differs from --text:\n{shown}\n{rows}")
+    check(text_of(browser, "total").split(": ", 1)[1].startswith(f"{total} total"),
+          f"{what}: total {text_of(browser, 'total')!r}, --text says {total}")
+
+
+# 1. One dump of the C++ fixture, every sample type, select, search, refine.
+dump = run_fixture(fixture("inline_cpp"), work, args=[fixture("libplugin_fixture.so")])
+page = os.path.join(work, "report.html")
+heapfold("--html", dump, "-o", page)
+with open(page) as f:
+    body = f.read()
+check(not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", body),
+      "the page refers to another file")
+
+TARGET = "geometry::build_grids()"
+with Browser() as browser:
+    open_report(browser, page)
+    types = types_of(browser)
+    check(types == ["inuse_space", "inuse_objects", "alloc_space", "alloc_objects"],
+          f"sample types {types}")
+    screenshot(browser, "top.png")
+    for index, name in enumerate(types):
+        choose(browser, "type", index)
+        check_top(browser, [dump, "--sample", name], name)
+    choose(browser, "type", 0)
+
+    # A real click on a function in Top selects it in every view.
+    target_id = browser.evaluate(
+        f"window.heapkitReport.data.strings.indexOf({json.dumps(TARGET)})")
+    browser.click(f'#top tbody tr[data-function="{target_id}"] td.name')
+    check(text_of(browser, "selected") == f"Selected: {TARGET}",
+          f"selected: {text_of(browser, 'selected')!r}")
+    check(browser.evaluate("document.querySelector('#top tr.sel td.name').textContent") == TARGET,
+          "the row is not marked")
+    browser.click('#tabs button[data-view="flame"]')
+    outlined = browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
+                                ".map(function(d){return d.textContent;})")
+    check(outlined and set(outlined) == {TARGET}, f"flame graph selection: {outlined}")
+    # Hovering an inlined frame: its file and line, marked inlined (DWARF's, as
+    # --frame function+line spells the line).
+    inlined = "geometry::Grid<double>::allocate(unsigned long)"
+    node = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).find(function(d)"
+                            f"{{return d.textContent==={json.dumps(inlined)};}}).dataset.node")
+    browser.hover(f'#flame div[data-node="{node}"]')
+    tip = text_of(browser, "tooltip")
+    where = f"../tests/fixtures/inline_cpp.cpp:{marker_line('inline_cpp.cpp', 'allocate')} (inlined)"
+    check(tip.startswith(inlined + "\n") and where in tip.splitlines(), f"tooltip {tip!r}")
+    screenshot(browser, "flame.png")
+    browser.click('#tabs button[data-view="peek"]')
+    check(text_of(browser, "callers-title").startswith(f"Callers of {TARGET}") and
+          browser.evaluate("document.querySelector('#callers div').textContent") == TARGET,
+          f"peek: {text_of(browser, 'callers-title')!r}")
+    callees = browser.evaluate("Array.from(document.querySelectorAll('#callees div'))"
+                               ".map(function(d){return d.textContent;})")
+    check("geometry::Grid<double>::allocate(unsigned long)" in callees, f"callees {callees}")
+    callers = browser.evaluate("Array.from(document.querySelectorAll('#callers div'))"
+                               ".map(function(d){return d.textContent;})")
+    check(callers[:2] == [TARGET, "main"], f"callers {callers}")
+    screenshot(browser, "peek.png")
+    browser.click('#tabs button[data-view="source"]')
+    # The fixture's own source, read where the report was written: the line that calls
+    # allocate() carries build_grids' cum, and shows the file's text.
+    files = browser.evaluate("Array.from(document.querySelectorAll('#source h3'))"
+                             ".map(function(h){return h.textContent;})")
+    check(files == ["../tests/fixtures/inline_cpp.cpp"], f"source files of {TARGET}: {files}")
+    line = marker_line("inline_cpp.cpp", "build_grids")
+    with open(os.path.join(SOURCE_DIR, "fixtures", "inline_cpp.cpp")) as f:
+        code = f.read().splitlines()[line - 1]
+    cells = browser.evaluate(f"Array.from(document.querySelectorAll('#source tr[data-line=\"{line}\"] td'))"
+                             ".map(function(td){return td.textContent;})")
+    at_line = f"{TARGET} (inline_cpp.cpp:{line})"
+    through = sum(v for stack, v in parse_folded(heapfold("--frame", "function+line", dump)).items()
+                  if at_line in stack.split(";"))
+    check(through > 0 and cells == ["0B", quantity(through), str(line), code],
+          f"line {line} of inline_cpp.cpp: {cells}; expected {quantity(through)} and {code!r}")
+    screenshot(browser, "source.png")
+
+    # Search: the share of the stacks through a match, from the folded stacks.
+    stacks = parse_folded(heapfold(dump))
+    whole = sum(stacks.values())
+    part = sum(v for s, v in stacks.items() if any("Grid" in f for f in s.split(";")))
+    browser.click('#tabs button[data-view="flame"]')
+    browser.click("#crumbs a")  # back to the root
+    browser.type_into("#search", "Grid")
+    expected = f"Matched: {100 * part / whole:.1f}% ({quantity(part)})"
+    check(text_of(browser, "matched") == expected,
+          f"search: {text_of(browser, 'matched')!r}, expected {expected!r}")
+    lit = browser.evaluate("Array.from(document.querySelectorAll('#flame div.match'))"
+                           ".map(function(d){return d.textContent;})")
+    check(lit and all("Grid" in name for name in lit), f"highlighted {lit}")
+    screenshot(browser, "search.png")
+    browser.type_into("#search", "")
+
+    # Refine: focus as --focus does, shown, then undone.
+    browser.click('#tabs button[data-view="top"]')
+    choose(browser, "refine-kind", "focus")
+    browser.type_into("#refine-pattern", "plugin")
+    browser.click("#refine-add")
+    check(text_of(browser, "refinements").startswith("focus=plugin"),
+          f"refinements shown: {text_of(browser, 'refinements')!r}")
+    check_top(browser, [dump, "--focus", "plugin"], "focus=plugin")
+    browser.click("#refinements button[data-undo]")
+    check_top(browser, [dump], "undone")
+    choose(browser, "refine-kind", "hide")
+    browser.type_into("#refine-pattern", "^main$")
+    browser.click("#refine-add")
+    check_top(browser, [dump, "--hide", "^main$"], "hide=^main$")
+    browser.click("#refinements button[data-undo]")
+    for kind, flag, pattern in (("drop", "--drop-frames", "geometry::build_grids"),
+                                ("ignore", "--ignore", "shared_")):
+        choose(browser, "refine-kind", kind)
+        browser.type_into("#refine-pattern", pattern)
+        browser.click("#refine-add")
+        check_top(browser, [dump, flag, pattern], f"{kind}={pattern}")
+        browser.click("#refinements button[data-undo]")
+    check_clean(browser, page, "one dump")
+
+    # Filters given to heapfold are applied before and listed; names are text, never markup
+    # (a dump named like an element stays a name).
+    odd = os.path.join(work, "<img src=x onerror=alert(1)>.heap")
+    shutil.copy(dump, odd)
+    focused = os.path.join(work, "focused.html")
+    heapfold("--html", "--focus", "plugin", odd, "-o", focused)
+    open_report(browser, focused)
+    check_top(browser, [dump, "--focus", "plugin"], "--focus=plugin")
+    check(text_of(browser, "refinements") == "--focus=plugin", "the applied filter is not shown")
+    check(browser.evaluate("document.querySelectorAll('img:not(#lifetime-chart)').length") == 0 and
+          browser.evaluate("document.title") == f"heapkit: {odd}",
+          f"the dump's name became markup: {browser.evaluate('document.title')!r}")
+    check_clean(browser, focused, "a name like markup")
+
+# Threads (--threads): the selector keeps one thread's stacks, as the folded stacks that
+# start with its frame add up.
+threads_dir = os.path.join(work, "threads")
+os.makedirs(threads_dir)
+threads_dump = run_fixture(fixture("threads"), threads_dir, preload=False)
+threads_page = os.path.join(work, "threads.html")
+heapfold("--html", "--threads", threads_dump, "-o", threads_page)
+per_thread = {}
+for stack, value in parse_folded(heapfold("--threads", threads_dump)).items():
+    per_thread[stack.split(";")[0]] = per_thread.get(stack.split(";")[0], 0) + value
+with Browser() as browser:
+    open_report(browser, threads_page)
+    names = browser.evaluate("Array.from(document.querySelectorAll('#thread option'))"
+                             ".slice(1).map(function(o){return o.textContent;})")
+    check(sorted(names) == sorted(per_thread), f"threads {names}, folded has {list(per_thread)}")
+    for name in ("alpha worker", "beta"):
+        value = browser.evaluate("Array.from(document.querySelectorAll('#thread option'))"
+                                 f".find(function(o){{return o.textContent==={json.dumps(name)};}})"
+                                 ".value")
+        choose(browser, "thread", value)
+        check(text_of(browser, "total") == f"inuse_space: {quantity(per_thread[name])} total",
+              f"thread {name}: {text_of(browser, 'total')!r}, folded says {per_thread[name]}")
+    screenshot(browser, "threads.png")
+    check_clean(browser, threads_page, "threads")
+
+# An allocation log with its dump: the log's sample types, their totals as the folded
+# stacks add up, and the Lifetimes tab with --text's table (a site selects its function)
+# and --lifetimes' chart.
+log_dir = os.path.join(work, "log")
+os.makedirs(log_dir)
+run([fixture("churn")], env=dict(os.environ, MALLOC_CONF=(
+    "prof:true,prof_log:true,prof_time_resolution:high,lg_prof_sample:0,prof_final:true,"
+    f"prof_prefix:{log_dir}/jeprof")))
+(log_path,) = glob.glob(f"{log_dir}/jeprof.*.json")
+(log_dump,) = glob.glob(f"{log_dir}/jeprof.*.heap")
+log_page = os.path.join(work, "log.html")
+heapfold("--html", log_path, log_dump, "-o", log_page)
+with Browser() as browser:
+    open_report(browser, log_page)
+    types = types_of(browser)
+    check(types[0] == "alloc_space" and "temporary_space" in types and "byte_seconds" in types,
+          f"a log's types: {types}")
+    for name in ("alloc_space", "temporary_space", "cross_thread_objects"):
+        choose(browser, "type", types.index(name))
+        total = sum(parse_folded(heapfold("--sample", name, log_path, log_dump)).values())
+        shown = text_of(browser, "total")
+        check(shown == f"{name}: {quantity(total) if name.endswith('space') else total} total",
+              f"{name}: {shown!r}, the folded stacks add up to {total}")
+    choose(browser, "type", 0)
+    browser.click('#tabs button[data-view="lifetimes"]')
+    table = browser.evaluate("Array.from(document.querySelectorAll('#log-table pre'))"
+                             ".map(function(p){return p.textContent;})")
+    check(table == heapfold("--text", log_path, log_dump).splitlines(),
+          f"the Lifetimes table is not --text's: {table}")
+    check(browser.evaluate("document.getElementById('lifetime-chart').naturalWidth") == 1200,
+          "the lifetime chart did not load")
+    screenshot(browser, "lifetimes.png")
+    browser.click('#log-table pre[data-site="cross_site"]')
+    check(text_of(browser, "selected") == "Selected: cross_site",
+          f"a site's row selects: {text_of(browser, 'selected')!r}")
+    check_clean(browser, log_page, "allocation log")
+
+# 2. A change: leaky run 10 and 30 times.
+
+
+def run_leaky(iterations, name, conf=""):
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    env = dict(os.environ, LD_PRELOAD=JEMALLOC_SO,
+               MALLOC_CONF=f"{PROFILE_CONF}{conf},prof_prefix:{directory}/jeprof")
+    run([fixture("leaky"), *iterations], env=env)
+    return sorted(glob.glob(f"{directory}/jeprof.*.heap"))
+
+
+(before,) = run_leaky(["10"], "before")
+(after,) = run_leaky(["30"], "after")
+diff_page = os.path.join(work, "change.html")
+heapfold("--html", "--base", before, after, "-o", diff_page)
+with Browser() as browser:
+    open_report(browser, diff_page)
+    total, rows = text_table("--base", before, after)
+    shown = {cells[-1]: (cells[2].lstrip("+"), cells[5].lstrip("+")) for cells in page_rows(browser)}
+    check(shown == rows, f"change: Top differs from --text --base:\n{shown}\n{rows}")
+    base_total, _ = text_table(before)
+    new_total, _ = text_table(after)
+    check(text_of(browser, "total") ==
+          f"inuse_space: base {base_total}, new {new_total} (change +{total})",
+          f"change totals: {text_of(browser, 'total')!r}")
+    legend = text_of(browser, "legend")
+    check("grew (new > base)" in legend and "shrank (new < base)" in legend, f"legend {legend!r}")
+    screenshot(browser, "change-top.png")
+    browser.click('#tabs button[data-view="flame"]')
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).map(function(d)"
+                             "{return [d.textContent, getComputedStyle(d).backgroundColor];})")
+    colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
+    red, grey = colour["leak_steadily"], colour["fill_cache"]
+    check(red[0] == 255 and red[1] < 100 and red[2] < 100, f"leak_steadily grew: {red}")
+    check(grey[0] == grey[1] == grey[2], f"fill_cache is unchanged: {grey}")
+    screenshot(browser, "change-flame.png")
+    check_clean(browser, diff_page, "change")
+
+# Two dumps merged with --label-dumps: a root frame per dump, as --text counts them.
+labelled_page = os.path.join(work, "labelled.html")
+heapfold("--html", "--label-dumps", before, after, "-o", labelled_page)
+with Browser() as browser:
+    open_report(browser, labelled_page)
+    check_top(browser, ["--label-dumps", before, after], "--label-dumps")
+    check_clean(browser, labelled_page, "--label-dumps")
+
+# 3. A series: leaky with a dump each MiB allocated, 20 ms between iterations.
+series = run_leaky(["12", "20"], "series", ",lg_prof_interval:20")
+check(len(series) >= 6, f"{len(series)} dumps")
+series_page = os.path.join(work, "series.html")
+heapfold("--html", "--growth", *series, "-o", series_page)
+with Browser() as browser:
+    open_report(browser, series_page)
+    order = browser.evaluate("window.heapkitReport.data.sources")
+    last = len(order) - 1
+    first_total, _ = text_table(order[0])
+    last_total, last_rows = text_table(order[-1])
+    check(text_of(browser, "total").startswith(
+          f"inuse_space: base {first_total}, new {last_total} "),
+          f"the whole window: {text_of(browser, 'total')!r}")
+    # The suspects are --growth's, in its order.
+    sites = browser.evaluate("Array.from(document.querySelectorAll('#suspects tbody td.name'))"
+                             ".map(function(td){return td.textContent;})")
+    ranked = [m.group(1) for m in re.finditer(r"^\s+\d+ .* (?:yes|no)\s+(.+)$",
+                                              heapfold("--growth", *series), re.M)]
+    check(sites == ranked and any(s.startswith("leak_steadily (leaky.c:") for s in sites),
+          f"suspects {sites}, --growth ranks {ranked}")
+    leak = sites.index(next(s for s in sites if s.startswith("leak_steadily")))
+    screenshot(browser, "series.png")
+    # Over the whole window churn_scratch's scratch buffer is gone (its dumps' values fall
+    # to 0): by the new values it has no width, by the base's it is drawn, green.
+    browser.click('#tabs button[data-view="flame"]')
+    drawn = browser.evaluate("Array.from(document.querySelectorAll('#flame div'))"
+                             ".map(function(d){return d.textContent;})")
+    check("churn_scratch" not in drawn, f"a frame of no new value is drawn: {drawn}")
+    choose(browser, "side", "base")
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).map(function(d)"
+                             "{return [d.textContent, getComputedStyle(d).backgroundColor];})")
+    colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
+    green = colour.get("churn_scratch")
+    check(green and green[1] == 235 and green[0] < 100 and green[2] < 100,
+          f"churn_scratch shrank: {green}")
+    check(browser.evaluate("document.querySelector('#flame div').getBoundingClientRect().top") <
+          browser.evaluate("window.innerHeight"), "the root is not in the first screen")
+    screenshot(browser, "series-base-widths.png")
+    choose(browser, "side", "new")
+    browser.click(f'#suspects tbody tr[data-suspect="{leak}"]')
+    crumbs = text_of(browser, "crumbs")
+    check(crumbs.endswith("leak_steadily"), f"the suspect's stack: {crumbs!r}")
+    screenshot(browser, "series-flame.png")
+    # The window on the last dump alone: its own profile, as --text gives it.
+    choose(browser, "from", last)
+    browser.click('#tabs button[data-view="top"]')
+    check_top(browser, [order[-1]], "window on the last dump")
+    check_clean(browser, series_page, "series")
+
+if shots != work:
+    shutil.copy(page, shots)
+print("ok")

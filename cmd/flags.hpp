@@ -4,12 +4,12 @@
 #pragma once
 
 #include "heapkit/heapkit.hpp"
+#include "heapkit/util/regex.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fmt/format.h>
-#include <regex>
 #include <system_error>
 
 namespace heapkit::cmd {
@@ -55,16 +55,12 @@ CLI::Validator parsed_by(Parse parse, std::string what, std::string expected) {
         "", what);
 }
 
-// ECMAScript, as the library compiles it.
+// RE2's syntax (pprof's), as the library compiles it.
 inline CLI::Validator regex_validator() {
     return CLI::Validator(
         [](std::string& pattern) {
-            try {
-                std::regex compiled(pattern, std::regex::ECMAScript);
-                return std::string();
-            } catch (const std::regex_error& error) {
-                return fmt::format("invalid regular expression \"{}\": {}", pattern, error.what());
-            }
+            auto compiled = heapkit::Regex::compile(pattern);
+            return compiled ? std::string() : compiled.error().message;
         },
         "REGEX", "regex");
 }

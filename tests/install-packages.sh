@@ -18,6 +18,9 @@ build_packages=(
   nlohmann-json3-dev
   # compressed debug sections inflated faster than zlib (symbolize/inflated_debug_file)
   libdeflate-dev
+  # regexes in pprof's syntax, matched in linear time (util/regex: --drop-frames, --focus,
+  # the allocator-frame patterns)
+  libre2-dev
   golang-go
 )
 

@@ -97,3 +97,18 @@ TEST_CASE("heapkit::AllocatorFrameMatcher cuts the C++ libraries' allocator plum
         CHECK_FALSE_MESSAGE(matcher.matches(operation), operation);
     }
 }
+
+TEST_CASE(
+    "heapkit::AllocatorFrameMatcher::make: a drop_frames regex in pprof's syntax, or its error") {
+    auto matcher = AllocatorFrameMatcher::make("(?i)app_ALLOC|app_strdup");
+    REQUIRE(matcher);
+    CHECK(matcher->matches("APP_alloc(unsigned long)"));
+    CHECK(matcher->matches("app_strdup"));
+    CHECK_FALSE(matcher->matches("app_alloc_stats"));
+    auto empty = AllocatorFrameMatcher::make("");
+    REQUIRE(empty);
+    CHECK_FALSE(empty->matches("malloc"));
+    auto refused = AllocatorFrameMatcher::make("app_(alloc");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("app_(alloc") != std::string::npos);
+}

@@ -27,6 +27,8 @@ TEST_CASE("heapkit::filter_stacks keeps the stacks through a focus frame") {
     // A regex searched in the name, as pprof's -focus.
     CHECK(filtered({"^cache", "", ""}) == "main;serve;cache_put 200\n");
     CHECK(filtered({"parse|log", "", ""}) == "main;log_line 300\nmain;serve;parse 100\n");
+    // pprof's syntax (RE2's): inline flags, which ECMAScript lacked.
+    CHECK(filtered({"(?i)^CACHE_", "", ""}) == "main;serve;cache_put 200\n");
 }
 
 TEST_CASE("heapkit::filter_stacks leaves out the stacks through an ignored frame") {

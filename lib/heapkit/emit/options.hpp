@@ -16,7 +16,7 @@ namespace heapkit {
 // What every view shows of a frame.
 struct FrameOptions {
     bool keep_allocator_frames = false; // keep malloc, operator new and jemalloc internals
-    // pprof's drop_frames: an ECMAScript regex matched against whole function names
+    // pprof's drop_frames: a regex (RE2's syntax) matched against whole function names
     // (argument lists removed); the rootmost matching frame and all leafward are cut.
     std::string drop_frames;
     // GCC's copies of a function (f.part.0, f.constprop.0, "[clone .cold]") shown as the

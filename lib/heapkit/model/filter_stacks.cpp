@@ -2,39 +2,36 @@
 // filter_stacks (model/profile.hpp): pprof's -focus and -ignore on a profile before any view.
 #include "heapkit/model/address_text.hpp"
 #include "heapkit/model/profile.hpp"
+#include "heapkit/util/regex.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
 #include <optional>
-#include <regex>
 
 namespace heapkit {
 namespace {
 
-Result<std::optional<std::regex>> compile(const std::string& pattern) {
+Result<std::optional<Regex>> compile(const std::string& pattern) {
     if (pattern.empty()) {
-        return std::optional<std::regex>();
+        return std::optional<Regex>();
     }
-    try {
-        return std::optional<std::regex>(std::in_place, pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& error) {
-        return fail("invalid regular expression \"{}\": {}", pattern, error.what());
-    }
+    HEAPKIT_TRY_ASSIGN(Regex compiled, Regex::compile(pattern));
+    return std::optional<Regex>(std::move(compiled));
 }
 
 // Per location: whether what the views show of it holds a match of `regex`: one of its
 // frames' names, or for a location without a name its address text.
-std::vector<bool> matching_locations(const Profile& profile, const std::regex& regex) {
+std::vector<bool> matching_locations(const Profile& profile, const Regex& regex) {
     std::vector<bool> matches(profile.locations.size(), false);
     for (size_t l = 0; l < profile.locations.size(); ++l) {
         const Location& location = profile.locations[l];
         if (location.frames.empty()) {
             std::string text = location_address_text(profile, location);
-            matches[l] = std::regex_search(text, regex);
+            matches[l] = regex.search(text);
             continue;
         }
         for (const Frame& frame : location.frames) {
-            if (std::regex_search(frame.name.begin(), frame.name.end(), regex)) {
+            if (regex.search(frame.name)) {
                 matches[l] = true;
                 break;
             }
@@ -59,21 +56,20 @@ bool any_location(const Profile& profile, const Sample& sample, const std::vecto
 // pprof's -hide: the frames whose names match leave every location; a location left with
 // no frame (or an unnamed one whose text matches) leaves every stack, so that a hidden
 // frame's caller and callee become neighbours. True when anything matched.
-bool hide_frames(Profile& profile, const std::regex& regex) {
+bool hide_frames(Profile& profile, const Regex& regex) {
     std::vector<bool> gone(profile.locations.size(), false);
     bool matched = false;
     for (size_t l = 0; l < profile.locations.size(); ++l) {
         Location& location = profile.locations[l];
         if (location.frames.empty()) {
             std::string text = location_address_text(profile, location);
-            gone[l] = std::regex_search(text, regex);
+            gone[l] = regex.search(text);
             matched = matched || gone[l];
             continue;
         }
         size_t before = location.frames.size();
-        std::erase_if(location.frames, [&](const Frame& frame) {
-            return std::regex_search(frame.name.begin(), frame.name.end(), regex);
-        });
+        std::erase_if(location.frames,
+                      [&](const Frame& frame) { return regex.search(frame.name); });
         matched = matched || location.frames.size() != before;
         gone[l] = location.frames.empty();
     }
@@ -97,25 +93,23 @@ bool hide_frames(Profile& profile, const std::regex& regex) {
 }
 
 // pprof's -focus and -ignore: the samples left out go; the others keep their ranges.
-FilterMatches focus_and_ignore(Profile& profile, const std::optional<std::regex>& focus,
-                               const std::optional<std::regex>& ignore) {
+FilterMatches focus_and_ignore(Profile& profile, const std::optional<Regex>& focus,
+                               const std::optional<Regex>& ignore) {
     if (!focus && !ignore) {
         return FilterMatches{};
     }
-        std::vector<bool> focused =
-            focus ? matching_locations(profile, *focus) : std::vector<bool>();
-        std::vector<bool> ignored =
-            ignore ? matching_locations(profile, *ignore) : std::vector<bool>();
-        FilterMatches matched{!focus || any_of(focused), !ignore || any_of(ignored)};
-        size_t kept = 0;
-        for (const Sample& sample : profile.samples) {
-            if ((!focus || any_location(profile, sample, focused)) &&
-                (!ignore || !any_location(profile, sample, ignored))) {
-                profile.samples[kept++] = sample;
-            }
+    std::vector<bool> focused = focus ? matching_locations(profile, *focus) : std::vector<bool>();
+    std::vector<bool> ignored = ignore ? matching_locations(profile, *ignore) : std::vector<bool>();
+    FilterMatches matched{!focus || any_of(focused), !ignore || any_of(ignored)};
+    size_t kept = 0;
+    for (const Sample& sample : profile.samples) {
+        if ((!focus || any_location(profile, sample, focused)) &&
+            (!ignore || !any_location(profile, sample, ignored))) {
+            profile.samples[kept++] = sample;
         }
-        profile.samples.resize(kept); // sample_locations stays: samples keep their ranges
-        return matched;
+    }
+    profile.samples.resize(kept); // sample_locations stays: samples keep their ranges
+    return matched;
 }
 
 } // namespace

@@ -157,7 +157,8 @@ Result<void> check_sample_type(const Profile& profile, SampleType type);
 // "-1B" of a 2^64-byte total). No real heap comes near 8 EiB: such a dump is damaged.
 Result<void> check_totals(const Profile& profile);
 
-// Which stacks the views keep, in pprof's vocabulary: ECMAScript regexes searched in
+// Which stacks the views keep, in pprof's vocabulary: regexes in RE2's syntax
+// (pprof's) searched in
 // every frame's function name (as pprof's -focus and -ignore), and in the address text of
 // a location without a name ("libfoo.so+0x1a2b"), as the views show it.
 struct StackFilter {

@@ -3,8 +3,10 @@
 
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <array>
+#include <unordered_set>
 
 namespace heapkit {
 namespace {
@@ -233,13 +235,71 @@ std::string drop_frames_regex(bool keep_allocator_frames, const std::string& dro
     return regex;
 }
 
-AllocatorFrameMatcher::AllocatorFrameMatcher()
-    : AllocatorFrameMatcher(allocator_frames_regex()) {}
+namespace {
 
-AllocatorFrameMatcher::AllocatorFrameMatcher(const std::string& regex) {
-    if (!regex.empty()) { // std::regex throws on a bad one: the caller checked it
-        m_regex.emplace("^(" + regex + ")$", std::regex::ECMAScript | std::regex::optimize);
+bool is_literal(std::string_view pattern) {
+    return pattern.find_first_of("\\^$.|?*+()[]{}") == std::string_view::npos;
+}
+
+// The allocator patterns split once per process: most are plain names, looked up in a
+// set; the others (templates, prefixes, Rust's paths) joined into one regex. Compiling all
+// of them into RE2 was a tenth of a warm run's library time.
+struct AllocatorPatterns {
+    std::unordered_set<std::string_view> names;
+    std::string rest; // the non-literal patterns, joined with '|'
+};
+
+const AllocatorPatterns& allocator_patterns_split() {
+    // Never destroyed: a runtime's server thread may still convert while the process exits.
+    static const auto* split = [] {
+        auto* made = new AllocatorPatterns;
+        for (std::string_view pattern : allocator_patterns) {
+            if (is_literal(pattern)) {
+                made->names.insert(pattern);
+            } else {
+                made->rest += made->rest.empty() ? "" : "|";
+                made->rest += pattern;
+            }
+        }
+        return made;
+    }();
+    return *split;
+}
+
+// The regex of the non-literal allocator patterns, compiled once per process: every view
+// and every runtime request starts from it.
+const Regex& allocator_regex() {
+    static const auto* regex =
+        new Regex(*Regex::compile("(?:" + allocator_patterns_split().rest + ")"));
+    return *regex;
+}
+
+} // namespace
+
+AllocatorFrameMatcher::AllocatorFrameMatcher()
+    : AllocatorFrameMatcher(&allocator_patterns_split().names, allocator_regex()) {}
+
+AllocatorFrameMatcher::AllocatorFrameMatcher(const std::string& regex)
+    : AllocatorFrameMatcher(*make(regex)) {}
+
+Result<AllocatorFrameMatcher> AllocatorFrameMatcher::make(const std::string& regex) {
+    if (regex.empty()) {
+        return AllocatorFrameMatcher(nullptr, std::nullopt);
     }
+    const std::string& allocator = allocator_frames_regex();
+    if (regex == allocator) {
+        return AllocatorFrameMatcher();
+    }
+    // drop_frames_regex's join: the allocator's names from the set, the rest and the
+    // user's patterns in one regex (the same alternatives, matched whole).
+    if (regex.size() > allocator.size() + 1 && regex.starts_with(allocator) &&
+        regex[allocator.size()] == '|') {
+        std::string rest = allocator_patterns_split().rest + regex.substr(allocator.size());
+        HEAPKIT_TRY_ASSIGN(Regex compiled, Regex::compile("(?:" + rest + ")"));
+        return AllocatorFrameMatcher(&allocator_patterns_split().names, std::move(compiled));
+    }
+    HEAPKIT_TRY_ASSIGN(Regex compiled, Regex::compile("(?:" + regex + ")"));
+    return AllocatorFrameMatcher(nullptr, std::move(compiled));
 }
 
 bool AllocatorFrameMatcher::matches(std::string_view name) {
@@ -247,16 +307,15 @@ bool AllocatorFrameMatcher::matches(std::string_view name) {
         return it->second;
     }
     std::string_view simple = simplified_function_name(name);
-    bool match = m_regex && std::regex_match(simple.begin(), simple.end(), *m_regex);
+    bool match = (m_names != nullptr && m_names->contains(simple)) ||
+                 (m_regex && m_regex->full_match(simple));
     m_known.emplace(name, match);
     return match;
 }
 
 bool drop_frames_match(const Profile& profile, const std::string& drop_frames) {
-    std::optional<AllocatorFrameMatcher> matcher;
-    try {
-        matcher.emplace(drop_frames);
-    } catch (const std::regex_error&) {
+    auto matcher = AllocatorFrameMatcher::make(drop_frames);
+    if (!matcher) {
         return false;
     }
     for (const Location& location : profile.locations) {

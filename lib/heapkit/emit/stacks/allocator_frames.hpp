@@ -2,17 +2,18 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/util/regex.hpp"
 #include "heapkit/util/string_map.hpp"
 
 #include <optional>
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace heapkit {
 
-// One regex (RE2 and ECMAScript alike) matching the whole simplified name of any
+// One regex (RE2's syntax, pprof's) matching the whole simplified name of any
 // allocator or jemalloc-internal function (formats.md §5, Rust's included); pprof's
 // drop_frames takes it as is.
 const std::string& allocator_frames_regex();
@@ -28,15 +29,23 @@ std::string drop_frames_regex(bool keep_allocator_frames, const std::string& dro
 
 // Answers "does drop_frames take this frame?" once per distinct name, matching the whole
 // simplified name as pprof does. The default is the allocator regex; an empty regex
-// matches nothing.
+// matches nothing. An invalid regex is an error of make(); the constructors take only
+// regexes known to compile (the allocator's, or one the command line checked).
 class AllocatorFrameMatcher {
 public:
     AllocatorFrameMatcher();
     explicit AllocatorFrameMatcher(const std::string& regex);
+    static Result<AllocatorFrameMatcher> make(const std::string& regex);
     bool matches(std::string_view name);
 
 private:
-    std::optional<std::regex> m_regex; // none: matches nothing
+    AllocatorFrameMatcher(const std::unordered_set<std::string_view>* names,
+                          std::optional<Regex> regex)
+        : m_names(names)
+        , m_regex(std::move(regex)) {}
+
+    const std::unordered_set<std::string_view>* m_names; // whole names matched; may be null
+    std::optional<Regex> m_regex;                        // none: matches no other name
     StringMap<bool> m_known;
 };
 

@@ -128,8 +128,7 @@ void sort_and_merge(PodVector<StackLine>& lines, const LineSpeller& speller) {
     auto printed = std::remove_if(lines.begin(), lines.end(),
                                   [&](const StackLine& line) { return speller.empty(line); });
     lines.resize(static_cast<size_t>(printed - lines.begin()));
-    std::sort(lines.begin(), lines.end(),
-              [&](const StackLine& a, const StackLine& b) { return speller.compare(a, b) < 0; });
+    speller.sort(std::span<StackLine>(lines.data(), lines.size()));
     size_t merged = 0;
     for (const StackLine& line : lines) {
         if (merged > 0 && speller.compare(lines[merged - 1], line) == 0) {
@@ -185,9 +184,6 @@ Result<void> fold_lines(const Profile& profile, const FoldedOptions& options,
     Spelling spelling;
     prepare(profile, options, lines, spelling);
     const LineSpeller& speller = *spelling.speller;
-    for (StackLine& line : lines) {
-        line.key = speller.key_of(line);
-    }
     sort_and_merge(lines, speller);
     std::string frames;
     for (const StackLine& line : lines) {

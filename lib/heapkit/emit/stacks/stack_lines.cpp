@@ -168,7 +168,7 @@ LineSpeller::LineSpeller(const Profile& profile, const LocationTokens& layout,
     m_key_pieces = m_key_bits == 0 ? 0 : 64 / m_key_bits;
 }
 
-uint64_t LineSpeller::key_of(const StackLine& line) const {
+uint64_t LineSpeller::key_of(const StackLine& line, size_t skip) const {
     if (m_key_pieces == 0) {
         return 0; // no tokens at all
     }
@@ -176,6 +176,9 @@ uint64_t LineSpeller::key_of(const StackLine& line) const {
     uint64_t key = 0;
     uint32_t token = 0;
     bool more = cursor.next(token);
+    for (size_t s = 0; s < skip && more; ++s) {
+        more = cursor.next(token);
+    }
     for (unsigned p = 0; p < m_key_pieces; ++p) {
         uint64_t piece = 0;
         if (more) {
@@ -187,6 +190,37 @@ uint64_t LineSpeller::key_of(const StackLine& line) const {
         key = key << m_key_bits | piece;
     }
     return key << (64 - m_key_pieces * m_key_bits);
+}
+
+void LineSpeller::sort(std::span<StackLine> lines) const {
+    if (m_key_pieces == 0) {
+        return;
+    }
+    // The last piece of a key is 0 when the line ended within it: a run of equal such
+    // keys is of lines that spell alike.
+    unsigned last_shift = 64 - m_key_pieces * m_key_bits;
+    uint64_t last_mask = ((uint64_t{1} << m_key_bits) - 1) << last_shift;
+    auto by_key = [](const StackLine& a, const StackLine& b) { return a.key < b.key; };
+    // Runs to sort, with the pieces their keys skip; a stack, not recursion.
+    std::vector<std::pair<std::span<StackLine>, size_t>> runs{{lines, 0}};
+    while (!runs.empty()) {
+        auto [run, skip] = runs.back();
+        runs.pop_back();
+        for (StackLine& line : run) {
+            line.key = key_of(line, skip);
+        }
+        std::sort(run.begin(), run.end(), by_key);
+        for (size_t first = 0; first < run.size();) {
+            size_t end = first + 1;
+            while (end < run.size() && run[end].key == run[first].key) {
+                ++end;
+            }
+            if (end - first > 1 && (run[first].key & last_mask) != 0) {
+                runs.emplace_back(run.subspan(first, end - first), skip + m_key_pieces);
+            }
+            first = end;
+        }
+    }
 }
 
 bool LineSpeller::empty(const StackLine& line) const {

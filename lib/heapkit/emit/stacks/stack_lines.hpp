@@ -94,9 +94,16 @@ public:
                 std::vector<uint32_t> thread_tokens, std::vector<uint32_t> dump_tokens = {});
 
     bool empty(const StackLine& line) const;
-    // The ranks of the line's first pieces packed into one number (as many as fit): lines
-    // with different keys compare as their keys do, so most comparisons stop there.
-    uint64_t key_of(const StackLine& line) const;
+    // The ranks of the line's first pieces packed into one number (as many as fit), after
+    // skipping `skip` pieces: lines with different keys compare as their keys do, so most
+    // comparisons stop there.
+    uint64_t key_of(const StackLine& line, size_t skip = 0) const;
+    // Sorts `lines` as compare() orders them, by keys only: lines whose keys tie are
+    // sorted by their next key, and so on (an MSD radix sort over keys). Deep stacks
+    // share their root frames, and comparing them piece by piece in std::sort walked the
+    // shared part at every comparison. Leaves in `key` the last key each line was sorted
+    // by: lines that spell alike end with equal keys.
+    void sort(std::span<StackLine> lines) const;
     // <0, 0, >0 as the spelled lines compare bytewise; `key`s set.
     int compare(const StackLine& a, const StackLine& b) const;
     size_t length(const StackLine& line) const;

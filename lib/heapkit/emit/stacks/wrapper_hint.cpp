@@ -13,7 +13,7 @@
 namespace heapkit {
 namespace {
 
-// `name` as an ECMAScript regex matching exactly it.
+// `name` as a regex (RE2's syntax) matching exactly it.
 std::string escaped(std::string_view name) {
     std::string regex;
     for (char c : name) {

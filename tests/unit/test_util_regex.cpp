@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/util/regex.hpp"
+
+#include <doctest/doctest.h>
+#include <string>
+
+using namespace heapkit;
+
+TEST_CASE("heapkit::Regex reads pprof's syntax (RE2's, Go's regexp)") {
+    // Inline flags and Perl classes: pprof users write them; std::regex's ECMAScript
+    // refused "(?i)".
+    auto insensitive = Regex::compile("(?i)^app_ALLOC$");
+    REQUIRE(insensitive);
+    CHECK(insensitive->search("app_alloc"));
+    CHECK_FALSE(insensitive->search("app_alloc2"));
+    auto named = Regex::compile(R"((?P<module>\w+)\.so\+0x[[:xdigit:]]+)");
+    REQUIRE(named);
+    CHECK(named->search("libfoo.so+0x1a2b"));
+}
+
+TEST_CASE("heapkit::Regex searches or matches whole") {
+    auto regex = *Regex::compile("malloc|je_.*");
+    CHECK(regex.search("my_malloc_wrapper"));
+    CHECK_FALSE(regex.full_match("my_malloc_wrapper"));
+    CHECK(regex.full_match("malloc"));
+    CHECK(regex.full_match("je_mallocx"));
+    CHECK_FALSE(regex.full_match(""));
+    // Copies share the compiled program.
+    Regex copy = regex;
+    CHECK(copy.full_match("je_free"));
+}
+
+TEST_CASE("heapkit::Regex names the pattern it refuses") {
+    for (const char* bad : {"serve(", "a{2,1}", "[z-a]", "(?<=x)y", "\\1"}) {
+        auto refused = Regex::compile(bad);
+        REQUIRE_FALSE_MESSAGE(refused, bad);
+        CHECK_MESSAGE(refused.error().message.find(std::string("\"") + bad + "\"") !=
+                          std::string::npos,
+                      refused.error().message);
+        CHECK(refused.error().message.starts_with("invalid regular expression"));
+    }
+}
+
+TEST_CASE("heapkit::Regex takes time linear in the text, whatever the pattern") {
+    // Nested repetition: a backtracking matcher (std::regex) tries 2^n ways to split the
+    // a's before failing; RE2 one pass.
+    auto nested = *Regex::compile("^(a|aa)*(a*)*b$");
+    std::string text(100000, 'a');
+    CHECK_FALSE(nested.search(text));
+    CHECK(nested.search(text + "b"));
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what is missing, builds heapkit, profiles a small C++ program under the real
-# jemalloc, and shows its heap through both tools, go tool pprof, heapfold --text and a
-# flame graph (build/demo-heap.svg).
+# jemalloc, and shows its heap through both tools, go tool pprof, heapfold --text, a
+# flame graph (build/demo-heap.svg) and the interactive report (build/demo-report.html).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tests/install-packages.sh --demo # the build's packages and go; not the test suite's
@@ -31,3 +31,6 @@ echo "== heapfold --text: the same as a table, without Go"
 ./build/cmd/heapfold --svg "$dump" -o build/demo-heap.svg
 echo
 echo "== heapfold --svg: an interactive flame graph in build/demo-heap.svg (open it in a browser)"
+./build/cmd/heapfold --html "$dump" -o build/demo-report.html
+echo "== heapfold --html: every view in one page (Top, flame graph, callers and callees,"
+echo "   source, refine) in build/demo-report.html (open it in a browser)"

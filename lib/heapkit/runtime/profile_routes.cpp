@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 namespace heapkit::runtime {
 namespace {
@@ -177,6 +178,20 @@ tl::expected<HeapPage, Response> heap_page(const Request& request) {
     return HeapPage{std::move(*heap), std::move(*profiler)};
 }
 
+// The heap now, for a page that draws it (a flame graph, the report), with its request; or
+// the response that says why not.
+tl::expected<std::pair<HeapRequest, Profile>, Response> heap_to_draw(const Request& request) {
+    auto page = heap_page(request);
+    if (!page) {
+        return tl::unexpected(std::move(page.error()));
+    }
+    auto profile = heap_now(page->profiler, page->heap.load);
+    if (!profile) {
+        return tl::unexpected(text(400, profile.error().message));
+    }
+    return std::pair{std::move(page->heap), std::move(*profile)};
+}
+
 } // namespace
 
 Response heap_delta(const Request& request) {
@@ -221,22 +236,18 @@ Response heap_delta(const Request& request) {
 }
 
 Response heap_flame_graph_page(const Request& request) {
-    auto page = heap_page(request);
-    if (!page) {
-        return page.error();
+    auto drawn = heap_to_draw(request);
+    if (!drawn) {
+        return drawn.error();
     }
-    const HeapRequest& heap = page->heap;
-    auto profile = heap_now(page->profiler, heap.load);
-    if (!profile) {
-        return text(400, profile.error().message);
-    }
+    auto& [heap, profile] = *drawn;
     FoldedOptions folded;
     folded.sample = heap.load.sample;
     FlameOptions flame;
     flame.width = heap.width;
     std::string svg;
     auto done =
-        write_flame_graph(*profile, folded, flame, [&](std::string_view piece) -> Result<void> {
+        write_flame_graph(profile, folded, flame, [&](std::string_view piece) -> Result<void> {
             svg += piece;
             return {};
         });
@@ -244,15 +255,11 @@ Response heap_flame_graph_page(const Request& request) {
 }
 
 Response heap_report_page(const Request& request) {
-    auto page = heap_page(request);
-    if (!page) {
-        return page.error();
+    auto drawn = heap_to_draw(request);
+    if (!drawn) {
+        return drawn.error();
     }
-    const HeapRequest& heap = page->heap;
-    auto profile = heap_now(page->profiler, heap.load);
-    if (!profile) {
-        return text(400, profile.error().message);
-    }
+    auto& [heap, profile] = *drawn;
     FoldedOptions folded;
     folded.sample = heap.load.sample;
     HtmlOptions html;
@@ -260,7 +267,7 @@ Response heap_report_page(const Request& request) {
     // Source files are not read inside a running program, nor served over HTTP.
     html.source_excerpts = false;
     std::string page_text;
-    auto done = write_html_report(*profile, nullptr, folded, html,
+    auto done = write_html_report(profile, nullptr, folded, html,
                                   [&](std::string_view piece) -> Result<void> {
                                       page_text += piece;
                                       return {};

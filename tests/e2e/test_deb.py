@@ -137,7 +137,7 @@ for name, paths in wanted.items():
     for path in paths:
         check(path in contents[name], f"{name} lacks {path}: {sorted(contents[name])}")
 headers = sorted(p for p in contents["libheapkit-dev"] if p.endswith(".hpp"))
-check(len(headers) == 17, f"{len(headers)} headers in libheapkit-dev: {headers}")
+check(len(headers) == 18, f"{len(headers)} headers in libheapkit-dev: {headers}")
 
 root = os.path.join(work, "root")
 for deb in debs.values():

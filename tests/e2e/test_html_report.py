@@ -155,6 +155,21 @@ with Browser() as browser:
     where = f"../tests/fixtures/inline_cpp.cpp:{marker_line('inline_cpp.cpp', 'allocate')} (inlined)"
     check(tip.startswith(inlined + "\n") and where in tip.splitlines(), f"tooltip {tip!r}")
     screenshot(browser, "flame.png")
+    # Drawn as a flame graph: the root ("all", node 0) at the bottom, below every frame,
+    # and in the window; the selection still outlined.
+    choose(browser, "orientation", "flame")
+    tops = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).map(function(d)"
+                            "{return [d.dataset.node, d.getBoundingClientRect().top];})")
+    root_top = dict(tops)["0"]
+    check(all(top < root_top for node, top in tops if node != "0"),
+          f"the flame graph's root is not at the bottom: {root_top} among {tops[:10]}")
+    check(0 <= root_top < browser.evaluate("window.innerHeight"),
+          f"the flame graph's root is not in the window: {root_top}")
+    check(set(browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
+                               ".map(function(d){return d.textContent;})")) == {TARGET},
+          "the selection is lost in the flame graph")
+    screenshot(browser, "flame-root-below.png")
+    choose(browser, "orientation", "icicle")
     browser.click('#tabs button[data-view="peek"]')
     check(text_of(browser, "callers-title").startswith(f"Callers of {TARGET}") and
           browser.evaluate("document.querySelector('#callers div').textContent") == TARGET,

@@ -30,7 +30,7 @@ window.heapkitReady = heapkitData().then(function (D) {
   var state = {
     type: D.type, side: "new", view: "top", search: "", selected: -1, zoom: 0,
     refinements: [], sort: D.kind === "profile" ? "flat" : "dflat", sortDown: true,
-    from: 0, to: D.columns.length - 1, thread: -1
+    from: 0, to: D.columns.length - 1, thread: -1, orientation: "icicle"
   };
 
   function $(id) { return document.getElementById(id); }
@@ -343,17 +343,18 @@ window.heapkitReady = heapkitData().then(function (D) {
     return "hsl(" + (200 + (h & 63)) + "," + (45 + ((h >> 6) & 15)) + "%," + (72 + ((h >> 10) & 7)) + "%)";
   }
 
-  // Draws `view` (names, children, widths; the root at the top) into `box`, from `view.root`
-  // whose ancestors, given in view.above, are drawn full width and dimmed.
+  // Draws `view` (names, children, widths; the root at the top, or at the bottom where
+  // view.flip says so) into `box`, from `view.root` whose ancestors, given in view.above,
+  // are drawn full width and dimmed.
   function drawFlame(box, view) {
     var px = box.clientWidth || 1000;
     var frag = document.createDocumentFragment();
     var rootWidth = view.width[view.root];
-    var depth = 0, match = view.match;
+    var depth = 0, match = view.match, rows = [];
     function frame(n, x, w, y, dim) {
       var d = document.createElement("div");
-      d.style.cssText = "left:" + x + "px;top:" + y * ROW + "px;width:" + w + "px;background:" +
-        fill(n, view);
+      d.style.cssText = "left:" + x + "px;width:" + w + "px;background:" + fill(n, view);
+      rows.push([d, y]);
       // A label only where some of it can be read.
       if (w >= 14) d.textContent = n === 0 && view.allName ? view.allName : S[view.names[n]];
       d.dataset.node = n;
@@ -383,6 +384,10 @@ window.heapkitReady = heapkitData().then(function (D) {
         }
       }
     }
+    // The rows are placed once the depth is known: a flame graph's root is at the bottom.
+    rows.forEach(function (row) {
+      row[0].style.top = (view.flip ? depth - row[1] : row[1]) * ROW + "px";
+    });
     box.replaceChildren(frag);
     box.style.height = (depth + 1) * ROW + "px";
   }
@@ -404,7 +409,13 @@ window.heapkitReady = heapkitData().then(function (D) {
 
   function renderFlame() {
     var view = mainView();
+    view.flip = state.orientation === "flame";
     drawFlame($("flame"), view);
+    if (view.flip && state.view === "flame") {
+      // However deep the graph, the page shows its root: scrolled to the graph's bottom.
+      var bottom = $("flame").getBoundingClientRect().bottom;
+      if (bottom > window.innerHeight) window.scrollBy(0, bottom - window.innerHeight);
+    }
     var crumbs = $("crumbs");
     crumbs.replaceChildren();
     view.above.concat([state.zoom]).forEach(function (n, i) {
@@ -765,6 +776,10 @@ window.heapkitReady = heapkitData().then(function (D) {
     $("type").value = state.type;
     $("type").addEventListener("change", function () { state.type = Number(this.value); refresh(false); });
     $("side").addEventListener("change", function () { state.side = this.value; render(); });
+    $("orientation").addEventListener("change", function () {
+      state.orientation = this.value;
+      render();
+    });
     $("search").addEventListener("input", function () { state.search = this.value; render(); });
     $("refine-add").addEventListener("click", function () {
       var pattern = $("refine-pattern").value, kind = $("refine-kind").value;

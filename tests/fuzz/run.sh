@@ -96,6 +96,9 @@ mkdir -p "$work/address_index" # one range of one frame, build id "ab" (address_
 mkdir -p "$work/agent_config" # the agent's environment: listen, delay, CPU
 printf '127.0.0.1:6060\n1000\n1' > "$work/agent_config/v4"
 printf '[::1]:0\n0\noff' > "$work/agent_config/v6"
+# ... and the peak watcher's settings after them
+printf ':6060\n100\n1\n/var/lib/x/peaks\nredis\nrss\n250\n5000\n12.5\n64M\n90\n1G\n20\nRTMIN+3\n4\n512M\n1G' \
+  > "$work/agent_config/peaks"
 
 # Each target's share: the light ones SECONDS/4; the others share what is left of
 # SECONDS x budget_targets, scaled to the heavy targets chosen among all of them (0 stays

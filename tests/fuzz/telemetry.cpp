@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Any bytes as the /proc and cgroup v2 files the runtime's telemetry reads
-// (/proc/self/smaps_rollup, memory.stat, memory.current or memory.max, /proc/self/cgroup):
+// (/proc/self/smaps_rollup, memory.stat, memory.current or memory.max, /proc/self/cgroup)
+// and the peak watcher reads (a pressure file's "some avg10", memory.events' fields):
 // each of its parsers gets the same input; the kernel writes them, but a container may
 // mount anything there.
+#include "heapkit/runtime/peak_sample.hpp"
 #include "heapkit/runtime/telemetry.hpp"
 
 #include <cstddef>
@@ -19,5 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     static_cast<void>(heapkit::runtime::cgroup_v2_path(text));
     static_cast<void>(heapkit::runtime::to_prometheus(telemetry));
+    static_cast<void>(heapkit::runtime::parse_psi_some_avg10(text));
+    static_cast<void>(heapkit::runtime::parse_events_field(text, "oom_kill"));
     return 0;
 }

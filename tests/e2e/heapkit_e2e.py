@@ -452,3 +452,11 @@ def run_harness(page):
           f"the harness failed: {result or 'the page never loaded what it tests'}")
     return result
 
+
+def skip_if_sanitized(binary, why):
+    """Skips the test (exit 77) where `binary` is built with AddressSanitizer, which reserves
+    terabytes of address space (no address-space limit fits) and must come first among the
+    preloaded libraries (no jemalloc before it): `why` says what the test cannot run."""
+    if "libasan" in subprocess.run(["ldd", binary], capture_output=True, text=True).stdout:
+        print(f"SKIP: sanitizer build: {why}")
+        sys.exit(77)

@@ -24,9 +24,10 @@ import subprocess
 import time
 import atexit
 
-from heapkit_e2e import JEMALLOC_SO, check, fixture, run, tool, workdir
+from heapkit_e2e import JEMALLOC_SO, check, fixture, run, skip_if_sanitized, tool, workdir
 
 CLIMBER = fixture("peak_climber")
+skip_if_sanitized(CLIMBER, "the climbing service runs under jemalloc, preloaded")
 MIB = 1 << 20
 
 

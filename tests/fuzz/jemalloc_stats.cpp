@@ -18,7 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!stats) {
         return 0;
     }
-    auto report = heapkit::stats::reconcile(*stats, int64_t{1000}, std::nullopt);
+    heapkit::stats::ProfileFigures profile;
+    profile.inuse = 1000;
+    profile.sampled_small_objects = 2;
+    profile.sampled_small_bytes = 96;
+    profile.sample_period = 1u << 19;
+    auto report = heapkit::stats::reconcile(*stats, profile, std::nullopt);
     for (auto format : {heapkit::stats::ReportFormat::text, heapkit::stats::ReportFormat::json,
                         heapkit::stats::ReportFormat::svg}) {
         if (heapkit::stats::render(report, format, "fuzz").empty()) {

@@ -58,7 +58,9 @@ Result<std::optional<WrapperHint>> find_wrapper_hint(const Profile& profile,
         }
     }
     for (const auto& [leaf, entry] : leaves) {
-        if (total > 0 && entry.value * 2 > total && entry.callers.size() >= 2) {
+        // More than half of the total (total / 2 exactly so for a positive total), without
+        // doubling a value that may be near the 64-bit limit.
+        if (total > 0 && entry.value > total / 2 && entry.callers.size() >= 2) {
             // The function's name: what --frame function+line adds after it left out.
             std::string_view function = leaf.substr(0, leaf.find(" ("));
             return WrapperHint{std::string(leaf), escaped(function),

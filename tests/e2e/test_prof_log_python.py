@@ -21,11 +21,15 @@ WORK = """
 import threading, queue
 q = queue.Queue()
 def consumer():
+    previous = None
     while True:
         item = q.get()
+        # Frees the one before: its put() returned before this one was put, so the main
+        # thread no longer holds it (freeing this one at once could race with put's own
+        # reference, and the main thread would free it: 2999 of 3000 in one CI run).
+        previous = item
         if item is None:
             return
-        del item
 t = threading.Thread(target=consumer)
 t.start()
 for i in range(3000):

@@ -2,7 +2,8 @@
 """Debian's nghttpx (a master process that forks the worker serving the traffic; it links
 the system jemalloc) with libheapkit-agent.so preloaded, HEAPKIT_FOLLOW_FORKS=1 and
 HEAPKIT_LISTEN=127.0.0.1:P, in front of a backend of the test's own on loopback: the
-master serves on P, its worker on P+1; the master's index page and /metrics list both;
+master serves on P, its worker on the first free port after it (P+1 unless another
+socket on the machine holds it, which a parallel test's client can); the master's index page and /metrics list both;
 the worker's heap profile is the worker's (nghttpx's own code on its stacks); and the
 master's heap profile holds at most 16 kB through the agent's libraries (loading them
 took 100 % of it: GnuTLS's ASN.1 trees and locales). Loopback only; bounded waits."""
@@ -57,11 +58,12 @@ proxy = Guest([nghttpx, f"--frontend=127.0.0.1,{front};no-tls",
 try:
     master_url = proxy.url()
     check(master_url == f"http://127.0.0.1:{agent_port}", f"the master serves on {master_url}")
-    worker_line = proxy.wait_for(rf"heapkit-agent\[(\d+)\]: serving http://127\.0\.0\.1:"
-                                 rf"{agent_port + 1}/")
-    worker = int(worker_line.group(1))
-    check(worker != proxy.process.pid, "the worker's line is the master's")
-    worker_url = f"http://127.0.0.1:{agent_port + 1}"
+    worker_line = proxy.wait_for(rf"heapkit-agent\[(?!{proxy.process.pid}\])(\d+)\]: "
+                                 rf"serving http://127\.0\.0\.1:(\d+)/")
+    worker, worker_port = int(worker_line.group(1)), int(worker_line.group(2))
+    check(agent_port < worker_port <= agent_port + 16,
+          f"the worker serves on {worker_port}, not among the 16 ports after {agent_port}")
+    worker_url = f"http://127.0.0.1:{worker_port}"
     for i in range(300):
         status, _, _ = http(f"http://127.0.0.1:{front}/page/{i}")
         check(status == 200, f"nghttpx answered {status}")

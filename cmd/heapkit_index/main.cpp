@@ -2,7 +2,7 @@
 // heapkit-index: make the address indexes heapfold, jeprof2pprof and the runtime name
 // frames from, ahead of the first profile (at deployment), or for the runtime, which
 // runs it rather than read a module's DWARF in the process it profiles.
-#include "heapkit/symbolize/index_files.hpp"
+#include "heapkit/symbolize/index/index_files.hpp"
 #include "usage_error.hpp"
 #include "version.hpp"
 

@@ -2,7 +2,7 @@
 // Any bytes as an address index file (the cache directory is writable by other programs,
 // and a file can be cut short by a full disk): opening and looking up must stay inside
 // the bytes, and whatever opens answers every lookup with frames or a clean "damaged".
-#include "heapkit/symbolize/address_index.hpp"
+#include "heapkit/symbolize/index/address_index.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Any bytes as the debian-packages cache file (<cache>/debian-packages): the file lives
 // in a directory the user owns, but it is still input, and damage must never crash.
-#include "heapkit/symbolize/debian_package.hpp"
+#include "heapkit/symbolize/debug_files/debian_package.hpp"
 
 #include <cstddef>
 #include <cstdint>

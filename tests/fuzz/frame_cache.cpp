@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Any bytes as a frame cache file (a cache directory is writable by other programs, and
 // files can be cut short by a full disk); whatever decodes must encode back the same.
-#include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/index/frame_cache.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // sections inflated (inflated_debug_file) must never crash, nor allocate what a section
 // header merely claims. The input's own build id is asked for, so that inputs reach the
 // sections rather than stop at the build id check.
-#include "heapkit/symbolize/inflated_debug_file.hpp"
+#include "heapkit/symbolize/elf/inflated_debug_file.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Any bytes as an ELF file (through a temporary file, as the symbolizer reads files):
 // opening it, placing a mapping and naming addresses must never crash.
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
 
 #include <algorithm>
 #include <cstddef>

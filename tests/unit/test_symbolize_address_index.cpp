@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "elf_files.hpp"
-#include "heapkit/symbolize/address_index.hpp"
-#include "heapkit/symbolize/address_index_builder.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
 #include "heapkit/symbolize/frame_strings.hpp"
+#include "heapkit/symbolize/index/address_index.hpp"
+#include "heapkit/symbolize/index/address_index_builder.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "elf_files.hpp"
-#include "heapkit/symbolize/dwarf_frames.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_frames.hpp"
 
 #include <doctest/doctest.h>
 #include <fstream>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "elf_files.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
 
 #include <doctest/doctest.h>
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/index/frame_cache.hpp"
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>

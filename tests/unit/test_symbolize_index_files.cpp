@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/maps.hpp"
-#include "heapkit/symbolize/index_files.hpp"
+#include "heapkit/symbolize/index/index_files.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/text.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "elf_files.hpp"
-#include "heapkit/symbolize/inflated_debug_file.hpp"
+#include "heapkit/symbolize/elf/inflated_debug_file.hpp"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/debian_package.hpp"
+#include "heapkit/symbolize/debug_files/debian_package.hpp"
 #include "heapkit/symbolize/module_report.hpp"
 
 #include <doctest/doctest.h>

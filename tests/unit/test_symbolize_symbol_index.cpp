@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "elf_files.hpp"
-#include "heapkit/symbolize/symbol_index.hpp"
+#include "heapkit/symbolize/elf/symbol_index.hpp"
 
 #include <doctest/doctest.h>
 #include <string>

@@ -5,7 +5,7 @@
 #include "heapkit/load/merge_rules.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
-#include "heapkit/symbolize/debian_package.hpp"
+#include "heapkit/symbolize/debug_files/debian_package.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/input.hpp"

@@ -2,7 +2,7 @@
 #include "heapkit/runtime/indexer.hpp"
 
 #include "heapkit/runtime/notices.hpp"
-#include "heapkit/symbolize/cache_directory.hpp"
+#include "heapkit/symbolize/index/cache_directory.hpp"
 #include "heapkit/util/helper_environment.hpp"
 #include "heapkit/util/text.hpp"
 #include "heapkit/util/unique_fd.hpp"

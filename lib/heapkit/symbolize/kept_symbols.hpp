@@ -2,9 +2,9 @@
 #pragma once
 
 #include "heapkit/model/string_pool.hpp"
-#include "heapkit/symbolize/debug_search.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
-#include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/debug_files/debug_search.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
+#include "heapkit/symbolize/index/frame_cache.hpp"
 #include "heapkit/symbolize/options.hpp"
 
 #include <map>

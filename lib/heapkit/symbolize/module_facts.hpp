@@ -4,7 +4,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
 #include "heapkit/symbolize/module_report.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/symbolize.hpp"
 
-#include "heapkit/symbolize/debug_search.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
-#include "heapkit/symbolize/frame_cache.hpp"
-#include "heapkit/symbolize/index_store.hpp"
+#include "heapkit/symbolize/debug_files/debug_search.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
+#include "heapkit/symbolize/elf/later_builds.hpp"
+#include "heapkit/symbolize/index/frame_cache.hpp"
+#include "heapkit/symbolize/index/index_store.hpp"
 #include "heapkit/symbolize/kept_symbols.hpp"
-#include "heapkit/symbolize/later_builds.hpp"
 #include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
-#include "heapkit/symbolize/debug_search.hpp"
-#include "heapkit/symbolize/dwarf_frames.hpp"
-#include "heapkit/symbolize/function_bounds.hpp"
-#include "heapkit/symbolize/symbol_index.hpp"
+#include "heapkit/symbolize/debug_files/debug_search.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_frames.hpp"
+#include "heapkit/symbolize/elf/function_bounds.hpp"
+#include "heapkit/symbolize/elf/symbol_index.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <elfutils/libdwfl.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
 
-#include "heapkit/symbolize/answer_bounds.hpp"
-#include "heapkit/symbolize/dwarf_frames.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_frames.hpp"
+#include "heapkit/symbolize/index/answer_bounds.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
 #include <algorithm>

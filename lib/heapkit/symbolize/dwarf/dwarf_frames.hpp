@@ -2,7 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
-#include "heapkit/symbolize/dwarf_scopes.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
 #include "heapkit/symbolize/frame_strings.hpp"
 
 #include <elfutils/libdw.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/index_store.hpp"
+#include "heapkit/symbolize/index/index_store.hpp"
 
-#include "heapkit/symbolize/address_index_builder.hpp"
-#include "heapkit/symbolize/cache_directory.hpp"
+#include "heapkit/symbolize/index/address_index_builder.hpp"
+#include "heapkit/symbolize/index/cache_directory.hpp"
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/private_files.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/function_bounds.hpp"
+#include "heapkit/symbolize/elf/function_bounds.hpp"
 
 #include <algorithm>
 #include <dwarf.h>

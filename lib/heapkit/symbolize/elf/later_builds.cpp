@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/later_builds.hpp"
+#include "heapkit/symbolize/elf/later_builds.hpp"
 
 #include <ctime>
 #include <fmt/chrono.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/index_files.hpp"
+#include "heapkit/symbolize/index/index_files.hpp"
 
-#include "heapkit/symbolize/debug_search.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
-#include "heapkit/symbolize/index_store.hpp"
+#include "heapkit/symbolize/debug_files/debug_search.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
+#include "heapkit/symbolize/index/index_store.hpp"
 
 #include <fmt/format.h>
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/inflated_debug_file.hpp"
+#include "heapkit/symbolize/elf/inflated_debug_file.hpp"
 
 #include <algorithm>
 #include <cstdint>

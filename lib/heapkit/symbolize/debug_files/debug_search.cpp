@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/debug_search.hpp"
+#include "heapkit/symbolize/debug_files/debug_search.hpp"
 
-#include "heapkit/symbolize/inflated_debug_file.hpp"
+#include "heapkit/symbolize/elf/inflated_debug_file.hpp"
 
 #include <cerrno>
 #include <climits>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/answer_bounds.hpp"
+#include "heapkit/symbolize/index/answer_bounds.hpp"
 
-#include "heapkit/symbolize/dwarf_tags.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_tags.hpp"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

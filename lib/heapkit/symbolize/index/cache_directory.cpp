@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/cache_directory.hpp"
+#include "heapkit/symbolize/index/cache_directory.hpp"
 
 #include "heapkit/symbolize/options.hpp"
 #include "heapkit/util/private_files.hpp"

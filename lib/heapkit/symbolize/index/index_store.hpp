@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/symbolize/address_index.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
+#include "heapkit/symbolize/index/address_index.hpp"
 #include "heapkit/util/input.hpp"
 
 #include <map>

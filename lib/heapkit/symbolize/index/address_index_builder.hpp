@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
 
 #include <string>
 

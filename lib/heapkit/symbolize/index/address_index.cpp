@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/address_index.hpp"
+#include "heapkit/symbolize/index/address_index.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/address_index_builder.hpp"
+#include "heapkit/symbolize/index/address_index_builder.hpp"
 
-#include "heapkit/symbolize/address_index.hpp"
 #include "heapkit/symbolize/frame_strings.hpp"
+#include "heapkit/symbolize/index/address_index.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/symbol_index.hpp"
+#include "heapkit/symbolize/elf/symbol_index.hpp"
 
 #include <algorithm>
 #include <gelf.h>

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
-#include "heapkit/symbolize/elf_module.hpp"
+#include "heapkit/symbolize/elf/elf_module.hpp"
 
 #include <functional>
 #include <optional>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/frame_cache.hpp"
+#include "heapkit/symbolize/index/frame_cache.hpp"
 
-#include "heapkit/symbolize/cache_directory.hpp"
+#include "heapkit/symbolize/index/cache_directory.hpp"
 #include "heapkit/symbolize/options.hpp"
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/private_files.hpp"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/dwarf_frames.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_frames.hpp"
 
-#include "heapkit/symbolize/dwarf_scopes.hpp"
-#include "heapkit/symbolize/dwarf_tags.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_tags.hpp"
 
 #include <algorithm>
 #include <cstdlib>

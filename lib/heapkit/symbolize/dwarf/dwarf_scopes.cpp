@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/symbolize/dwarf_scopes.hpp"
+#include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -38,7 +38,8 @@ struct ToolOptions {
     std::vector<std::string> inputs; // dump paths; "-" is standard input
     std::vector<std::string> bases;  // --base dumps
     std::string output;              // "" or "-" is standard output
-    bool cache = true;               // use the frame cache (default_cache_directory())
+    bool cache = true;               // use the address indexes (default_cache_directory())
+    std::string index = "later";     // --index: when a new build's index is made
     bool quiet = false;              // no progress line, no warnings
     bool strict = false;             // unnamed frames make exit status 2; later builds are not used
 };
@@ -180,9 +181,15 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->allow_extra_args(false);
     app.add_flag_callback(
         "--no-cache", [&options] { options.cache = false; },
-        "neither read nor write the frame cache nor the address indexes "
-        "($HEAPKIT_CACHE_DIR, else "
+        "neither read nor make address indexes ($HEAPKIT_CACHE_DIR, else "
         "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
+    app.add_option("--index", options.index,
+                   "when a build met without an address index gets one: later (default: "
+                   "named from its files now, while heapkit-index makes the index in the "
+                   "background for the next run), now (made in this run, then used), never")
+        ->option_text("WHEN")
+        ->check(CLI::IsMember({"later", "now", "never"}))
+        ->envname("HEAPKIT_INDEX");
     app.add_option("--max-inflated", load.max_inflated,
                    "the most a gzipped dump may inflate to (default 2GiB; suffixes k, M, G "
                    "are powers of 1024); more ends the run with an error naming the file")

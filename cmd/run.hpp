@@ -4,6 +4,7 @@
 #pragma once
 
 #include "flags.hpp"
+#include "heapkit/symbolize/index/detached_indexer.hpp"
 #include "heapkit/util/terminal_text.hpp"
 #include "usage_error.hpp"
 
@@ -60,7 +61,15 @@ inline void complete(const std::string& tool, ToolOptions& options) {
     if (options.cache) {
         std::string directory = default_cache_directory();
         if (auto usable = check_cache_directory(directory)) {
-            request.load.symbols.cache_directory = directory;
+            SymbolizeOptions& symbols = request.load.symbols;
+            symbols.cache_directory = directory;
+            symbols.new_indexes = options.index == "now"     ? NewIndexes::now
+                                  : options.index == "later" ? NewIndexes::later
+                                                             : NewIndexes::none;
+            if (std::string indexer = sibling_indexer(); !indexer.empty()) {
+                symbols.index_later = detached_index_builder(
+                    {indexer, directory, symbols.debug_dirs, symbols.sysroot});
+            }
         } else if (!options.quiet) {
             fmt::print(stderr, "{}: warning: {}\n", tool, usable.error().message);
         }

@@ -10,7 +10,7 @@
 _heapkit_flags() {
     local common='-h --help -o --output --base --sample --free-sites --growth --threads --keep-allocator-frames
         --drop-frames --focus --ignore --hide --keep-clone-suffixes --no-symbolize --binary
-        --sysroot --path-map --debug-dir --no-cache --max-inflated -q --quiet -v --verbose --strict
+        --sysroot --path-map --debug-dir --no-cache --index --max-inflated -q --quiet -v --verbose --strict
         --label-dumps --version'
     case $1 in
     jeprof2pprof) echo "$common --compress-level" ;;
@@ -47,6 +47,10 @@ _heapkit_tool() {
         ;;
     --frame)
         _heapkit_reply 'function function+line address'
+        return
+        ;;
+    --index)
+        _heapkit_reply 'later now never'
         return
         ;;
     --colors)
@@ -94,7 +98,7 @@ _heapkit_jestat() {
 }
 complete -F _heapkit_jestat jestat
 
-# heapkit-index [--cache-dir DIR] [--debug-dir DIR]... [--sysroot DIR] [-q] FILE...
+# heapkit-index [--cache-dir DIR] [--debug-dir DIR]... [--sysroot DIR] [-q] [--background] FILE...
 _heapkit_index() {
     local cur prev words cword
     _init_completion || return
@@ -106,7 +110,7 @@ _heapkit_index() {
         ;;
     esac
     if [[ $cur == -* ]]; then
-        _heapkit_reply '-h --help --cache-dir --debug-dir --sysroot -q --quiet --version'
+        _heapkit_reply '-h --help --cache-dir --debug-dir --sysroot -q --quiet --background --version'
         return
     fi
     _filedir

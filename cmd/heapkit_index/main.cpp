@@ -2,6 +2,7 @@
 // heapkit-index: make the address indexes heapfold, jeprof2pprof and the runtime name
 // frames from, ahead of the first profile (at deployment), or for the runtime, which
 // runs it rather than read a module's DWARF in the process it profiles.
+#include "heapkit/symbolize/index/detached_indexer.hpp"
 #include "heapkit/symbolize/index/index_files.hpp"
 #include "usage_error.hpp"
 #include "version.hpp"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
     heapkit::SymbolizeOptions options;
     std::vector<std::string> files;
     bool quiet = false;
+    bool background = false;
     CLI::App app("Make the address index of each ELF file (executable or shared library) "
                  "that has none yet in the cache, so that every later profile of its build "
                  "is named by lookups, from the first.",
@@ -33,6 +35,11 @@ int main(int argc, char** argv) {
                    "look for debug files under DIR/usr/lib/debug too (a target's root)")
         ->option_text("DIR");
     app.add_flag("-q,--quiet", quiet, "print problems only, not a line per file");
+    app.add_flag("--background", background,
+                 "run as heapfold and jeprof2pprof start it for builds they meet without an "
+                 "index: at the lowest CPU and I/O priority, at most 10 minutes of CPU, "
+                 "nothing when the cache's file system has under 256 MB free, and a build "
+                 "another process is indexing left to it");
     app.set_version_flag("--version",
                          std::string("heapkit-index (heapkit) ") + heapkit::cmd::version);
     app.footer("Each line of output: FILE, then \"built\" or \"kept\", the build id (with "
@@ -60,8 +67,16 @@ int main(int argc, char** argv) {
             fmt::print(stderr, "heapkit-index: error: {}\n", usable.error().message);
             return 1;
         }
+        if (background) {
+            if (auto entered = heapkit::enter_background(options.cache_directory); !entered) {
+                fmt::print(stderr, "heapkit-index: error: {}\n", entered.error().message);
+                return 1;
+            }
+        }
         std::vector<std::string> warnings;
-        auto results = heapkit::index_files(files, options, warnings);
+        auto results = heapkit::index_files(files, options, warnings,
+                                            background ? heapkit::BuildLock::Wait::no
+                                                       : heapkit::BuildLock::Wait::yes);
         for (const std::string& warning : warnings) {
             fmt::print(stderr, "heapkit-index: warning: {}\n", warning);
         }

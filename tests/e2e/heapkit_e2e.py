@@ -52,10 +52,12 @@ def write_file(directory, name, data):
 
 
 def run(args, *, check=True, stdin=None, env=None, binary=False, cwd=None):
-    # Every run starts with an empty frame cache unless a test sets one (test_frame_cache):
-    # tests that edit a binary's debug information keep its build id.
+    # Every test starts with an empty cache unless it sets one (test_index_cache): tests
+    # that edit a binary's debug information keep its build id. No index is made unless
+    # a test asks.
     env = dict(os.environ if env is None else env)
     env.setdefault("HEAPKIT_CACHE_DIR", workdir())
+    env.setdefault("HEAPKIT_INDEX", "never")
     proc = subprocess.run(args, input=stdin, capture_output=True, env=env, timeout=60,
                           text=not binary, cwd=cwd)
     if check and proc.returncode != 0:

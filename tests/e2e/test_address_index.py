@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""The address index: a build met for the first time gets none; the next dump that reaches
-addresses the frame cache lacks builds one per build id (index-1/KEY, KEY as in frames-4/),
-and names exactly as libdw does (--no-cache); a later dump is named from the index
-without rebuilding it; a damaged or foreign index file is rebuilt with a warning that names
-it, and the output stays the same. heapkit-index makes them ahead: the first run of a
-dump is then named from them, the same; a file it cannot index is an error naming it."""
+"""The address index, the tools' one cache: with --index never a build met for the first
+time gets none; with --index now each build gets one (index-1/KEY: its build id, with
+"-symbols" when named from symbol tables alone), and names exactly as libdw does
+(--no-cache); a later dump is named from the index without rebuilding it; a damaged or
+foreign index file is rebuilt with a warning that names it, and the output stays the same.
+heapkit-index makes them ahead: the first run of a dump is then named from them, the same;
+a file it cannot index is an error naming it."""
 
 import os
 import shutil
@@ -17,7 +18,6 @@ plain = run_fixture(program, directory)
 # dlopen's allocations reach code in libc and ld.so the plain run's stacks do not.
 with_plugin = run_fixture(program, directory, args=[fixture("libplugin_fixture.so")])
 cache = os.path.join(directory, "cache")
-frames = os.path.join(cache, "frames-4")
 indexes = os.path.join(cache, "index-1")
 env = dict(os.environ, HEAPKIT_CACHE_DIR=cache)
 style = ["--frame", "function+line", "--annotate-inline"]
@@ -33,23 +33,21 @@ def build_id(path):
 
 
 def index_files():
-    return sorted(os.listdir(indexes)) if os.path.isdir(indexes) else []
+    """The index files; the builders' locks (.locks/) aside."""
+    return sorted(n for n in os.listdir(indexes) if n != ".locks") if os.path.isdir(indexes) else []
 
 
 truth = heapfold(with_plugin, "--no-cache").stdout
-check(heapfold(plain).stdout == heapfold(plain, "--no-cache").stdout, "first run's names")
-check(index_files() == [], f"an index built on first sight: {index_files()}")
-after_plain = os.path.join(directory, "frames-after-plain")
-shutil.copytree(frames, after_plain)
+check(heapfold(plain, "--index", "never").stdout == heapfold(plain, "--no-cache").stdout,
+      "first run's names")
+check(index_files() == [], f"an index built with --index never: {index_files()}")
 
-# The second dump meets libc again at new addresses: its index is built, and names as
-# libdw does.
-first = heapfold(with_plugin)
+# --index now: every build the stacks reach is indexed in the run, and names as libdw does.
+first = heapfold(with_plugin, "--index", "now")
 check(first.stdout == truth, "names while building the indexes differ from --no-cache")
 libc = build_id("/lib/x86_64-linux-gnu/libc.so.6")
 check(libc in index_files(), f"no index for libc ({libc}) in {index_files()}")
-check(set(index_files()) <= set(os.listdir(frames)),
-      f"index keys {index_files()} are not frame cache keys {os.listdir(frames)}")
+check(build_id(program) in index_files(), f"no index for the program in {index_files()}")
 check(not [n for n in index_files() if n.startswith(".")], "temporary files left behind")
 libc_index = os.path.join(indexes, libc)
 with open(libc_index, "rb") as f:
@@ -58,10 +56,8 @@ check(built.startswith(b"HKADDRIX"), "the index file has no magic")
 
 
 def new_dump_run():
-    """The dump with the plugin, as new to the frame cache as the first time."""
-    shutil.rmtree(frames)
-    shutil.copytree(after_plain, frames)
-    return heapfold(with_plugin)
+    """The dump with the plugin, named from the indexes (rebuilding a bad one)."""
+    return heapfold(with_plugin, "--index", "now")
 
 
 # Named from the indexes: the same names, the file not rebuilt.
@@ -97,8 +93,7 @@ check(heapfold(with_plugin, "--no-cache").stdout == truth, "--no-cache output")
 check(index_files() == [], "--no-cache built an index")
 
 # Made ahead by heapkit-index (the same files, byte for byte), then used from the first
-# run of a dump: its frame cache empty, every module indexed, the index mapped (touched).
-shutil.rmtree(frames)
+# run of a dump (--index never: none is made by it), the index mapped (touched).
 libs = ["/lib/x86_64-linux-gnu/libc.so.6", program, fixture("libshared_fixture.so"),
         fixture("libplugin_fixture.so")]
 made = run([tool("heapkit-index"), *libs], env=env).stdout.splitlines()
@@ -106,9 +101,9 @@ check(len(made) == len(libs) and all(line.split()[1] == "built" for line in made
       f"heapkit-index: {made}")
 check(made[0].split()[2] == libc and made[0].split()[4] == libc_index, f"libc's line: {made[0]}")
 with open(libc_index, "rb") as f:
-    check(f.read() == built, "heapkit-index made another index than the second sight did")
+    check(f.read() == built, "heapkit-index made another index than the run did")
 os.utime(libc_index, (1_000_000_000, 1_000_000_000))
-proc = heapfold(with_plugin)
+proc = heapfold(with_plugin, "--index", "never")
 check(proc.stdout == truth, "names from indexes made ahead differ from --no-cache")
 check(os.stat(libc_index).st_mtime > 1_000_000_000, "the first run did not use libc's index")
 again = run([tool("heapkit-index"), "-q", *libs], env=env)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The cache directory cannot be turned against its user (issue 35, high 1 and 2): links
-planted under the names a run writes (debian-packages.tmp.<pid>, a frame cache entry, an
-address index) leave what they lead to untouched, a FIFO behind one does not hang the run,
+planted under the names a run writes (debian-packages.tmp.<pid>, an address index, a
+builder's lock file) leave what they lead to untouched, a FIFO behind one does not hang the run,
 and the output is right; a cache directory someone else owns, or others may write without
 the sticky bit, is refused in one line and the tools run on without it. -o through a link
 someone else could plant is replaced, not followed into a FIFO."""
@@ -22,10 +22,11 @@ with open(victim, "w") as f:
     f.write(precious)
 
 
-def heapfold(cache, *args):
+def heapfold(cache, *args, index="never"):
     """heapfold with `cache`, ended after 20 s: rc 124 means it hung."""
     return subprocess.run(["timeout", "20", tool("heapfold"), *args, dump], capture_output=True,
-                          text=True, env=dict(os.environ, HEAPKIT_CACHE_DIR=cache))
+                          text=True, env=dict(os.environ, HEAPKIT_CACHE_DIR=cache,
+                                              HEAPKIT_INDEX=index))
 
 
 def build_id(path):
@@ -53,23 +54,23 @@ if os.path.lexists(packages):
 else:
     print("SKIP the debian-packages file check: nothing asked dpkg-query here")
 
-# Frame cache entries and address indexes that lead to a FIFO or to the victim.
+# An address index and a builder's lock file that lead to a FIFO or to the victim: the
+# run (which makes the index again, --index now) neither follows them nor hangs.
 program_id = build_id(fixture("alloc_c_pie"))
 fifo = os.path.join(directory, "fifo")
 os.mkfifo(fifo)
 for target in (fifo, victim):
     cache = workdir()
     run([tool("heapkit-index"), "--cache-dir", cache, fixture("alloc_c_pie")])
-    entries = [os.path.join(cache, "frames-4", program_id)]
-    entries += [os.path.join(cache, name, program_id) for name in os.listdir(cache)
-                if name.startswith("index-")]
-    check(len(entries) == 2, f"no address index was made: {os.listdir(cache)}")
-    os.makedirs(os.path.dirname(entries[0]), mode=0o700, exist_ok=True)
+    entries = [os.path.join(cache, name, program_id) for name in os.listdir(cache)
+               if name.startswith("index-")]
+    check(len(entries) == 1, f"no address index was made: {os.listdir(cache)}")
+    entries.append(os.path.join(os.path.dirname(entries[0]), ".locks", program_id))
     for entry in entries:
-        if os.path.exists(entry):
+        if os.path.lexists(entry):
             os.remove(entry)
         os.symlink(target, entry)
-    proc = heapfold(cache)
+    proc = heapfold(cache, index="now")
     check(proc.returncode != 124, f"a cache entry linked to {target} hung heapfold")
     check(proc.returncode == 0 and proc.stdout == expected,
           f"cache entries linked to {target}: exit {proc.returncode}, {proc.stderr}")

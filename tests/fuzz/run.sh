@@ -17,7 +17,7 @@ seconds=${1:-60}
 shift || true
 # Light: small text readers whose inputs are short and quickly covered.
 light_targets="http_request page_query bearer_token symbol_body debian_packages telemetry"
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer frame_cache address_index agent_config jemalloc_stats prof_log inflated_debug_file load_series $light_targets"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer address_index agent_config jemalloc_stats prof_log inflated_debug_file load_series $light_targets"
 # The 11 targets a run of all once had SECONDS each: the whole run keeps that length.
 budget_targets=11
 targets=${FUZZ_TARGETS:-$all_targets}
@@ -72,16 +72,6 @@ mkdir -p "$work/load_series" # three dumps of one program, as load_series.cpp cu
 dump=tests/fuzz/corpus/heap_v2/real_dump.heap
 { cat "$dump"; printf '\n%%%%\n'; cat "$dump"; printf '\n%%%%\n'; cat "$dump"; } \
   > "$work/load_series/three"
-mkdir -p "$work/frame_cache" # an empty cache file, and one with a single two-frame entry
-printf 'heapkit frame cache 4\n\4\3\2\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$work/frame_cache/empty"
-{
-  printf 'heapkit frame cache 4\n\4\3\2\1\5\0\0\0\0\0\0\0'              # 5 texts:
-  printf '\1\0\0\0f\0\0\0\0\3\0\0\0a.c\1\0\0\0g\2\0\0\0_g'               # f "" a.c g _g
-  printf '\1\0\0\0\0\0\0\0\0\20\0\0\0\0\0\0\2\0\0\0'                      # 1 entry: 0x1000, 2 frames
-  printf '\0\0\0\0\1\0\0\0\2\0\0\0\7\0\0\0\1\0\0\0\5\0\0\0'               # f, "", a.c, 7:1, from 5
-  printf '\3\0\0\0\4\0\0\0\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'               # g, _g, ""
-} > "$work/frame_cache/one"
-
 mkdir -p "$work/address_index" # one range of one frame, build id "ab" (address_index.hpp)
 {
   printf 'HKADDRIX\1\0\0\0\4\3\2\1\1\0\0\0\0\0\0\0'        # version 1, mark, DWARF, id: text 0

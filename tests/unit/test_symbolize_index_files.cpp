@@ -195,3 +195,62 @@ TEST_CASE("symbolize names from the files where the index builder makes nothing"
           report.warnings.end());
     CHECK(std::filesystem::is_empty(cache.path)); // no frame cache either
 }
+
+TEST_CASE("without a builder: later hands the new builds over once named, now indexes them") {
+    std::vector<uint64_t> addresses = own_code_addresses();
+    Profile by_files = own_profile(addresses);
+    symbolize(by_files, SymbolizeOptions{});
+
+    TempDir cache;
+    std::vector<std::vector<std::string>> handed;
+    SymbolizeOptions later;
+    later.cache_directory = cache.path.string();
+    later.new_indexes = NewIndexes::later;
+    later.index_later = [&](const std::vector<std::string>& paths) {
+        handed.push_back(paths);
+        return std::vector<std::string>{};
+    };
+    Profile first = own_profile(addresses);
+    symbolize(first, later);
+    CHECK(named(first) == named(by_files));
+    REQUIRE(handed.size() == 1);
+    CHECK(std::set<std::string>(handed[0].begin(), handed[0].end()) == used_files(by_files));
+    CHECK_FALSE(std::filesystem::exists(cache.path / "index-1")); // not made here
+
+    // `now` makes them in the call, names the same, and later calls hand nothing over.
+    SymbolizeOptions now = later;
+    now.new_indexes = NewIndexes::now;
+    Profile second = own_profile(addresses);
+    symbolize(second, now);
+    CHECK(named(second) == named(by_files));
+    std::vector<std::string> warnings;
+    std::vector<std::string> files(handed[0].begin(), handed[0].end());
+    for (const IndexedFile& file : index_files(files, now, warnings)) {
+        CHECK_FALSE(file.built); // all made by the call
+    }
+    Profile third = own_profile(addresses);
+    symbolize(third, later);
+    CHECK(named(third) == named(by_files));
+    CHECK(handed.size() == 1);
+}
+
+TEST_CASE("one builder per key: a held lock is left, or waited for") {
+    TempDir cache;
+    std::string directory = (cache.path / "index-1").string();
+    auto held = BuildLock::take(directory, "abc", BuildLock::Wait::no);
+    REQUIRE(held);
+    CHECK(BuildLock::busy(directory, "abc"));
+    CHECK_FALSE(BuildLock::take(directory, "abc", BuildLock::Wait::no)); // flock: per open
+    CHECK_FALSE(BuildLock::busy(directory, "other"));
+    held.reset();
+    CHECK_FALSE(BuildLock::busy(directory, "abc"));
+    CHECK(BuildLock::take(directory, "abc", BuildLock::Wait::no));
+
+    // What a file of another user's, or a link, under the lock's name gives: no lock file
+    // is used, and the build goes on unlocked rather than follow it.
+    std::filesystem::create_symlink("/etc/passwd",
+                                    std::filesystem::path(directory) / ".locks" / "linked");
+    auto unlocked = BuildLock::take(directory, "linked", BuildLock::Wait::no);
+    CHECK(unlocked);
+    CHECK_FALSE(BuildLock::busy(directory, "linked"));
+}

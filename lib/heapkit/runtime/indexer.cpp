@@ -4,6 +4,7 @@
 #include "heapkit/runtime/notices.hpp"
 #include "heapkit/symbolize/index/cache_directory.hpp"
 #include "heapkit/util/helper_environment.hpp"
+#include "heapkit/util/spawn_setup.hpp"
 #include "heapkit/util/text.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -32,27 +33,6 @@ constexpr size_t max_output = 64 * 1024; // of its error lines: a few files' wor
 
 std::atomic<size_t> runs_ok{0};
 std::atomic<size_t> runs_failed{0};
-
-// posix_spawn's attributes and file actions, destroyed however the spawn ends.
-class SpawnSetup {
-public:
-    SpawnSetup() {
-        posix_spawnattr_init(&m_attributes);
-        posix_spawn_file_actions_init(&m_actions);
-    }
-    ~SpawnSetup() {
-        posix_spawn_file_actions_destroy(&m_actions);
-        posix_spawnattr_destroy(&m_attributes);
-    }
-    SpawnSetup(const SpawnSetup&) = delete;
-    SpawnSetup& operator=(const SpawnSetup&) = delete;
-    posix_spawnattr_t* attributes() { return &m_attributes; }
-    posix_spawn_file_actions_t* actions() { return &m_actions; }
-
-private:
-    posix_spawnattr_t m_attributes;
-    posix_spawn_file_actions_t m_actions;
-};
 
 // The child's status once it ends, waiting until `deadline` and killing it then. nullopt
 // when it cannot be told: a host that ignores SIGCHLD has its children reaped for it.

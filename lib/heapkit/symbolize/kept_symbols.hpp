@@ -4,7 +4,7 @@
 #include "heapkit/model/string_pool.hpp"
 #include "heapkit/symbolize/debug_files/debug_search.hpp"
 #include "heapkit/symbolize/elf/elf_module.hpp"
-#include "heapkit/symbolize/index/frame_cache.hpp"
+#include "heapkit/symbolize/frame_entries.hpp"
 #include "heapkit/symbolize/options.hpp"
 
 #include <map>
@@ -57,7 +57,7 @@ public:
     // tried again next time.
     const OpenedFile& open(const std::string& path);
 
-    // Answers found by earlier calls, under the frame cache's keys.
+    // Answers found by earlier calls, under the address indexes' keys (cache_key()).
     std::optional<std::span<const Frame>> find(const std::string& key, uint64_t vaddr);
     void add(const std::string& key, uint64_t vaddr, std::span<const Frame> frames);
     // A lookup answered from an address index, which is not kept here: counted alone.

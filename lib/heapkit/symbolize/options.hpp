@@ -27,6 +27,17 @@ class KeptSymbols; // symbolize/kept_symbols.hpp
 // cache directory; returns what went wrong, one sentence each.
 using IndexBuilder = std::function<std::vector<std::string>(const std::vector<std::string>& paths)>;
 
+// What becomes of a build that has no address index in the cache directory yet, when
+// there is no index_builder (the tools; the runtime sets one). Either way its frames are
+// the same: an index answers exactly what its file does.
+enum class NewIndexes {
+    none,  // named from its file, this time and every time
+    now,   // its index is built in this call (waiting for another process building it),
+           // then it is named from it: the first call pays ~4x, every later one a lookup
+    later, // named from its file; then `index_later` is handed the files, to have their
+           // indexes made for the next call without making this one wait
+};
+
 // Where binaries and debug information are, and whether to look at all.
 struct SymbolizeOptions {
     bool names = true;                   // false: read build ids only, name nothing
@@ -38,13 +49,16 @@ struct SymbolizeOptions {
     // the dump, symbolize/later_builds.hpp) is not used, rather than used with a warning.
     bool refuse_later_builds = false;
     bool progress = false;             // report progress on stderr
-    std::string cache_directory;       // where named frames are remembered; empty: nowhere
+    std::string cache_directory;       // where address indexes are kept; empty: nowhere
     std::shared_ptr<KeptSymbols> kept; // files and answers kept between calls; null: none
     // Set: every file is named from its address index in `cache_directory`, made by this
-    // for files that have none; only a file it could not index is read for names, and no
-    // frame cache is kept. For a process that must not hold DWARF (the runtime: libc's
-    // alone is tens of MB).
+    // for files that have none; only a file it could not index is read for names. For a
+    // process that must not hold DWARF (the runtime: libc's alone is tens of MB).
     IndexBuilder index_builder;
+    NewIndexes new_indexes = NewIndexes::none; // without an index_builder
+    // For NewIndexes::later: starts making the indexes of the files at `paths` (the tools
+    // run a detached heapkit-index) and returns at once; what it says is warned about.
+    IndexBuilder index_later;
 };
 
 // For a long-running process that symbolizes again and again (the runtime serves many
@@ -63,7 +77,7 @@ struct KeptSymbolsStats {
     size_t frames = 0; // addresses whose answers are kept now
     size_t opened = 0; // files opened, over its life
     size_t hits = 0;   // lookups answered from memory
-    size_t misses = 0; // lookups that went to the file (or the frame cache)
+    size_t misses = 0; // lookups that went to the file
     // Lookups answered from an address index (mapped, so nothing is kept in memory): with
     // an index builder, every lookup of an indexed build.
     size_t indexed = 0;
@@ -71,7 +85,7 @@ struct KeptSymbolsStats {
 };
 KeptSymbolsStats kept_symbols_stats(KeptSymbols& kept);
 
-// The frame cache's usual place: $HEAPKIT_CACHE_DIR, else $XDG_CACHE_HOME/heapkit, else
+// The cache's usual place: $HEAPKIT_CACHE_DIR, else $XDG_CACHE_HOME/heapkit, else
 // ~/.cache/heapkit; empty when none can be named.
 std::string default_cache_directory();
 

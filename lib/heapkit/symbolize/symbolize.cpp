@@ -4,7 +4,7 @@
 #include "heapkit/symbolize/debug_files/debug_search.hpp"
 #include "heapkit/symbolize/elf/elf_module.hpp"
 #include "heapkit/symbolize/elf/later_builds.hpp"
-#include "heapkit/symbolize/index/frame_cache.hpp"
+#include "heapkit/symbolize/index/cache_directory.hpp"
 #include "heapkit/symbolize/index/index_store.hpp"
 #include "heapkit/symbolize/kept_symbols.hpp"
 #include "heapkit/symbolize/module_facts.hpp"
@@ -261,9 +261,6 @@ public:
         , m_used(profile.modules.size(), false)
         , m_frame_keys(profile.modules.size())
         , m_strings(*profile.strings)
-        , m_on_disk(options.names && !options.index_builder ? options.cache_directory
-                                                            : std::string(),
-                    *profile.strings)
         , m_indexes(options.names ? options.cache_directory : std::string()) {}
 
     // The modules some stack runs through: only their files are opened, searched for
@@ -317,38 +314,44 @@ public:
         }
     }
 
-    // The address index of every module some location of which no kept answer names,
-    // mapped where an earlier run built it. A build met before (its frame cache file is
-    // there) that reaches addresses not kept gets its index built now, the modules side
-    // by side: from then on any dump of it is named by lookups. A build met for the
-    // first time is named from its file, address by address, as before: building a
-    // whole index costs 4x a first run's naming (CPython: about 1 s against 0.27 s of
-    // CPU), which a one-off conversion (and a test suite) would pay for nothing. A run
-    // whose answers are all kept (a warm run) opens none.
-    void index_modules() {
-        if (!m_indexes.enabled() || m_options.index_builder) {
+    // The builds some stack runs through that have no address index yet: with
+    // NewIndexes::now each gets it built here (side by side), and is named from it; with
+    // NewIndexes::later their files are handed to `index_later` once named (finish()). A
+    // build another process is indexing right now is left to it.
+    void index_new_builds() {
+        if (!m_indexes.enabled() || m_options.index_builder ||
+            m_options.new_indexes == NewIndexes::none) {
             return;
         }
-        std::vector<bool> wanted(m_profile.modules.size(), false);
-        for (const Location& location : m_profile.locations) {
-            size_t i = location.module;
-            if (i == no_module || m_files[i] == nullptr || m_frame_keys[i].empty() || wanted[i]) {
-                continue;
-            }
-            auto vaddr = m_files[i]->vaddr_of_file_offset(
-                m_profile.modules[i].file_offset_of(location.address));
-            wanted[i] = vaddr && !is_kept(m_frame_keys[i], *vaddr);
-        }
         std::vector<std::pair<std::string, const ElfModule*>> builds;
-        for (size_t i = 0; i < wanted.size(); ++i) {
+        for (size_t i = 0; i < m_profile.modules.size(); ++i) {
             const std::string& key = m_frame_keys[i];
-            bool met_before =
-                wanted[i] && (m_on_disk.has(key) || m_indexes.has(key, m_files[i]->build_id()));
-            if (met_before && m_indexed.insert(key).second) {
+            if (m_used[i] && m_files[i] != nullptr && !key.empty() && !m_indexed.contains(key) &&
+                std::none_of(builds.begin(), builds.end(),
+                             [&](const auto& build) { return build.first == key; })) {
                 builds.emplace_back(key, m_files[i]);
+                m_later.push_back(locate_file(m_profile.modules[i], m_options));
             }
         }
-        m_indexes.build(builds);
+        if (m_options.new_indexes == NewIndexes::now) {
+            m_later.clear();
+            m_indexes.build(builds);
+            for (const auto& [key, file] : builds) {
+                if (m_indexes.find(key, file->build_id()) != nullptr) {
+                    m_indexed.insert(key);
+                }
+            }
+        } else if (!m_options.index_later) {
+            m_later.clear();
+        } else {
+            std::vector<std::string> wanted;
+            for (size_t b = 0; b < builds.size(); ++b) {
+                if (!m_indexes.busy(builds[b].first)) {
+                    wanted.push_back(m_later[b]);
+                }
+            }
+            m_later = std::move(wanted);
+        }
     }
 
     // Every location's frames, module by module in address order, through the frame
@@ -362,7 +365,8 @@ public:
         }
     }
 
-    // What stayed unnamed, per module, and the frame cache written back. Without names
+    // What stayed unnamed, per module, and the new builds handed over for their indexes.
+    // Without names
     // nothing is unnamed by mishap: no summary, and no search for symbol tables and
     // DWARF (inflating compressed debug sections) to explain it.
     SymbolizeReport finish() {
@@ -376,20 +380,26 @@ public:
         for (std::string& warning : m_search.take_warnings()) {
             m_report.warnings.push_back(std::move(warning));
         }
-        for (std::string& warning : m_on_disk.save()) {
-            m_report.warnings.push_back(std::move(warning));
+        if (!m_later.empty()) {
+            for (std::string& problem : m_options.index_later(m_later)) {
+                m_report.warnings.push_back(std::move(problem));
+            }
+        }
+        if (m_indexes.enabled() && !m_options.index_builder) {
+            remove_retired_caches(m_options.cache_directory);
         }
         return std::move(m_report);
     }
 
 private:
-    // Whether module `i`'s answers come from DWARF, as far as the caches tell without
-    // looking for its DWARF: a cached build had DWARF when it was cached. Asking the
+    // Whether module `i`'s answers come from DWARF, as far as the indexes tell without
+    // looking for its DWARF: an indexed build had DWARF when it was indexed. Asking the
     // file (has_dwarf()) can mean inflating its debug sections. With an index builder,
     // a symbols-only index says "none" too: the file is not opened for DWARF at all.
+    // Without one, a debug file installed since is looked for, and then used.
     std::optional<bool> known_dwarf(size_t i) {
         const std::string& build_id = m_profile.modules[i].build_id;
-        if (m_on_disk.has(build_id) || m_indexes.has(build_id, build_id)) {
+        if (m_indexes.has(build_id, build_id)) {
             return true;
         }
         if (m_options.index_builder && m_indexes.has(cache_key(build_id, false), build_id)) {
@@ -399,15 +409,15 @@ private:
     }
 
     // Module `i`'s answers come from DWARF (or symbol tables alone): what it can tell,
-    // and the key they are kept under. Symbol-table answers are cached too: building a
-    // stripped module's symbol index (sorting thousands of exports) cost more than the
-    // rest of a warm run. With an index builder, an indexed module is named by lookups.
+    // and the key its index is kept under. Symbol-table answers are indexed too: building
+    // a stripped module's symbol index (sorting thousands of exports) cost more than the
+    // rest of a warm run. An indexed module is named by lookups.
     void set_answers(size_t i, bool dwarf) {
         Module& module = m_profile.modules[i];
         module.has_filenames = module.has_line_numbers = module.has_inline_frames = dwarf;
         if (m_options.names && !module.build_id.empty()) {
             m_frame_keys[i] = cache_key(module.build_id, dwarf);
-            if (m_options.index_builder && m_indexes.has(m_frame_keys[i], module.build_id)) {
+            if (m_indexes.has(m_frame_keys[i], module.build_id)) {
                 m_indexed.insert(m_frame_keys[i]);
             }
         }
@@ -435,19 +445,13 @@ private:
         }
     }
 
-    // True when an earlier call (in memory) or run (the frame cache) answered `vaddr`.
-    bool is_kept(const std::string& key, uint64_t vaddr) {
-        return (m_in_memory != nullptr && m_in_memory->find(key, vaddr)) ||
-               m_on_disk.find(key, vaddr);
-    }
-
-    // The frames at `vaddr` of `file`: kept from an earlier call or run, else from the
-    // build's address index or, without one, the file; new answers are kept.
+    // The frames at `vaddr` of `file`: from the build's address index, else kept from an
+    // earlier call, else from the file (and kept).
     std::vector<Frame> lookup(const ElfModule& file, uint64_t vaddr, const std::string& key) {
         if (key.empty()) {
             return file.frames_at(vaddr, m_strings);
         }
-        if (m_options.index_builder && m_indexed.contains(key)) {
+        if (m_indexed.contains(key)) {
             if (m_in_memory != nullptr) {
                 m_in_memory->count_indexed_lookup();
             }
@@ -458,13 +462,7 @@ private:
                 return interned(*hit);
             }
         }
-        std::vector<Frame> frames;
-        if (auto hit = m_on_disk.find(key, vaddr)) {
-            frames.assign(hit->begin(), hit->end());
-        } else {
-            frames = from_index_or_file(file, vaddr, key);
-            m_on_disk.add(key, vaddr, frames);
-        }
+        std::vector<Frame> frames = file.frames_at(vaddr, m_strings);
         if (m_in_memory != nullptr) {
             m_in_memory->add(key, vaddr, frames);
         }
@@ -484,14 +482,12 @@ private:
 
     std::vector<Frame> from_index_or_file(const ElfModule& file, uint64_t vaddr,
                                           const std::string& key) {
-        if (m_indexed.contains(key)) {
-            if (const AddressIndex* index = m_indexes.find(key, file.build_id())) {
-                if (auto frames = index->frames_at(vaddr)) {
-                    return interned(*frames);
-                }
-                m_call_files.warn(fmt::format("{}: damaged address index; naming {} from its file",
-                                              m_indexes.path_of(key), file.build_id()));
+        if (const AddressIndex* index = m_indexes.find(key, file.build_id())) {
+            if (auto frames = index->frames_at(vaddr)) {
+                return interned(*frames);
             }
+            m_call_files.warn(fmt::format("{}: damaged address index; naming {} from its file",
+                                          m_indexes.path_of(key), file.build_id()));
         }
         return file.frames_at(vaddr, m_strings);
     }
@@ -520,8 +516,8 @@ private:
     }
 
     // An address no symbol or DWARF names, named after where its function starts (see
-    // Location::anonymous). Not through the frame caches: it is no name a debug file
-    // installed later should be shadowed by.
+    // Location::anonymous). Not kept in memory: it is no name a debug file installed
+    // later should be shadowed by.
     void name_by_function_start(Location& location, const ElfModule& file, uint64_t vaddr) {
         auto start = file.function_start(vaddr);
         if (!start) {
@@ -538,7 +534,7 @@ private:
     const SymbolizeOptions& m_options;
     // Three caches, by how long what they hold lives: files and answers kept in memory
     // between calls (a long-running process's, or none), the files this call opened, and
-    // answers kept on disk between runs (the frame cache).
+    // every address's answer kept on disk between runs (the address indexes).
     KeptSymbols* m_in_memory;
     SymbolizeReport m_report;
     DebugSearch m_search; // outlives every ElfModule in m_call_files
@@ -547,12 +543,11 @@ private:
     std::vector<Module> m_extents;         // per module: its mapping, continued
     std::vector<ModuleNotes> m_notes;
     std::vector<bool> m_used;              // some stack runs through the module
-    std::vector<std::string> m_frame_keys; // where its answers are kept in m_on_disk;
-                                           // empty: not kept
+    std::vector<std::string> m_frame_keys; // its index's key; empty: none can be kept
     FrameStrings m_strings;
-    FrameCache m_on_disk;
-    IndexStore m_indexes;            // answers for every address, on disk
-    std::set<std::string> m_indexed; // keys named from their index
+    IndexStore m_indexes;             // answers for every address, on disk
+    std::set<std::string> m_indexed;  // keys named from their index
+    std::vector<std::string> m_later; // files for NewIndexes::later's index_later
 };
 
 } // namespace
@@ -568,7 +563,7 @@ SymbolizeReport symbolize(Profile& profile, const SymbolizeOptions& options) {
     session.find_used_modules();
     session.open_files();
     session.describe_modules();
-    session.index_modules();
+    session.index_new_builds();
     session.name_locations();
     return session.finish();
 }

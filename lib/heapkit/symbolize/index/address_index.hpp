@@ -2,7 +2,7 @@
 // One build's names for every address of its executable code, as one file read by binary
 // search where it lies (mapped), without DWARF, libdw or the symbol tables: the answer
 // of ElfModule::frames_at for each range of ELF vaddrs over which it does not change.
-// Built once per build id (address_index_builder.hpp), kept beside the frame cache
+// Built once per build id (address_index_builder.hpp), kept in the tools' cache
 // (index_store.hpp).
 //
 // The file, native byte order (a cache lives on the machine that wrote it):

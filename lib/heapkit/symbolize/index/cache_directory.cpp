@@ -98,6 +98,37 @@ std::string environment_value(const char* name) {
 
 } // namespace
 
+std::string default_cache_directory() {
+    for (auto [name, under] :
+         {std::pair{"HEAPKIT_CACHE_DIR", ""}, std::pair{"XDG_CACHE_HOME", "/heapkit"},
+          std::pair{"HOME", "/.cache/heapkit"}}) {
+        if (std::string base = environment_value(name); !base.empty()) {
+            return base + under;
+        }
+    }
+    return {};
+}
+
+void remove_retired_caches(const std::string& directory) {
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(directory, error)) {
+        std::string name = entry.path().filename().string();
+        std::error_code ignored;
+        // A link named so is not ours to follow: only real directories are emptied.
+        if (!name.starts_with("frames-") ||
+            entry.symlink_status(ignored).type() != fs::file_type::directory) {
+            continue;
+        }
+        for (const fs::directory_entry& file : fs::directory_iterator(entry.path(), ignored)) {
+            if (file.symlink_status(ignored).type() == fs::file_type::regular ||
+                file.symlink_status(ignored).type() == fs::file_type::symlink) {
+                fs::remove(file.path(), ignored); // removes a link, never what it leads to
+            }
+        }
+        fs::remove(entry.path(), ignored); // only when emptied
+    }
+}
+
 std::string writable_cache_directory(const std::string& configured, std::string& fallback_reason) {
     if (!configured.empty()) {
         auto problem = unusable(configured, false);

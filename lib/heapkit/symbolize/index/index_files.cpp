@@ -13,7 +13,7 @@ namespace heapkit {
 
 std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
                                      const SymbolizeOptions& options,
-                                     std::vector<std::string>& warnings) {
+                                     std::vector<std::string>& warnings, BuildLock::Wait wait) {
     DebugSearch search(debug_dirs_for(options.debug_dirs, options.sysroot));
     IndexStore store(options.cache_directory);
     std::vector<IndexedFile> results(paths.size());
@@ -42,7 +42,7 @@ std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
             wanted.emplace_back(result.key, files[i].get());
         }
     }
-    store.build(wanted);
+    store.build(wanted, wait);
     for (std::string& warning : store.take_warnings()) {
         warnings.push_back(std::move(warning));
     }
@@ -55,6 +55,10 @@ std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
         if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
             result.index = path;
             result.bytes = static_cast<uint64_t>(st.st_size);
+        } else if (store.busy(result.key)) {
+            result.built = false;
+            result.problem =
+                fmt::format("{}: its address index is being made by another process", result.path);
         } else {
             result.built = false;
             result.problem = fmt::format("{}: its address index could not be saved in {}",

@@ -4,6 +4,7 @@
 // them rather than hold a module's DWARF in the process it profiles.
 #pragma once
 
+#include "heapkit/symbolize/index/build_lock.hpp"
 #include "heapkit/symbolize/options.hpp"
 
 #include <cstdint>
@@ -26,9 +27,12 @@ struct IndexedFile {
 // `options.cache_directory` (which must be set), as the symbolizer would have made it
 // for a dump mapping that file: debug files are looked for under `options.debug_dirs`
 // and the sysroot's. Files are indexed side by side (IndexStore::build). Problems of
-// the cache as a whole (a directory that cannot be written) go to `warnings`.
+// the cache as a whole (a directory that cannot be written) go to `warnings`. A build
+// another process is indexing is waited for with BuildLock::Wait::yes, else left to it
+// (its problem says so).
 std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
                                      const SymbolizeOptions& options,
-                                     std::vector<std::string>& warnings);
+                                     std::vector<std::string>& warnings,
+                                     BuildLock::Wait wait = BuildLock::Wait::yes);
 
 } // namespace heapkit

@@ -2,6 +2,7 @@
 #include "heapkit/symbolize/index/index_store.hpp"
 
 #include "heapkit/symbolize/index/address_index_builder.hpp"
+#include "heapkit/symbolize/index/build_lock.hpp"
 #include "heapkit/symbolize/index/cache_directory.hpp"
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/private_files.hpp"
@@ -71,15 +72,26 @@ const AddressIndex* IndexStore::find(const std::string& key, const std::string& 
     return held.index ? &*held.index : nullptr;
 }
 
-void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted) {
+void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted,
+                       BuildLock::Wait wait) {
     if (m_directory.empty()) {
         return;
     }
     std::vector<std::pair<Held*, const ElfModule*>> missing;
+    std::vector<BuildLock> locks; // held until the indexes are saved
     for (const auto& [key, file] : wanted) {
         Held& held = load(key, file->build_id());
-        if (!held.index && held.built.empty()) {
-            missing.emplace_back(&held, file);
+        if (held.index || !held.built.empty()) {
+            continue;
+        }
+        auto lock = BuildLock::take(m_directory, key, wait);
+        if (!lock) {
+            continue; // another process is building it
+        }
+        look_again(key); // it may have finished while this one waited
+        if (!load(key, file->build_id()).index) {
+            missing.emplace_back(&m_held.at(key), file);
+            locks.push_back(std::move(*lock));
         }
     }
     // A bounded pool: each thread takes the next unbuilt file. Files are distinct
@@ -105,7 +117,7 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
     work();
     pool.clear(); // joins
     for (const auto& [key, file] : wanted) {
-        Held& held = m_held.at(key);
+        Held& held = m_held.try_emplace(key).first->second;
         if (!held.index && !held.built.empty()) {
             if (auto index = AddressIndex::open(held.built, key)) { // our own bytes
                 held.index = *index;

@@ -3,6 +3,7 @@
 
 #include "heapkit/symbolize/elf/elf_module.hpp"
 #include "heapkit/symbolize/index/address_index.hpp"
+#include "heapkit/symbolize/index/build_lock.hpp"
 #include "heapkit/util/input.hpp"
 
 #include <map>
@@ -12,7 +13,7 @@
 
 namespace heapkit {
 
-// The key under which a build's answers are kept (frame cache, address indexes): its
+// The key under which a build's answers are kept (its address index): its
 // build id when they come from DWARF, a key of their own when from symbol tables alone.
 // Installing the debug package later makes the build's DWARF found, and its answers are
 // looked up afresh under the build id rather than served from the symbol tables' key.
@@ -20,10 +21,10 @@ inline std::string cache_key(const std::string& build_id, bool dwarf) {
     return dwarf ? build_id : build_id + "-symbols";
 }
 
-// Address indexes (address_index.hpp) kept on disk beside the frame cache, one file per
+// Address indexes (address_index.hpp) kept on disk, the tools' one cache: one file per
 // key in the versioned subdirectory "index-<version>" of the cache directory: built once
 // per build, then mapped by every later run that meets the build, whatever addresses
-// its dumps hold. The keys are the frame cache's (cache_key()).
+// its dumps hold, under the keys of cache_key().
 //
 // Files are written whole and renamed into place, so concurrent runs see an old file or
 // a new one, never a part. A file is used only when it opens as an index of this
@@ -51,7 +52,13 @@ public:
 
     // Builds and saves the index of each (key, file) that has none yet, side by side on
     // up to min(hardware threads, builds) threads. Each file is used by one thread only.
-    void build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted);
+    // A key another process is building (build_lock.hpp) is waited for with Wait::yes
+    // (then found, or built here if that process failed), else left to it.
+    void build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted,
+               BuildLock::Wait wait = BuildLock::Wait::yes);
+
+    // True when another process is building `key`'s index now.
+    bool busy(const std::string& key) const { return BuildLock::busy(m_directory, key); }
 
     // The index for `key`, whose build is `build_id`: mapped, or built by build() (and
     // held in memory where it could not be saved); null when there is none.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Checks that the tools timed on one input agree: every output adds up to the same
-inuse_space total, and a warm frame cache changes nothing. Totals may differ by one unit
+inuse_space total, and a warm cache of address indexes changes nothing. Totals may differ by one unit
 per stack: jeprof truncates each stack's float, heapkit rounds it, and stacks that become
 one after allocator frames are cut are rounded once, not per part."""
 

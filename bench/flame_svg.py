@@ -10,7 +10,7 @@ Inputs:
   (an SVG under 10 MB, in under 2 s);
 - with --synthetic, synth-1Ms-20ka as bench/run.py makes it (1M stacks of 8 to 20 real
   frames of the generated C++ program, 290 MiB; building the program takes minutes),
-  symbolized with a warm frame cache.
+  symbolized with a warm cache (the warm-up run makes its indexes: --index now).
 Each row: the median of --runs timed runs after a warm-up, the two commands taking turns;
 CPU = user + system and peak RSS from wait4 (bench/measured_run.c); then the output's size and, for
 the SVG, the frames drawn of the frames in the graph (the others narrower than 0.1 px)."""
@@ -71,7 +71,7 @@ def main():
         outputs = {"heapfold": os.path.join(work, f"{name}.folded"),
                    "heapfold --svg": os.path.join(work, f"{name}.svg")}
         jobs = [Job([Command([heapfold, "-q", *flags, *(["--svg"] if "svg" in label else []),
-                              dump, "-o", out], env={"HEAPKIT_CACHE_DIR": cache})], timing)
+                              dump, "-o", out], env={"HEAPKIT_CACHE_DIR": cache, "HEAPKIT_INDEX": "now"})], timing)
                 for label, out in outputs.items()]
         for (label, out), result in zip(outputs.items(), measure(jobs)):
             drawn = ""

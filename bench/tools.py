@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The tools timed on each input, one table row each: heapkit's two tools (with a cold and
-a warm frame cache when heapkit has one), jeprof --collapsed, and the symbolizers fed the
+a warm cache of address indexes when heapkit has one), jeprof --collapsed, and the symbolizers fed the
 same unique module addresses heapkit resolves."""
 
 import os
@@ -20,7 +20,7 @@ class Tools:
     jeprof2pprof: str
     parse_bench: str  # None when this build has no heapkit-parse-bench
     floor: str  # heapkit-floor; None when this build has none
-    has_cache: bool  # heapkit keeps an on-disk frame cache (--no-cache exists)
+    has_cache: bool  # heapkit keeps on-disk address indexes (--no-cache exists)
 
 
 @dataclass
@@ -77,76 +77,44 @@ def heapkit_rows(tools, item, plan):
 
 
 def end_to_end_rows(tools, item, plan, name, program, suffix):
-    """`program` with an empty frame cache each run ("cold") and, when heapkit has a
-    cache, with the one the last cold run left ("warm": it runs after the cold one in
-    every round)."""
+    """`program` on builds met for the first time ("cold cache": an empty cache each run;
+    HEAPKIT_INDEX=never, so that no detached indexer runs beside the next timed run: the
+    run names from the files as a first run with --index later does) and, when heapkit
+    has a cache, the same with --index now (the indexes made in the run), and on indexed
+    builds ("warm cache": the same dump again, its indexes made before the first round)."""
     cache = os.path.join(plan.out_dir, f"{item.name}.{name}.cache")
 
-    def command(kind):
+    def command(kind, cache_dir, index="never", dump=item.dump):
         out = os.path.join(plan.out_dir, f"{item.name}.{name}.{kind}.{suffix}")
-        return Command([program, "-q", item.dump, "-o", out],
-                       env={"HEAPKIT_CACHE_DIR": cache}), out
+        return Command([program, "-q", dump, "-o", out],
+                       env={"HEAPKIT_CACHE_DIR": cache_dir, "HEAPKIT_INDEX": index}), out
 
-    cold, out = command("cold")
+    cold, out = command("cold", cache)
     label = f"{name}, cold cache" if tools.has_cache else name
     rows = [Row(item, label, Job([cold], plan.timing, lambda: fresh_directory(cache)),
                 output=out)]
-    if tools.has_cache:
-        warm, out = command("warm")
-        rows.append(Row(item, f"{name}, warm cache", Job([warm], plan.timing), output=out))
-    if tools.has_cache and item.other:
-        rows += new_dump_rows(item, plan, name, program, suffix)
-    return rows
-
-
-def linked_copy(source, target):
-    """`target` made a copy of `source` by hard links (heapkit replaces cache files by
-    rename, never in place)."""
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, copy_function=os.link)
-
-
-def new_dump_rows(item, plan, name, program, suffix):
-    """`item.other` (another dump of the same program, other addresses) after a cold run
-    of `item.dump` filled the frame cache: "new dump, indexing" the first time (heapkit
-    builds the address index of each build met again), "new dump, indexed" with the
-    indexes already there, "new dump, warm" once its own answers are cached too. Untimed preparation, once: the cache after the cold run, and
-    the indexes the first new dump builds. Their totals differ from the input's: no
-    output kept for the agreement checks."""
-    base = os.path.join(plan.out_dir, f"{item.name}.{name}.new")
-    after_cold, indexed, cache = base + ".after-cold", base + ".indexed", base + ".cache"
-    out = os.path.join(plan.out_dir, f"{item.name}.{name}.new.{suffix}")
-    env = {"HEAPKIT_CACHE_DIR": cache}
-    run = Command([program, "-q", item.other, "-o", out], env=env)
+    if not tools.has_cache:
+        return rows
+    now, out = command("now", cache, "now")
+    rows.append(Row(item, f"{name}, cold cache, --index now",
+                    Job([now], plan.timing, lambda: fresh_directory(cache)), output=out))
+    indexed = os.path.join(plan.out_dir, f"{item.name}.{name}.indexed")
 
     def prepared():
         if not os.path.isdir(indexed):
-            fresh_directory(cache)
-            for dump in (item.dump, item.other):
-                subprocess.run([program, "-q", dump, "-o", out], check=True,
-                               env=dict(os.environ, **env))
-                if dump == item.dump:
-                    linked_copy(cache, after_cold)
-            linked_copy(cache, indexed)
+            fresh_directory(indexed)
+            made, _ = command("prepare", indexed, "now")
+            subprocess.run(made.argv, check=True, env=dict(os.environ, **made.env))
 
-    def first():
-        prepared()
-        linked_copy(after_cold, cache)
-
-    def again():
-        prepared()
-        linked_copy(after_cold, cache)
-        index = [d for d in os.listdir(indexed) if d.startswith("index-")]
-        for directory in index:
-            linked_copy(os.path.join(indexed, directory), os.path.join(cache, directory))
-
-    def warm():
-        prepared()
-        linked_copy(indexed, cache)
-
-    return [Row(item, f"{name}, new dump, indexing", Job([run], plan.timing, first)),
-            Row(item, f"{name}, new dump, indexed", Job([run], plan.timing, again)),
-            Row(item, f"{name}, new dump, warm", Job([run], plan.timing, warm))]
+    warm, out = command("warm", indexed)
+    rows.append(Row(item, f"{name}, warm cache", Job([warm], plan.timing, prepared), output=out))
+    if item.other:
+        # Another dump of the same builds, other addresses: what a second run costs once
+        # the first run's detached indexer is done. Its totals differ from the input's:
+        # no output kept for the agreement checks.
+        other, _ = command("new", indexed, dump=item.other)
+        rows.append(Row(item, f"{name}, new dump, indexed", Job([other], plan.timing, prepared)))
+    return rows
 
 
 def jeprof_row(item, plan):

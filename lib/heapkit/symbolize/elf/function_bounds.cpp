@@ -165,9 +165,9 @@ std::optional<EntryFormat> entry_format(Encoded& fields, const uint8_t* section_
     return EntryFormat{fields.position() + *length, offset_size};
 }
 
-// The FDE pointer encoding of the .eh_frame CIE at `cie` (inside [base, end)), read as
-// libdw reads it for the full pass. nullopt for anything else (a version or an
-// augmentation this does not read): the caller then reads every FDE.
+// The FDE pointer encoding of the .eh_frame CIE at `cie` (an entry ending before the
+// section's `end`), read as libdw reads it for the full pass. nullopt for anything else (a version
+// or an augmentation this does not read): the caller then reads every FDE.
 std::optional<uint8_t> cie_fde_encoding(const uint8_t* cie, const uint8_t* end, bool big_endian,
                                         size_t address_size) {
     Encoded fields(cie, end, big_endian, address_size);
@@ -241,8 +241,7 @@ FunctionBounds::FunctionBounds(Elf* elf, Method method)
     const unsigned char* ident =
         elf == nullptr ? nullptr : (const unsigned char*)elf_getident(elf, nullptr);
     if (ident == nullptr) {
-        m_read = true; // nothing to read
-        return;
+        return; // nothing to read
     }
     m_big_endian = ident[EI_DATA] == ELFDATA2MSB;
     m_address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
@@ -263,7 +262,6 @@ FunctionBounds::FunctionBounds(Elf* elf, Method method)
 }
 
 void FunctionBounds::read_every_fde() const {
-    m_read = true;
     const unsigned char* ident = (const unsigned char*)elf_getident(m_elf, nullptr);
     bool eh_frame = true;
     Section section = find_section(m_elf, ".eh_frame");
@@ -389,10 +387,8 @@ bool FunctionBounds::open_search_table(const GElf_Phdr& header) {
         return false;
     }
     uint8_t application = table_encoding & 0xf0;
-    bool signed_count = (count_encoding & 0x08) != 0;
     size_t room = static_cast<size_t>(end - fields.position()) / (2 * field_size);
-    if (*pointer != eh_frame.vaddr || *count == 0 || (signed_count && (*count >> 63) != 0) ||
-        *count > room ||
+    if (*pointer != eh_frame.vaddr || *count == 0 || *count > room || // a negative count too
         (application != DW_EH_PE_absptr && application != DW_EH_PE_pcrel &&
          application != DW_EH_PE_datarel)) {
         return false;

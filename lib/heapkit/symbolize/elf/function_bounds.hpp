@@ -66,8 +66,7 @@ private:
     bool m_big_endian = false;
     size_t m_address_size = 8;
     mutable SearchTable m_table;
-    mutable std::vector<Range> m_ranges; // by start; read when there is no table
-    mutable bool m_read = false;         // m_ranges holds every FDE
+    mutable std::vector<Range> m_ranges; // by start; every FDE, read when there is no table
 };
 
 } // namespace heapkit

@@ -209,6 +209,47 @@ std::optional<uint8_t> cie_fde_encoding(const uint8_t* cie, const uint8_t* end, 
     return fde_encoding(augmentation, data, size, true, big_endian, address_size);
 }
 
+// `value`, read in `encoding`, applied: as it is (absptr), or relative to the ELF vaddr
+// of its own field (pcrel) or of .eh_frame_hdr (datarel). nullopt for an indirect
+// value or another application, which the table is not written with.
+std::optional<uint64_t> applied(uint64_t value, uint8_t encoding, uint64_t field_vaddr,
+                                uint64_t hdr_vaddr, size_t address_size) {
+    if ((encoding & DW_EH_PE_indirect) != 0) {
+        return std::nullopt;
+    }
+    switch (encoding & 0x70) {
+    case DW_EH_PE_absptr:
+        break;
+    case DW_EH_PE_pcrel:
+        value += field_vaddr;
+        break;
+    case DW_EH_PE_datarel:
+        value += hdr_vaddr;
+        break;
+    default:
+        return std::nullopt;
+    }
+    return address_size == 4 ? value & 0xffffffffu : value;
+}
+
+// The bytes of a value in `encoding`'s format when that is fixed (a binary search needs
+// entries of one size), else 0.
+size_t fixed_size(uint8_t encoding) {
+    switch (encoding & 0x0f) {
+    case DW_EH_PE_udata2:
+    case DW_EH_PE_sdata2:
+        return 2;
+    case DW_EH_PE_udata4:
+    case DW_EH_PE_sdata4:
+        return 4;
+    case DW_EH_PE_udata8:
+    case DW_EH_PE_sdata8:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
 struct Section {
     Elf_Data* data = nullptr;
     uint64_t vaddr = 0; // sh_addr
@@ -347,50 +388,20 @@ bool FunctionBounds::open_search_table(const GElf_Phdr& header) {
         return false;
     }
     Encoded fields(hdr + 4, end, m_big_endian, m_address_size);
-    uint64_t pointer_vaddr = header.p_vaddr + 4;
     auto pointer = fields.value(pointer_encoding);
-    auto count = fields.value(count_encoding);
-    if (!pointer || !count || (pointer_encoding & DW_EH_PE_indirect) != 0 ||
-        (count_encoding & 0xf0) != DW_EH_PE_absptr) {
+    auto count = fields.value(count_encoding); // a plain number: no application
+    if (pointer) {
+        pointer =
+            applied(*pointer, pointer_encoding, header.p_vaddr + 4, header.p_vaddr, m_address_size);
+    }
+    size_t field_size = fixed_size(table_encoding);
+    bool searchable = field_size != 0 && applied(0, table_encoding, 0, 0, m_address_size);
+    if (!pointer || *pointer != eh_frame.vaddr || !count || (count_encoding & 0xf0) != 0 ||
+        !searchable) {
         return false;
     }
-    switch (pointer_encoding & 0x70) {
-    case DW_EH_PE_absptr:
-        break;
-    case DW_EH_PE_pcrel:
-        *pointer += pointer_vaddr;
-        break;
-    case DW_EH_PE_datarel:
-        *pointer += header.p_vaddr;
-        break;
-    default:
-        return false;
-    }
-    if (m_address_size == 4) {
-        *pointer &= 0xffffffffu;
-    }
-    size_t field_size = 0;
-    switch (table_encoding & 0x0f) {
-    case DW_EH_PE_udata2:
-    case DW_EH_PE_sdata2:
-        field_size = 2;
-        break;
-    case DW_EH_PE_udata4:
-    case DW_EH_PE_sdata4:
-        field_size = 4;
-        break;
-    case DW_EH_PE_udata8:
-    case DW_EH_PE_sdata8:
-        field_size = 8;
-        break;
-    default:
-        return false;
-    }
-    uint8_t application = table_encoding & 0xf0;
     size_t room = static_cast<size_t>(end - fields.position()) / (2 * field_size);
-    if (*pointer != eh_frame.vaddr || *count == 0 || *count > room || // a negative count too
-        (application != DW_EH_PE_absptr && application != DW_EH_PE_pcrel &&
-         application != DW_EH_PE_datarel)) {
+    if (*count == 0 || *count > room) { // a negative count too
         return false;
     }
     m_table = SearchTable{fields.position(),
@@ -436,17 +447,10 @@ uint64_t FunctionBounds::table_field(size_t index, size_t field) const {
         std::memcpy(&value, p, sizeof value);
         value = swap ? __builtin_bswap64(value) : value;
     }
-    switch (m_table.encoding & 0x70) {
-    case DW_EH_PE_pcrel:
-        value += m_table.entries_vaddr + offset;
-        break;
-    case DW_EH_PE_datarel:
-        value += m_table.hdr_vaddr;
-        break;
-    default:
-        break;
-    }
-    return m_address_size == 4 ? value & 0xffffffffu : value;
+    // the encoding's application was checked at open
+    return applied(value, m_table.encoding, m_table.entries_vaddr + offset, m_table.hdr_vaddr,
+                   m_address_size)
+        .value_or(0);
 }
 
 // The range of the FDE at ELF vaddr `fde_vaddr`, which the table says starts at

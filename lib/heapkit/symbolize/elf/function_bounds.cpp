@@ -2,6 +2,8 @@
 #include "heapkit/symbolize/elf/function_bounds.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <map>
@@ -99,32 +101,30 @@ private:
 // The encoding of a CIE's FDEs' addresses: .debug_frame's are plain addresses, and
 // .eh_frame's are given by the 'R' of a "z" augmentation (absptr without one).
 // nullopt for an augmentation this cannot read past.
-std::optional<uint8_t> fde_encoding(const Dwarf_CIE& cie, bool eh_frame, bool big_endian,
-                                    size_t address_size) {
-    std::string_view augmentation = cie.augmentation != nullptr ? cie.augmentation : "";
+std::optional<uint8_t> fde_encoding(std::string_view augmentation, const uint8_t* data, size_t size,
+                                    bool eh_frame, bool big_endian, size_t address_size) {
     if (!eh_frame || augmentation.empty()) {
         return DW_EH_PE_absptr;
     }
-    if (augmentation.front() != 'z' || cie.augmentation_data == nullptr) {
+    if (augmentation.front() != 'z' || data == nullptr) {
         return std::nullopt;
     }
-    Encoded data(cie.augmentation_data, cie.augmentation_data + cie.augmentation_data_size,
-                 big_endian, address_size);
+    Encoded fields(data, data + size, big_endian, address_size);
     uint8_t encoding = DW_EH_PE_absptr;
     for (char c : augmentation.substr(1)) {
         if (c == 'R') {
-            auto value = data.byte();
+            auto value = fields.byte();
             if (!value) {
                 return std::nullopt;
             }
             encoding = *value;
         } else if (c == 'L') {
-            if (!data.byte()) {
+            if (!fields.byte()) {
                 return std::nullopt;
             }
         } else if (c == 'P') {
-            auto personality = data.byte();
-            if (!personality || !data.value(*personality)) {
+            auto personality = fields.byte();
+            if (!personality || !fields.value(*personality)) {
                 return std::nullopt;
             }
         } else if (c != 'S' && c != 'B') {
@@ -132,6 +132,122 @@ std::optional<uint8_t> fde_encoding(const Dwarf_CIE& cie, bool eh_frame, bool bi
         }
     }
     return encoding;
+}
+
+// Whether the FDEs of a CIE with `encoding` can be read: their start is an address or
+// relative to itself (what linkers write), with no indirection.
+bool readable_encoding(uint8_t encoding) {
+    uint8_t application = encoding & 0x70;
+    return (encoding & DW_EH_PE_indirect) == 0 &&
+           (application == DW_EH_PE_absptr || application == DW_EH_PE_pcrel);
+}
+
+// The start of a CFI entry: its length, in the 32-bit or 64-bit DWARF format. Leaves
+// `fields` after the length and gives where the entry ends, nullopt for a terminator
+// or an entry that does not fit.
+struct EntryFormat {
+    const uint8_t* end;
+    size_t offset_size;
+};
+std::optional<EntryFormat> entry_format(Encoded& fields, const uint8_t* section_end) {
+    auto length = fields.value(DW_EH_PE_udata4);
+    size_t offset_size = 4;
+    if (length == 0xffffffffu) {
+        length = fields.value(DW_EH_PE_udata8);
+        offset_size = 8;
+    } else if (length && *length >= 0xfffffff0u) {
+        return std::nullopt; // reserved
+    }
+    if (!length || *length == 0 ||
+        *length > static_cast<uint64_t>(section_end - fields.position())) {
+        return std::nullopt;
+    }
+    return EntryFormat{fields.position() + *length, offset_size};
+}
+
+// The FDE pointer encoding of the .eh_frame CIE at `cie` (an entry ending before the
+// section's `end`), read as libdw reads it for the full pass. nullopt for anything else (a version
+// or an augmentation this does not read): the caller then reads every FDE.
+std::optional<uint8_t> cie_fde_encoding(const uint8_t* cie, const uint8_t* end, bool big_endian,
+                                        size_t address_size) {
+    Encoded fields(cie, end, big_endian, address_size);
+    auto format = entry_format(fields, end);
+    if (!format) {
+        return std::nullopt;
+    }
+    Encoded body(fields.position(), format->end, big_endian, address_size);
+    auto id = body.value(format->offset_size == 8 ? DW_EH_PE_udata8 : DW_EH_PE_udata4);
+    auto version = body.byte();
+    if (!id || *id != 0 || !version || (*version != 1 && *version != 3)) {
+        return std::nullopt;
+    }
+    const uint8_t* text = body.position();
+    const void* nul = std::memchr(text, 0, static_cast<size_t>(format->end - text));
+    if (nul == nullptr) {
+        return std::nullopt;
+    }
+    std::string_view augmentation(reinterpret_cast<const char*>(text),
+                                  static_cast<const uint8_t*>(nul) - text);
+    Encoded rest(static_cast<const uint8_t*>(nul) + 1, format->end, big_endian, address_size);
+    // code and data alignment factors, return address register
+    bool skipped =
+        rest.value(DW_EH_PE_uleb128) && rest.value(DW_EH_PE_sleb128) &&
+        (*version == 1 ? rest.byte().has_value() : rest.value(DW_EH_PE_uleb128).has_value());
+    if (!skipped) {
+        return std::nullopt;
+    }
+    const uint8_t* data = nullptr;
+    size_t size = 0;
+    if (!augmentation.empty() && augmentation.front() == 'z') {
+        auto length = rest.value(DW_EH_PE_uleb128);
+        if (!length || *length > static_cast<uint64_t>(format->end - rest.position())) {
+            return std::nullopt;
+        }
+        data = rest.position();
+        size = static_cast<size_t>(*length);
+    }
+    return fde_encoding(augmentation, data, size, true, big_endian, address_size);
+}
+
+// `value`, read in `encoding`, applied: as it is (absptr), or relative to the ELF vaddr
+// of its own field (pcrel) or of .eh_frame_hdr (datarel). nullopt for an indirect
+// value or another application, which the table is not written with.
+std::optional<uint64_t> applied(uint64_t value, uint8_t encoding, uint64_t field_vaddr,
+                                uint64_t hdr_vaddr, size_t address_size) {
+    if ((encoding & DW_EH_PE_indirect) != 0) {
+        return std::nullopt;
+    }
+    switch (encoding & 0x70) {
+    case DW_EH_PE_absptr:
+        break;
+    case DW_EH_PE_pcrel:
+        value += field_vaddr;
+        break;
+    case DW_EH_PE_datarel:
+        value += hdr_vaddr;
+        break;
+    default:
+        return std::nullopt;
+    }
+    return address_size == 4 ? value & 0xffffffffu : value;
+}
+
+// The bytes of a value in `encoding`'s format when that is fixed (a binary search needs
+// entries of one size), else 0.
+size_t fixed_size(uint8_t encoding) {
+    switch (encoding & 0x0f) {
+    case DW_EH_PE_udata2:
+    case DW_EH_PE_sdata2:
+        return 2;
+    case DW_EH_PE_udata4:
+    case DW_EH_PE_sdata4:
+        return 4;
+    case DW_EH_PE_udata8:
+    case DW_EH_PE_sdata8:
+        return 8;
+    default:
+        return 0;
+    }
 }
 
 struct Section {
@@ -161,23 +277,42 @@ Section find_section(Elf* elf, std::string_view wanted) {
 
 } // namespace
 
-FunctionBounds::FunctionBounds(Elf* elf) {
+FunctionBounds::FunctionBounds(Elf* elf, Method method)
+    : m_elf(elf) {
     const unsigned char* ident =
         elf == nullptr ? nullptr : (const unsigned char*)elf_getident(elf, nullptr);
     if (ident == nullptr) {
-        return;
+        return; // nothing to read
     }
+    m_big_endian = ident[EI_DATA] == ELFDATA2MSB;
+    m_address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+    size_t count = 0;
+    if (method == Method::search_table && elf_getphdrnum(elf, &count) == 0) {
+        for (size_t i = 0; i < count; ++i) {
+            GElf_Phdr header;
+            if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr &&
+                header.p_type == PT_GNU_EH_FRAME) {
+                open_search_table(header);
+                break;
+            }
+        }
+    }
+    if (!uses_search_table()) {
+        read_every_fde();
+    }
+}
+
+void FunctionBounds::read_every_fde() const {
+    const unsigned char* ident = (const unsigned char*)elf_getident(m_elf, nullptr);
     bool eh_frame = true;
-    Section section = find_section(elf, ".eh_frame");
+    Section section = find_section(m_elf, ".eh_frame");
     if (section.data == nullptr) {
         eh_frame = false;
-        section = find_section(elf, ".debug_frame");
+        section = find_section(m_elf, ".debug_frame");
     }
-    if (section.data == nullptr) {
+    if (ident == nullptr || section.data == nullptr) {
         return;
     }
-    bool big_endian = ident[EI_DATA] == ELFDATA2MSB;
-    size_t address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
     const auto* base = static_cast<const uint8_t*>(section.data->d_buf);
     std::map<Dwarf_Off, std::optional<uint8_t>> encodings; // per CIE offset
     Dwarf_Off offset = 0;
@@ -196,29 +331,28 @@ FunctionBounds::FunctionBounds(Elf* elf) {
             continue; // an unusable entry that can be skipped
         }
         if (dwarf_cfi_cie_p(&entry)) {
-            encodings[here] = fde_encoding(entry.cie, eh_frame, big_endian, address_size);
+            std::string_view augmentation =
+                entry.cie.augmentation != nullptr ? entry.cie.augmentation : "";
+            encodings[here] = fde_encoding(augmentation, entry.cie.augmentation_data,
+                                           entry.cie.augmentation_data_size, eh_frame, m_big_endian,
+                                           m_address_size);
             continue;
         }
         auto cie = encodings.find(entry.fde.CIE_pointer);
-        if (cie == encodings.end() || !cie->second) {
+        if (cie == encodings.end() || !cie->second || !readable_encoding(*cie->second)) {
             continue;
         }
         uint8_t encoding = *cie->second;
-        uint8_t application = encoding & 0x70;
-        if ((encoding & DW_EH_PE_indirect) != 0 ||
-            (application != DW_EH_PE_absptr && application != DW_EH_PE_pcrel)) {
-            continue;
-        }
-        Encoded fields(entry.fde.start, entry.fde.end, big_endian, address_size);
+        Encoded fields(entry.fde.start, entry.fde.end, m_big_endian, m_address_size);
         auto start = fields.value(encoding);
         auto length = fields.value(encoding & 0x0f);
         if (!start || !length || *length == 0) {
             continue;
         }
-        if (application == DW_EH_PE_pcrel) {
+        if ((encoding & 0x70) == DW_EH_PE_pcrel) {
             *start += section.vaddr + static_cast<uint64_t>(entry.fde.start - base);
         }
-        if (address_size == 4) {
+        if (m_address_size == 4) {
             *start &= 0xffffffffu;
         }
         m_ranges.push_back({*start, *start + *length});
@@ -227,7 +361,186 @@ FunctionBounds::FunctionBounds(Elf* elf) {
               [](const Range& a, const Range& b) { return a.start < b.start; });
 }
 
+// The table of .eh_frame_hdr (the LSB's layout: version 1, the encodings of
+// eh_frame_ptr, fde_count and the table's entries, then those values, then fde_count
+// pairs of initial location and FDE address). Read with the encodings that LLVM's
+// libunwind binary-searches (fixed-size fields, absolute or relative to the header or
+// to the field); GNU ld and lld write datarel|sdata4. Anything else leaves the table
+// unused.
+bool FunctionBounds::open_search_table(const GElf_Phdr& header) {
+    Section eh_frame = find_section(m_elf, ".eh_frame");
+    Elf_Data* chunk = header.p_filesz >= 4
+                          ? elf_getdata_rawchunk(m_elf, static_cast<int64_t>(header.p_offset),
+                                                 header.p_filesz, ELF_T_BYTE)
+                          : nullptr;
+    if (eh_frame.data == nullptr || chunk == nullptr || chunk->d_buf == nullptr ||
+        chunk->d_size != header.p_filesz) {
+        return false;
+    }
+    const auto* hdr = static_cast<const uint8_t*>(chunk->d_buf);
+    const uint8_t* end = hdr + chunk->d_size;
+    const uint8_t version = hdr[0];
+    const uint8_t pointer_encoding = hdr[1];
+    const uint8_t count_encoding = hdr[2];
+    const uint8_t table_encoding = hdr[3];
+    if (version != 1 || pointer_encoding == DW_EH_PE_omit || count_encoding == DW_EH_PE_omit ||
+        table_encoding == DW_EH_PE_omit) {
+        return false;
+    }
+    Encoded fields(hdr + 4, end, m_big_endian, m_address_size);
+    auto pointer = fields.value(pointer_encoding);
+    auto count = fields.value(count_encoding); // a plain number: no application
+    if (pointer) {
+        pointer =
+            applied(*pointer, pointer_encoding, header.p_vaddr + 4, header.p_vaddr, m_address_size);
+    }
+    size_t field_size = fixed_size(table_encoding);
+    bool searchable = field_size != 0 && applied(0, table_encoding, 0, 0, m_address_size);
+    if (!pointer || *pointer != eh_frame.vaddr || !count || (count_encoding & 0xf0) != 0 ||
+        !searchable) {
+        return false;
+    }
+    size_t room = static_cast<size_t>(end - fields.position()) / (2 * field_size);
+    if (*count == 0 || *count > room) { // a negative count too
+        return false;
+    }
+    m_table = SearchTable{fields.position(),
+                          static_cast<size_t>(*count),
+                          field_size,
+                          table_encoding,
+                          header.p_vaddr,
+                          header.p_vaddr + static_cast<uint64_t>(fields.position() - hdr),
+                          static_cast<const uint8_t*>(eh_frame.data->d_buf),
+                          eh_frame.data->d_size,
+                          eh_frame.vaddr};
+    // A binary search needs the order the format promises: a table out of it is damage.
+    for (uint64_t i = 1, previous = table_field(0, 0); i < m_table.count; ++i) {
+        uint64_t start = table_field(i, 0);
+        if (start < previous) {
+            m_table = {};
+            return false;
+        }
+        previous = start;
+    }
+    return true;
+}
+
+// Field `field` (0: initial location, 1: FDE address) of entry `index`, applied.
+uint64_t FunctionBounds::table_field(size_t index, size_t field) const {
+    // Read directly, not through Encoded: opening the table reads every start once.
+    size_t offset = (index * 2 + field) * m_table.field_size;
+    const uint8_t* p = m_table.entries + offset; // in bounds: checked at open
+    bool swap = m_big_endian != (std::endian::native == std::endian::big);
+    bool is_signed = (m_table.encoding & 0x08) != 0;
+    uint64_t value = 0;
+    if (m_table.field_size == 2) {
+        uint16_t raw;
+        std::memcpy(&raw, p, sizeof raw);
+        raw = swap ? __builtin_bswap16(raw) : raw;
+        value = is_signed ? static_cast<uint64_t>(static_cast<int16_t>(raw)) : raw;
+    } else if (m_table.field_size == 4) {
+        uint32_t raw;
+        std::memcpy(&raw, p, sizeof raw);
+        raw = swap ? __builtin_bswap32(raw) : raw;
+        value = is_signed ? static_cast<uint64_t>(static_cast<int32_t>(raw)) : raw;
+    } else {
+        std::memcpy(&value, p, sizeof value);
+        value = swap ? __builtin_bswap64(value) : value;
+    }
+    // the encoding's application was checked at open
+    return applied(value, m_table.encoding, m_table.entries_vaddr + offset, m_table.hdr_vaddr,
+                   m_address_size)
+        .value_or(0);
+}
+
+// The range of the FDE at ELF vaddr `fde_vaddr`, which the table says starts at
+// `table_start`: found, skip (empty, as the full read skips it), or disagree (not an
+// FDE this reads the way the full read does, or not where the table says).
+FunctionBounds::Outcome FunctionBounds::fde_at(uint64_t fde_vaddr, uint64_t table_start,
+                                               Range& range) const {
+    const uint8_t* section_end = m_table.eh_frame + m_table.eh_frame_size;
+    if (fde_vaddr < m_table.eh_frame_vaddr ||
+        fde_vaddr - m_table.eh_frame_vaddr >= m_table.eh_frame_size) {
+        return Outcome::disagree;
+    }
+    const uint8_t* fde = m_table.eh_frame + (fde_vaddr - m_table.eh_frame_vaddr);
+    Encoded fields(fde, section_end, m_big_endian, m_address_size);
+    auto format = entry_format(fields, section_end);
+    if (!format) {
+        return Outcome::disagree;
+    }
+    const uint8_t* pointer_field = fields.position();
+    Encoded body(pointer_field, format->end, m_big_endian, m_address_size);
+    auto cie_pointer = body.value(format->offset_size == 8 ? DW_EH_PE_udata8 : DW_EH_PE_udata4);
+    if (!cie_pointer || *cie_pointer == 0 ||
+        *cie_pointer > static_cast<uint64_t>(pointer_field - m_table.eh_frame)) {
+        return Outcome::disagree; // a CIE, or a pointer out of the section
+    }
+    auto encoding =
+        cie_fde_encoding(pointer_field - *cie_pointer, section_end, m_big_endian, m_address_size);
+    if (!encoding || !readable_encoding(*encoding)) {
+        return Outcome::disagree;
+    }
+    const uint8_t* start_field = body.position();
+    auto start = body.value(*encoding);
+    auto length = body.value(*encoding & 0x0f);
+    if (!start || !length) {
+        return Outcome::disagree;
+    }
+    if ((*encoding & 0x70) == DW_EH_PE_pcrel) {
+        *start += m_table.eh_frame_vaddr + static_cast<uint64_t>(start_field - m_table.eh_frame);
+    }
+    if (m_address_size == 4) {
+        *start &= 0xffffffffu;
+    }
+    if (*start != table_start) {
+        return Outcome::disagree;
+    }
+    if (*length == 0) {
+        return Outcome::skip;
+    }
+    range = {*start, *start + *length};
+    return Outcome::found;
+}
+
+std::optional<uint64_t> FunctionBounds::start_in_table(uint64_t vaddr) const {
+    size_t low = 0;
+    size_t high = m_table.count; // the first entry starting after vaddr
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (table_field(middle, 0) <= vaddr) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    // The nearest entry before vaddr, past empty FDEs (which the full read leaves out);
+    // a run of them longer than compilers write is read the full way.
+    constexpr size_t max_skips = 64;
+    bool disagree = false;
+    for (size_t i = low, skips = 0; i > 0 && !disagree; ++skips) {
+        --i;
+        Range range{};
+        Outcome outcome = skips < max_skips ? fde_at(table_field(i, 1), table_field(i, 0), range)
+                                            : Outcome::disagree;
+        if (outcome == Outcome::found) {
+            return vaddr < range.end ? std::optional<uint64_t>(range.start) : std::nullopt;
+        }
+        disagree = outcome == Outcome::disagree;
+    }
+    if (!disagree) {
+        return std::nullopt; // no FDE starts at or before vaddr
+    }
+    // The table and .eh_frame disagree: from now on, every FDE as the full read sees it.
+    m_table = {};
+    read_every_fde();
+    return start_of(vaddr);
+}
+
 std::optional<uint64_t> FunctionBounds::start_of(uint64_t vaddr) const {
+    if (uses_search_table()) {
+        return start_in_table(vaddr);
+    }
     auto after = std::upper_bound(m_ranges.begin(), m_ranges.end(), vaddr,
                                   [](uint64_t v, const Range& r) { return v < r.start; });
     if (after == m_ranges.begin()) {

@@ -84,9 +84,30 @@ def mapped_debug_info(pid):
                 if "heapkit-debug-file" in line or "/usr/lib/debug/" in line or "/index-1/" in line]
 
 
+def held_files(pid):
+    """The regular files the service has open, and every file it maps (with the
+    permissions and offset of each mapping)."""
+    found = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("/") and not target.startswith(("/dev/", "/proc/")):
+            found.add(f"descriptor {fd}: {target}")
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            fields = line.split(maxsplit=5)
+            if len(fields) == 6 and fields[5].startswith("/"):
+                found.add(f"mapped {fields[1]} at {fields[2]}: {fields[5].strip()}")
+    return found
+
+
 # 1. Indexes made once, out of process; names from them.
 cache = workdir()
 process, base = start(cache, tool("heapkit-index"))
+get(base, "/metrics")  # the server's own first request
+held_before = held_files(process.pid)
 first = heap_profile(base, "first.pb.gz")
 check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"first profile: {indexer_runs(base)}")
 _, samples, mappings = pprof_raw(first)
@@ -114,6 +135,11 @@ check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"second profile: {indexer_r
 check(lookups(base) > looked_up, "the second profile's lookups are not counted")
 check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof_raw(second)[1]),
       "open_sessions not named in the second profile")
+# Between requests the service holds none of the files it named frames with: no
+# descriptor, no mapping (libelf reads a file through a private mapping of all of it);
+# what it needs of them (build ids, jemalloc's mallctl) was read once and kept.
+kept = held_files(process.pid) - held_before
+check(not kept, f"files held between requests: {sorted(kept)}")
 stop(process)
 
 # The indexer gets standard input, output and error, nothing else of the service's: no

@@ -120,6 +120,11 @@ for path in used:
     check(build_id(path) in indexes or build_id(path) + "-symbols" in indexes,
           f"{path} (build {build_id(path)}) has no index in {sorted(indexes)}")
 check(build_id(service) in indexes, f"the service (with DWARF) is not indexed by build id: {indexes}")
+# The runtime is a guest: what it allocated on the service's thread (starting its server)
+# or while loading is not sampled, so no stack runs through it and its library, DWARF and
+# all, is not indexed for the first profile.
+runtime_paths = sorted(path for path in used if "libheapkit-runtime" in path)
+check(not runtime_paths, f"the service's profile has stacks through the runtime: {runtime_paths}")
 check(not mapped_debug_info(process.pid), f"DWARF mapped in the service: {mapped_debug_info(process.pid)}")
 
 # Names agree with llvm-symbolizer's, inline chains, files and lines, in the service's code.

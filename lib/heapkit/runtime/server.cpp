@@ -8,6 +8,7 @@
 #include "heapkit/runtime/http/waiting_room.hpp"
 #include "heapkit/runtime/http/worker_pool.hpp"
 #include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/profiler.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <fmt/format.h>
@@ -146,6 +147,9 @@ bool Server::listener_intact() const {
 }
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
+    // Called on a thread of the host's: what the server keeps for its life (its state,
+    // threads, buffers) is a guest's, not in the host's profile.
+    UnsampledScope unsampled;
     HEAPKIT_TRY(check_options(options));
     auto state = std::make_unique<State>(options);
     HEAPKIT_TRY_ASSIGN(http::Descriptor listener,

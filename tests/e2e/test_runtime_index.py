@@ -148,9 +148,12 @@ check(not kept, f"files held between requests: {sorted(kept)}")
 stop(process)
 
 # The indexer gets standard input, output and error, nothing else of the service's: no
-# socket, no file it keeps open for names (a spy records its descriptors, then runs it).
+# socket, no file it keeps open for names (a spy records its descriptors and arguments,
+# then runs it). The files are shared out among one process per processor (up to 4), each
+# file to one of them: the first profile waits for the largest, not for the sum.
 spy = os.path.join(directory, "spy-indexer")
-seen = os.path.join(directory, "indexer-descriptors.json")
+seen = os.path.join(directory, "indexer-runs")
+os.mkdir(seen)
 with open(spy, "w") as f:
     f.write(f"""#!/usr/bin/python3
 import json, os, sys
@@ -160,18 +163,28 @@ for fd in os.listdir("/proc/self/fd"):
         names[fd] = os.readlink(f"/proc/self/fd/{{fd}}")
     except OSError:
         pass
-with open({seen!r}, "w") as out:
-    json.dump(names, out)
+with open(os.path.join({seen!r}, str(os.getpid())), "w") as out:
+    json.dump({{"descriptors": names, "files": sys.argv[sys.argv.index("--") + 1:]}}, out)
 os.execv({tool("heapkit-index")!r}, [{tool("heapkit-index")!r}] + sys.argv[1:])
 """)
 os.chmod(spy, 0o755)
 process, base = start(workdir(), spy)
 heap_profile(base, "spied.pb.gz")
 check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"spied indexer: {indexer_runs(base)}")
-with open(seen) as f:
-    inherited = {int(fd): name for fd, name in json.load(f).items()
+runs = []
+for name in os.listdir(seen):
+    with open(os.path.join(seen, name)) as f:
+        runs.append(json.load(f))
+for run_seen in runs:
+    inherited = {int(fd): name for fd, name in run_seen["descriptors"].items()
                  if int(fd) > 2 and not name.startswith("/proc/")}
-check(not inherited, f"the indexer inherited the service's descriptors: {inherited}")
+    check(not inherited, f"the indexer inherited the service's descriptors: {inherited}")
+files = [path for run_seen in runs for path in run_seen["files"]]
+check(len(files) == len(set(files)) and len(files) >= 2,
+      f"files given to the indexers: {[r['files'] for r in runs]}")
+processors = min(len(os.sched_getaffinity(0)), 4)
+check(len(runs) == min(processors, len(files)),
+      f"{len(runs)} indexer processes for {len(files)} files on {processors} processors")
 stop(process)
 
 # 2. Another process of the same build: the indexes are there, nothing is run.

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -145,6 +146,30 @@ check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof
 # what it needs of them (build ids, jemalloc's mallctl) was read once and kept.
 kept = held_files(process.pid) - held_before
 check(not kept, f"files held between requests: {sorted(kept)}")
+# Nor the pages of heapkit's code that the conversion ran (libheapkit: reading the dump,
+# naming, writing pprof), let go of after each request: the kernel maps them again if
+# another comes.
+
+
+def resident_code_kb(pid, name):
+    total, counting = 0, False
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+$", fields[0]):
+                counting = fields[1] == "r-xp" and len(fields) == 6 and \
+                    os.path.basename(fields[5]).startswith(name)
+            elif counting and fields[0] == "Rss:":
+                total += int(fields[1])
+    return total
+
+
+deadline = time.monotonic() + 5  # the pages go once the answer is out
+while resident_code_kb(process.pid, "libheapkit.so") > 64 and time.monotonic() < deadline:
+    time.sleep(0.05)
+check(resident_code_kb(process.pid, "libheapkit.so") <= 64,
+      f"libheapkit's code resident between requests: "
+      f"{resident_code_kb(process.pid, 'libheapkit.so')} kB")
 stop(process)
 
 # The indexer gets standard input, output and error, nothing else of the service's: no

@@ -7,6 +7,7 @@
 #include "heapkit/runtime/http/server_thread.hpp"
 #include "heapkit/runtime/http/waiting_room.hpp"
 #include "heapkit/runtime/http/worker_pool.hpp"
+#include "heapkit/runtime/own_pages.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/util/try.hpp"
@@ -98,6 +99,7 @@ struct Server::State {
             request.stopping = [this] { return waiting.stopping(); };
             if (!waiting.enter([this, id, request = std::move(request)] {
                     loop->answer(id, handler.handle(request));
+                    release_own_code_pages();
                 })) {
                 loop->answer(id, busy(fmt::format("{} profiles are being taken; try again",
                                                   options.max_waiting)));
@@ -106,6 +108,8 @@ struct Server::State {
         }
         if (!workers->post([this, id, request = std::move(request)] {
                 loop->answer(id, handler.handle(request));
+                // The code the page ran is not kept resident in the host (own_pages.hpp).
+                release_own_code_pages();
             })) {
             loop->answer(id, busy("the server is stopping"));
         }

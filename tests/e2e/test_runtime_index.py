@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -84,9 +85,30 @@ def mapped_debug_info(pid):
                 if "heapkit-debug-file" in line or "/usr/lib/debug/" in line or "/index-1/" in line]
 
 
+def held_files(pid):
+    """The regular files the service has open, and every file it maps (with the
+    permissions and offset of each mapping)."""
+    found = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("/") and not target.startswith(("/dev/", "/proc/")):
+            found.add(f"descriptor {fd}: {target}")
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            fields = line.split(maxsplit=5)
+            if len(fields) == 6 and fields[5].startswith("/"):
+                found.add(f"mapped {fields[1]} at {fields[2]}: {fields[5].strip()}")
+    return found
+
+
 # 1. Indexes made once, out of process; names from them.
 cache = workdir()
 process, base = start(cache, tool("heapkit-index"))
+get(base, "/metrics")  # the server's own first request
+held_before = held_files(process.pid)
 first = heap_profile(base, "first.pb.gz")
 check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"first profile: {indexer_runs(base)}")
 _, samples, mappings = pprof_raw(first)
@@ -99,6 +121,11 @@ for path in used:
     check(build_id(path) in indexes or build_id(path) + "-symbols" in indexes,
           f"{path} (build {build_id(path)}) has no index in {sorted(indexes)}")
 check(build_id(service) in indexes, f"the service (with DWARF) is not indexed by build id: {indexes}")
+# The runtime is a guest: what it allocated on the service's thread (starting its server)
+# or while loading is not sampled, so no stack runs through it and its library, DWARF and
+# all, is not indexed for the first profile.
+runtime_paths = sorted(path for path in used if "libheapkit-runtime" in path)
+check(not runtime_paths, f"the service's profile has stacks through the runtime: {runtime_paths}")
 check(not mapped_debug_info(process.pid), f"DWARF mapped in the service: {mapped_debug_info(process.pid)}")
 
 # Names agree with llvm-symbolizer's, inline chains, files and lines, in the service's code.
@@ -114,12 +141,44 @@ check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"second profile: {indexer_r
 check(lookups(base) > looked_up, "the second profile's lookups are not counted")
 check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in pprof_raw(second)[1]),
       "open_sessions not named in the second profile")
+# Between requests the service holds none of the files it named frames with: no
+# descriptor, no mapping (libelf reads a file through a private mapping of all of it);
+# what it needs of them (build ids, jemalloc's mallctl) was read once and kept.
+kept = held_files(process.pid) - held_before
+check(not kept, f"files held between requests: {sorted(kept)}")
+# Nor the pages of heapkit's code that the conversion ran (libheapkit: reading the dump,
+# naming, writing pprof), let go of after each request: the kernel maps them again if
+# another comes.
+
+
+def resident_code_kb(pid, name):
+    total, counting = 0, False
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+$", fields[0]):
+                counting = fields[1] == "r-xp" and len(fields) == 6 and \
+                    os.path.basename(fields[5]).startswith(name)
+            elif counting and fields[0] == "Rss:":
+                total += int(fields[1])
+    return total
+
+
+deadline = time.monotonic() + 5  # the pages go once the answer is out
+while resident_code_kb(process.pid, "libheapkit.so") > 64 and time.monotonic() < deadline:
+    time.sleep(0.05)
+check(resident_code_kb(process.pid, "libheapkit.so") <= 64,
+      f"libheapkit's code resident between requests: "
+      f"{resident_code_kb(process.pid, 'libheapkit.so')} kB")
 stop(process)
 
 # The indexer gets standard input, output and error, nothing else of the service's: no
-# socket, no file it keeps open for names (a spy records its descriptors, then runs it).
+# socket, no file it keeps open for names (a spy records its descriptors and arguments,
+# then runs it). The files are shared out among one process per processor (up to 4), each
+# file to one of them: the first profile waits for the largest, not for the sum.
 spy = os.path.join(directory, "spy-indexer")
-seen = os.path.join(directory, "indexer-descriptors.json")
+seen = os.path.join(directory, "indexer-runs")
+os.mkdir(seen)
 with open(spy, "w") as f:
     f.write(f"""#!/usr/bin/python3
 import json, os, sys
@@ -129,18 +188,28 @@ for fd in os.listdir("/proc/self/fd"):
         names[fd] = os.readlink(f"/proc/self/fd/{{fd}}")
     except OSError:
         pass
-with open({seen!r}, "w") as out:
-    json.dump(names, out)
+with open(os.path.join({seen!r}, str(os.getpid())), "w") as out:
+    json.dump({{"descriptors": names, "files": sys.argv[sys.argv.index("--") + 1:]}}, out)
 os.execv({tool("heapkit-index")!r}, [{tool("heapkit-index")!r}] + sys.argv[1:])
 """)
 os.chmod(spy, 0o755)
 process, base = start(workdir(), spy)
 heap_profile(base, "spied.pb.gz")
 check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"spied indexer: {indexer_runs(base)}")
-with open(seen) as f:
-    inherited = {int(fd): name for fd, name in json.load(f).items()
+runs = []
+for name in os.listdir(seen):
+    with open(os.path.join(seen, name)) as f:
+        runs.append(json.load(f))
+for run_seen in runs:
+    inherited = {int(fd): name for fd, name in run_seen["descriptors"].items()
                  if int(fd) > 2 and not name.startswith("/proc/")}
-check(not inherited, f"the indexer inherited the service's descriptors: {inherited}")
+    check(not inherited, f"the indexer inherited the service's descriptors: {inherited}")
+files = [path for run_seen in runs for path in run_seen["files"]]
+check(len(files) == len(set(files)) and len(files) >= 2,
+      f"files given to the indexers: {[r['files'] for r in runs]}")
+processors = min(len(os.sched_getaffinity(0)), 4)
+check(len(runs) == min(processors, len(files)),
+      f"{len(runs)} indexer processes for {len(files)} files on {processors} processors")
 stop(process)
 
 # 2. Another process of the same build: the indexes are there, nothing is run.

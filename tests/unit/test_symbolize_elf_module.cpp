@@ -3,11 +3,33 @@
 #include "heapkit/symbolize/elf/elf_module.hpp"
 
 #include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
 
 using namespace heapkit;
 
 namespace {
+
+// The paths this process has open or maps (/proc/self/fd, /proc/self/maps).
+std::set<std::string> held_paths() {
+    std::set<std::string> held;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code error;
+        auto target = std::filesystem::read_symlink(entry.path(), error);
+        if (!error) {
+            held.insert(target.string());
+        }
+    }
+    std::ifstream maps("/proc/self/maps");
+    for (std::string line; std::getline(maps, line);) {
+        if (auto slash = line.find('/'); slash != std::string::npos) {
+            held.insert(line.substr(slash));
+        }
+    }
+    return held;
+}
 
 // The mapping ld.so or the kernel makes of `facts`' code with 4 KiB pages, at `base`
 // (the load bias; 0 for a non-PIE executable).
@@ -128,6 +150,50 @@ TEST_CASE("heapkit::ElfModule names frames from DWARF, else the symbol tables") 
     CHECK(frames[0].name == "labels_keep");
     CHECK(frames[0].file.empty());
     CHECK(stripped->frames_at(unstripped.address_of("labels_at_load") + 1, strings).empty());
+}
+
+TEST_CASE("heapkit::ElfModule::close_file lets go of the file and opens it again when asked") {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                ("heapkit-close-file-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::string path = (dir / "twin").string();
+    std::filesystem::copy_file(built_file("twin_o1"), path,
+                               std::filesystem::copy_options::overwrite_existing);
+    DebugSearch search({});
+    StringPool pool;
+    FrameStrings strings(pool);
+    uint64_t work = 0;
+    GElf_Phdr code{};
+    {
+        ElfFacts facts(path); // its descriptor closed before what follows looks
+        work = facts.address_of("twin_work") + 1;
+        code = facts.code_segment();
+    }
+    auto opened = ElfModule::open(path, search);
+    REQUIRE(opened);
+    const ElfModule& twin = **opened;
+    std::string build_id = twin.build_id();
+    CHECK(held_paths().contains(path)); // libdwfl's descriptor and libelf's mapping
+
+    twin.close_file();
+    CHECK_FALSE(held_paths().contains(path));
+    CHECK(twin.build_id() == build_id); // read once, kept
+    CHECK(twin.vaddr_of_file_offset(code.p_offset) == code.p_vaddr);
+    CHECK_FALSE(twin.dwarf_read());
+    // A name wanted: the file is opened again.
+    std::vector<Frame> frames = twin.frames_at(work, strings);
+    REQUIRE(frames.size() == 1);
+    CHECK(frames[0].name == "twin_work");
+    CHECK(twin.dwarf_read());
+    CHECK(held_paths().contains(path));
+
+    // Another build at the path meanwhile: nothing is named from it.
+    twin.close_file();
+    std::filesystem::remove(path);
+    std::filesystem::copy_file(built_file("twin_extra"), path);
+    CHECK(twin.frames_at(work, strings).empty());
+    CHECK_FALSE(held_paths().contains(path));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("heapkit::ElfModule::open says which file it cannot open") {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace heapkit;
 
@@ -105,6 +106,42 @@ TEST_CASE("heapkit::KeptSymbols keeps answers with their own texts, up to its bo
     CHECK(kept.stats().frames == 0);
     CHECK(kept.stats().dropped == 1);
     CHECK_FALSE(kept.find("build-a", 0x1000));
+}
+
+// True when this process has a descriptor open on `path`.
+bool has_open(const std::string& path) {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code error;
+        if (std::filesystem::read_symlink(entry.path(), error) == path && !error) {
+            return true;
+        }
+    }
+    return false;
+}
+
+TEST_CASE("heapkit::KeptSymbols::close_files closes the files whose DWARF was not read") {
+    TempDir dir;
+    std::string indexed = (dir.path / "indexed").string();
+    std::string read_here = (dir.path / "read_here").string();
+    std::filesystem::copy_file(built_file("twin_o1"), indexed);
+    std::filesystem::copy_file(built_file("twin_o1"), read_here);
+    KeptSymbols kept({}, 1000, 10);
+    const ElfModule* first = kept.open(indexed).file.get();
+    const ElfModule* second = kept.open(read_here).file.get();
+    REQUIRE(first != nullptr);
+    REQUIRE(second != nullptr);
+    REQUIRE(second->has_dwarf()); // as a call without an address index reads it
+    CHECK(has_open(indexed));
+    CHECK(has_open(read_here));
+
+    kept.close_files();
+    CHECK_FALSE(has_open(indexed));
+    CHECK(has_open(read_here)); // reading its DWARF again would cost every call
+    // Kept all the same: the next call finds it without opening it again.
+    CHECK(kept.open(indexed).file.get() == first);
+    CHECK(kept.stats().opened == 2);
+    CHECK(kept.stats().files == 2);
+    CHECK_FALSE(has_open(indexed));
 }
 
 TEST_CASE("heapkit::KeptSymbols fits the searches it was made for") {

@@ -7,6 +7,7 @@
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/runtime/indexer.hpp"
 #include "heapkit/runtime/stripped_modules.hpp"
+#include "heapkit/symbolize/kept_symbols.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/text.hpp"
@@ -21,14 +22,27 @@ namespace heapkit::runtime {
 namespace {
 
 // This process's files and their answers, kept across requests: a service maps the same
-// libraries for its whole life, so each is opened once (holding its descriptor) rather
-// than once per request, and a frame found once is not looked up again. Never destroyed:
+// libraries for its whole life, so each is read once (its build id, segments, whether it
+// is jemalloc) rather than once per request, and a frame found once is not looked up
+// again. With address indexes the files are closed after each request (close_kept_files). Never destroyed:
 // a page may still be converting while the process exits (the statics made after the
 // server started go first, before its stop has waited the page out).
 const std::shared_ptr<KeptSymbols>& kept_symbols() {
     static const auto* kept =
         new std::shared_ptr<KeptSymbols>(make_kept_symbols(SymbolizeOptions{}));
     return *kept;
+}
+
+// After a conversion named from address indexes, the kept files are closed
+// (KeptSymbols::close_files): between requests the process holds no descriptor and no
+// page of them. Without an indexer their DWARF, read here, stays open for the next.
+void close_kept_files(const SymbolizeOptions& options) {
+    if (!options.index_builder) {
+        return;
+    }
+    KeptSymbols& kept = *kept_symbols();
+    auto lock = kept.lock();
+    kept.close_files();
 }
 
 // How this process names its own frames: with the files kept across requests, and from
@@ -61,9 +75,10 @@ std::vector<MapEntry> own_maps() {
 // Names (or not) for a profile of this process's addresses, with the kept files; its
 // stripped modules noted (stripped_modules.hpp).
 SymbolizeReport name_own(Profile& profile, bool names) {
-    SymbolizeOptions options;
+    SymbolizeOptions options = own_symbolize_options({});
     options.names = names;
-    SymbolizeReport report = symbolize(profile, own_symbolize_options(options));
+    SymbolizeReport report = symbolize(profile, options);
+    close_kept_files(options);
     note_stripped_modules(profile, report.modules);
     return report;
 }
@@ -93,7 +108,9 @@ Result<Profile> own_dump_profile(std::string_view dump, const LoadOptions& optio
     Input input{"prof.dump", dump};
     LoadOptions kept = options;
     kept.symbols = own_symbolize_options(kept.symbols);
-    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile({&input, 1}, kept));
+    auto loaded_or = load_profile({&input, 1}, kept);
+    close_kept_files(kept.symbols);
+    HEAPKIT_TRY_ASSIGN(Loaded loaded, std::move(loaded_or));
     // Failed rather than served half-named: a client cannot tell a missing name from a
     // stripped file, and trying again later would give the full answer.
     if (const auto& problem = loaded.report.out_of_descriptors) {
@@ -166,8 +183,10 @@ std::string symbolizer_metrics() {
         }
         fmt::format_to(std::back_inserter(out), "{}{} {}\n", name, labels, value);
     };
-    metric("heapkit_symbolizer_files", "gauge", "Files held open for naming frames.", "",
-           stats.files);
+    metric("heapkit_symbolizer_files", "gauge",
+           "Files known for naming frames (with address indexes, open only while a profile "
+           "is named).",
+           "", stats.files);
     metric("heapkit_symbolizer_files_opened_total", "counter",
            "Files opened for naming frames (again only when changed on disk).", "", stats.opened);
     metric("heapkit_symbolizer_kept_addresses", "gauge",

@@ -21,8 +21,10 @@
 #include <mutex>
 #include <optional>
 #include <poll.h>
+#include <sched.h>
 #include <spawn.h>
 #include <string_view>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 
@@ -30,6 +32,9 @@ namespace heapkit::runtime {
 namespace {
 
 constexpr size_t max_output = 64 * 1024; // of its error lines: a few files' worth
+// heapkit-index processes at once, one per processor up to this: the first profile waits
+// for the slowest (CPython's executable with its DWARF, libc with its), not for the sum.
+constexpr size_t max_indexers = 4;
 
 std::atomic<size_t> runs_ok{0};
 std::atomic<size_t> runs_failed{0};
@@ -52,35 +57,6 @@ std::optional<int> wait_for(pid_t pid, std::chrono::steady_clock::time_point dea
             killed = true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-}
-
-// Its standard output and error, up to max_output bytes, until it closes them or the
-// deadline passes.
-std::string read_until(int fd, std::chrono::steady_clock::time_point deadline) {
-    std::string text;
-    char buffer[4096];
-    for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            return text;
-        }
-        pollfd ready{fd, POLLIN, 0};
-        int polled = ::poll(&ready, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
-        if (polled < 0 && errno != EINTR) {
-            return text;
-        }
-        if (polled <= 0) {
-            continue;
-        }
-        ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
-            return text;
-        }
-        if (got > 0 && text.size() < max_output) {
-            text.append(buffer, std::min(static_cast<size_t>(got), max_output - text.size()));
-        }
     }
 }
 
@@ -110,11 +86,24 @@ const IndexerSettings& indexer_settings() {
     return settings;
 }
 
-std::vector<std::string> run_indexer(const IndexerSettings& settings,
-                                     const std::vector<std::string>& paths) {
+namespace {
+
+// One heapkit-index process under way: its pid and the pipe its output comes through.
+struct Child {
+    pid_t pid = 0;
+    UniqueFd output;
+    std::string text; // up to max_output bytes
+};
+
+// Starts `settings.program` on `paths`; nullopt and a sentence in `problems` when it cannot.
+std::optional<Child> spawn_indexer(const IndexerSettings& settings,
+                                   const std::vector<std::string>& paths,
+                                   std::vector<std::string>& problems) {
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) != 0) {
-        return {fmt::format("cannot run {}: pipe: {}", settings.program, std::strerror(errno))};
+        problems.push_back(
+            fmt::format("cannot run {}: pipe: {}", settings.program, std::strerror(errno)));
+        return std::nullopt;
     }
     UniqueFd reading(ends[0]);
     UniqueFd writing(ends[1]);
@@ -141,27 +130,119 @@ std::vector<std::string> run_indexer(const IndexerSettings& settings,
     // Nothing else of the host's: its sockets and files (descriptors without
     // close-on-exec) would stay open, and a port bound, for as long as the indexer runs.
     posix_spawn_file_actions_addclosefrom_np(setup.actions(), STDERR_FILENO + 1);
-    pid_t pid = 0;
-    int error = ::posix_spawn(&pid, settings.program.c_str(), setup.actions(), setup.attributes(),
-                              argv.data(), envp.data());
+    Child child;
+    int error = ::posix_spawn(&child.pid, settings.program.c_str(), setup.actions(),
+                              setup.attributes(), argv.data(), envp.data());
     if (error != 0) {
-        return {fmt::format("cannot run {}: {}", settings.program, std::strerror(error))};
+        problems.push_back(
+            fmt::format("cannot run {}: {}", settings.program, std::strerror(error)));
+        return std::nullopt;
     }
-    writing.reset(); // the child's copy is the only writer left: its exit ends the reading
+    // (`writing` closes here: the child's copy is the only writer left, and its exit ends
+    // the reading.)
+    child.output = std::move(reading);
+    return child;
+}
+
+// The children's standard output and error, up to max_output bytes each, until each has
+// closed them or the deadline passes.
+void read_until(std::vector<Child>& children, std::chrono::steady_clock::time_point deadline) {
+    char buffer[4096];
+    for (;;) {
+        std::vector<pollfd> ready;
+        std::vector<Child*> of;
+        for (Child& child : children) {
+            if (child.output) {
+                ready.push_back({child.output.get(), POLLIN, 0});
+                of.push_back(&child);
+            }
+        }
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (ready.empty() || left.count() <= 0) {
+            return;
+        }
+        int polled = ::poll(ready.data(), ready.size(),
+                            static_cast<int>(std::min<long long>(left.count(), 1000)));
+        if (polled < 0 && errno != EINTR) {
+            return;
+        }
+        for (size_t i = 0; polled > 0 && i < ready.size(); ++i) {
+            if (ready[i].revents == 0) {
+                continue;
+            }
+            Child& child = *of[i];
+            ssize_t got = ::read(ready[i].fd, buffer, sizeof buffer);
+            if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+                child.output.reset(); // closed: that child is done writing
+            } else if (got > 0 && child.text.size() < max_output) {
+                child.text.append(
+                    buffer, std::min(static_cast<size_t>(got), max_output - child.text.size()));
+            }
+        }
+    }
+}
+
+// `paths` in up to `jobs` groups of about equal bytes (the largest first, each to the
+// lightest group): the indexer's time grows with a file's size, and the first profile
+// waits for the slowest group.
+std::vector<std::vector<std::string>> split_for(const std::vector<std::string>& paths,
+                                                size_t jobs) {
+    std::vector<std::pair<uint64_t, std::string>> sized;
+    for (const std::string& path : paths) {
+        struct stat st {};
+        sized.emplace_back(::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0,
+                           path);
+    }
+    std::stable_sort(sized.begin(), sized.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::vector<std::string>> groups(std::max<size_t>(1, std::min(jobs, paths.size())));
+    std::vector<uint64_t> load(groups.size(), 0);
+    for (auto& [size, path] : sized) {
+        size_t lightest =
+            static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        load[lightest] += std::max<uint64_t>(size, 1);
+        groups[lightest].push_back(std::move(path));
+    }
+    return groups;
+}
+
+// The processors this process may run on, up to `most`.
+size_t usable_processors(size_t most) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int count = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return std::clamp<size_t>(static_cast<size_t>(std::max(count, 1)), 1, most);
+}
+
+} // namespace
+
+std::vector<std::string> run_indexer(const IndexerSettings& settings,
+                                     const std::vector<std::string>& paths) {
+    std::vector<std::string> problems;
+    std::vector<Child> children;
+    for (const auto& group : split_for(paths, usable_processors(max_indexers))) {
+        if (auto child = spawn_indexer(settings, group, problems)) {
+            children.push_back(std::move(*child));
+        }
+    }
     auto deadline = std::chrono::steady_clock::now() + settings.deadline;
-    std::string output = read_until(reading.get(), deadline);
-    bool killed = false;
-    std::optional<int> status = wait_for(pid, deadline, killed);
-    std::vector<std::string> problems = problems_in(output);
-    if (killed) {
-        problems.push_back(fmt::format("{} was killed after {} s", settings.program,
+    read_until(children, deadline);
+    for (Child& child : children) {
+        bool killed = false;
+        std::optional<int> status = wait_for(child.pid, deadline, killed);
+        std::vector<std::string> said = problems_in(child.text);
+        if (killed) {
+            said.push_back(fmt::format("{} was killed after {} s", settings.program,
                                        settings.deadline.count() / 1000));
-    } else if (status && WIFSIGNALED(*status)) {
-        problems.push_back(
-            fmt::format("{} ended by signal {}", settings.program, WTERMSIG(*status)));
-    } else if (status && WEXITSTATUS(*status) != 0 && problems.empty()) {
-        problems.push_back(
-            fmt::format("{} exited with status {}", settings.program, WEXITSTATUS(*status)));
+        } else if (status && WIFSIGNALED(*status)) {
+            said.push_back(
+                fmt::format("{} ended by signal {}", settings.program, WTERMSIG(*status)));
+        } else if (status && WEXITSTATUS(*status) != 0 && said.empty()) {
+            said.push_back(
+                fmt::format("{} exited with status {}", settings.program, WEXITSTATUS(*status)));
+        }
+        problems.insert(problems.end(), said.begin(), said.end());
     }
     return problems;
 }

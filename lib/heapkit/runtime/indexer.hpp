@@ -32,8 +32,10 @@ const IndexerSettings& indexer_settings();
 std::string indexer_cache_directory();
 
 // Runs `settings.program` on `paths` and waits for it (up to the deadline; then kills
-// it). What went wrong comes back one sentence each: its error lines, its exit, or why
-// it could not be started. Never throws.
+// it): one process per processor this process may use (up to 4), the files shared out by
+// size, so that the wait is the largest file's rather than the sum. What went wrong comes
+// back one sentence each: their error lines, their exits, or why one could not be
+// started. Never throws.
 std::vector<std::string> run_indexer(const IndexerSettings& settings,
                                      const std::vector<std::string>& paths);
 

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <mutex>
+#include <new>
 #include <set>
 #include <thread>
 #include <unistd.h>
@@ -123,8 +124,12 @@ struct PeakWatcher::State {
 
 namespace {
 std::mutex g_current_mutex;
-// The running watcher, for the page and control requests. Never destroyed.
-auto* g_current = new std::shared_ptr<PeakWatcher::State>();
+// The running watcher, for the page and control requests. Never destroyed. Made in
+// static storage: an allocation while the library loads, on the host's thread, would stay
+// in the host's heap profile.
+alignas(std::shared_ptr<PeakWatcher::State>) unsigned char g_current_storage[sizeof(
+    std::shared_ptr<PeakWatcher::State>)];
+auto* g_current = new (g_current_storage) std::shared_ptr<PeakWatcher::State>();
 
 // The running watcher of this process: none in a fork()ed child, where its thread is gone.
 std::shared_ptr<PeakWatcher::State> current_watcher() {

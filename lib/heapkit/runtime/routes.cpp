@@ -13,16 +13,17 @@
 namespace heapkit::runtime {
 namespace {
 
-const std::vector<std::string_view> get{"GET", "HEAD"};
-
 Response go_or_delta(const Request& request) {
     return asks_delta(request) ? heap_delta(request) : go_heap(request, false);
 }
 
 } // namespace
 
-// Never destroyed: a server thread may still answer while the process exits.
+// Never destroyed: a server thread may still answer while the process exits. Made on
+// first use, on a server thread: nothing of it is allocated while the library loads, on
+// the host's thread, where it would stay in the host's heap profile.
 const std::vector<Route>& routes() {
+    const std::vector<std::string_view> get{"GET", "HEAD"};
     static const auto* table = new std::vector<Route>{
         {"/", get, Converts::never, Waits::never, false, "", "this index",
          [](const Request&) { return index_page("/"); }},

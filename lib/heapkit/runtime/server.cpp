@@ -7,7 +7,9 @@
 #include "heapkit/runtime/http/server_thread.hpp"
 #include "heapkit/runtime/http/waiting_room.hpp"
 #include "heapkit/runtime/http/worker_pool.hpp"
+#include "heapkit/runtime/own_pages.hpp"
 #include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/profiler.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <fmt/format.h>
@@ -97,6 +99,7 @@ struct Server::State {
             request.stopping = [this] { return waiting.stopping(); };
             if (!waiting.enter([this, id, request = std::move(request)] {
                     loop->answer(id, handler.handle(request));
+                    release_own_code_pages();
                 })) {
                 loop->answer(id, busy(fmt::format("{} profiles are being taken; try again",
                                                   options.max_waiting)));
@@ -105,6 +108,8 @@ struct Server::State {
         }
         if (!workers->post([this, id, request = std::move(request)] {
                 loop->answer(id, handler.handle(request));
+                // The code the page ran is not kept resident in the host (own_pages.hpp).
+                release_own_code_pages();
             })) {
             loop->answer(id, busy("the server is stopping"));
         }
@@ -146,6 +151,9 @@ bool Server::listener_intact() const {
 }
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
+    // Called on a thread of the host's: what the server keeps for its life (its state,
+    // threads, buffers) is a guest's, not in the host's profile.
+    UnsampledScope unsampled;
     HEAPKIT_TRY(check_options(options));
     auto state = std::make_unique<State>(options);
     HEAPKIT_TRY_ASSIGN(http::Descriptor listener,

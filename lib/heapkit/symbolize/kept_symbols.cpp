@@ -62,6 +62,14 @@ const OpenedFile& KeptSymbols::open(const std::string& path) {
     return kept.opened;
 }
 
+void KeptSymbols::close_files() {
+    for (auto& [path, kept] : m_files) {
+        if (kept.opened.file && !kept.opened.file->dwarf_read()) {
+            kept.opened.file->close_file();
+        }
+    }
+}
+
 std::optional<std::span<const Frame>> KeptSymbols::find(const std::string& key, uint64_t vaddr) {
     auto build = m_answers.find(key);
     auto frames = build == m_answers.end() ? std::nullopt : build->second.find(vaddr);

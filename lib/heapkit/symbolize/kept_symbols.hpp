@@ -57,6 +57,14 @@ public:
     // tried again next time.
     const OpenedFile& open(const std::string& path);
 
+    // Called with the lock held after a call: closes each kept file whose DWARF this
+    // process has not read (ElfModule::close_file), keeping what was read at open. With
+    // address indexes that is every file: between calls the process then holds none of
+    // their descriptors and pages, and the next call opens only the files it must look
+    // into (an address no index names). A file whose DWARF was read here (named without
+    // an index) stays open: reading that again would cost each call seconds.
+    void close_files();
+
     // Answers found by earlier calls, under the address indexes' keys (cache_key()).
     std::optional<std::span<const Frame>> find(const std::string& key, uint64_t vaddr);
     void add(const std::string& key, uint64_t vaddr, std::span<const Frame> frames);

@@ -100,35 +100,13 @@ std::string_view function_name_of(std::string_view symbol) {
 Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
                                                    const DebugSearch& search) {
     std::unique_ptr<ElfModule> module(new ElfModule);
-    module->m_dwfl.reset(dwfl_begin(search.callbacks()));
-    Dwfl* dwfl = module->m_dwfl.get();
-    if (dwfl == nullptr) {
-        return fail("{}: cannot start libdwfl: {}", path, last_dwfl_error());
+    module->m_path = path;
+    module->m_search = &search;
+    if (auto opened = module->open_session(); !opened) {
+        return tl::unexpected(opened.error());
     }
-    // Opened here, not by libdwfl: a failure keeps its errno (out of descriptors is the
-    // process's problem, not the file's), and the descriptor is close-on-exec (libdwfl's
-    // is not), so that a service's kept files do not leak into every program it runs.
-    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!file) {
-        return fail_system(errno, "{}: cannot open: {}", path, std::strerror(errno));
-    }
-    struct stat status {};
-    if (::fstat(file.get(), &status) == 0) {
-        module->m_modified_nanos =
-            int64_t{status.st_mtim.tv_sec} * 1'000'000'000 + status.st_mtim.tv_nsec;
-        module->m_file_size = static_cast<uint64_t>(status.st_size);
-    }
-    dwfl_report_begin(dwfl);
-    // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs. On success
-    // the module owns the descriptor; on failure it is still ours.
-    module->m_module = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), file.get(), 0, true);
-    if (module->m_module == nullptr) {
-        return fail("{}: cannot open: {}", path, last_dwfl_error());
-    }
-    static_cast<void>(file.release());
-    dwfl_report_end(dwfl, nullptr, nullptr);
-    search.attach(module->m_module);
-
+    module->m_modified_nanos = module->m_stamp->modified_nanos;
+    module->m_file_size = module->m_stamp->size;
     Dwarf_Addr bias = 0;
     Elf* elf = dwfl_module_getelf(module->m_module, &bias); // borrowed from the Dwfl
     size_t count = 0;
@@ -159,10 +137,70 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     return module;
 }
 
+Result<void> ElfModule::open_session() const {
+    const std::string& path = m_path;
+    std::unique_ptr<Dwfl, DwflDeleter> session(dwfl_begin(m_search->callbacks()));
+    Dwfl* dwfl = session.get();
+    if (dwfl == nullptr) {
+        return fail("{}: cannot start libdwfl: {}", path, last_dwfl_error());
+    }
+    // Opened here, not by libdwfl: a failure keeps its errno (out of descriptors is the
+    // process's problem, not the file's), and the descriptor is close-on-exec (libdwfl's
+    // is not), so that a service's kept files do not leak into every program it runs.
+    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file) {
+        return fail_system(errno, "{}: cannot open: {}", path, std::strerror(errno));
+    }
+    struct stat status {};
+    FileStamp stamp;
+    if (::fstat(file.get(), &status) == 0) {
+        stamp = {static_cast<uint64_t>(status.st_dev), static_cast<uint64_t>(status.st_ino),
+                 static_cast<uint64_t>(status.st_size),
+                 int64_t{status.st_mtim.tv_sec} * 1'000'000'000 + status.st_mtim.tv_nsec};
+    }
+    if (m_stamp && stamp != *m_stamp) {
+        // Opened again after close_file(): what was read at first (segments, build id)
+        // would not describe this file.
+        return fail("{}: changed on disk since it was first opened", path);
+    }
+    dwfl_report_begin(dwfl);
+    // Base 0 with add_p_vaddr: libdwfl addresses equal the file's ELF vaddrs. On success
+    // the module owns the descriptor; on failure it is still ours.
+    Dwfl_Module* module = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), file.get(), 0, true);
+    if (module == nullptr) {
+        return fail("{}: cannot open: {}", path, last_dwfl_error());
+    }
+    static_cast<void>(file.release());
+    dwfl_report_end(dwfl, nullptr, nullptr);
+    m_search->attach(module);
+    m_stamp = stamp;
+    m_dwfl = std::move(session);
+    m_module = module;
+    return {};
+}
+
+Dwfl_Module* ElfModule::session() const {
+    if (m_module == nullptr && !m_session_failed) {
+        m_session_failed = !open_session();
+    }
+    return m_module;
+}
+
+void ElfModule::close_file() const {
+    // What borrows from the session goes first.
+    m_dwarf.reset();
+    m_symbols.reset();
+    m_bounds.reset();
+    m_module = nullptr;
+    m_dwfl.reset();
+    m_session_failed = false;
+}
+
 bool ElfModule::is_jemalloc() const {
     if (!m_is_jemalloc) {
         Dwarf_Addr bias = 0;
-        Elf* elf = dwfl_module_getelf(m_module, &bias); // opened by open(): not null
+        Dwfl_Module* module = session();
+        Elf* elf = module != nullptr ? dwfl_module_getelf(module, &bias) : nullptr;
         m_is_jemalloc = elf != nullptr && defines_symbol(elf, "mallctl");
     }
     return *m_is_jemalloc;
@@ -221,21 +259,30 @@ bool ElfModule::has_dwarf() const {
     // Finding DWARF may mean reading a separate debug file: only when names are wanted.
     // libdwfl remembers the answer.
     Dwarf_Addr bias = 0;
-    return dwfl_module_getdwarf(m_module, &bias) != nullptr;
+    Dwfl_Module* module = session();
+    bool found = module != nullptr && dwfl_module_getdwarf(module, &bias) != nullptr;
+    m_dwarf_read = m_dwarf_read || found;
+    return found;
 }
 
 bool ElfModule::has_symtab() const {
     Dwarf_Addr bias = 0;
-    if (has_symbol_table(dwfl_module_getelf(m_module, &bias))) {
+    Dwfl_Module* module = session();
+    if (module == nullptr) {
+        return false;
+    }
+    if (has_symbol_table(dwfl_module_getelf(module, &bias))) {
         return true;
     }
-    Dwarf* dwarf = dwfl_module_getdwarf(m_module, &bias); // borrowed; finds the debug file
+    Dwarf* dwarf = dwfl_module_getdwarf(module, &bias); // borrowed; finds the debug file
+    m_dwarf_read = m_dwarf_read || dwarf != nullptr;
     return dwarf != nullptr && has_symbol_table(dwarf_getelf(dwarf));
 }
 
 bool ElfModule::has_dynsym() const {
     Dwarf_Addr bias = 0;
-    Elf* elf = dwfl_module_getelf(m_module, &bias);
+    Dwfl_Module* module = session();
+    Elf* elf = module != nullptr ? dwfl_module_getelf(module, &bias) : nullptr;
     for (Elf_Scn* section = nullptr; elf != nullptr && (section = elf_nextscn(elf, section));) {
         GElf_Shdr header;
         if (gelf_getshdr(section, &header) == nullptr || header.sh_type != SHT_DYNSYM ||
@@ -268,7 +315,7 @@ std::vector<Frame> ElfModule::frames(uint64_t vaddr, FrameStrings& strings, bool
     std::vector<Frame> symbol = symbol_frames(vaddr, strings);
     if (has_dwarf()) {
         if (!m_dwarf) {
-            m_dwarf = std::make_unique<DwarfFrames>(m_module);
+            m_dwarf = std::make_unique<DwarfFrames>(m_module); // opened by has_dwarf()
         }
         Dwarf_Addr address = vaddr + m_bias;
         std::vector<Frame> frames =
@@ -291,7 +338,11 @@ std::vector<Frame> ElfModule::frames(uint64_t vaddr, FrameStrings& strings, bool
 std::optional<uint64_t> ElfModule::function_start(uint64_t vaddr) const {
     if (!m_bounds) {
         Dwarf_Addr bias = 0;
-        m_bounds.emplace(dwfl_module_getelf(m_module, &bias)); // the file's own sections
+        Dwfl_Module* module = session();
+        if (module == nullptr) {
+            return std::nullopt;
+        }
+        m_bounds.emplace(dwfl_module_getelf(module, &bias)); // the file's own sections
     }
     return m_bounds->start_of(vaddr);
 }
@@ -306,10 +357,13 @@ std::vector<std::pair<uint64_t, uint64_t>> ElfModule::code_extents() const {
 }
 
 ElfModule::AnswerBounds ElfModule::answer_bounds() const {
+    AnswerBounds answer;
+    if (session() == nullptr) {
+        return answer;
+    }
     if (!m_symbols) {
         m_symbols.emplace(m_module);
     }
-    AnswerBounds answer;
     m_symbols->append_bounds(answer.bounds);
     if (has_dwarf()) {
         append_dwarf_bounds(m_module, answer.bounds, answer.dwarf_scopes);
@@ -318,6 +372,9 @@ ElfModule::AnswerBounds ElfModule::answer_bounds() const {
 }
 
 std::vector<Frame> ElfModule::symbol_frames(uint64_t vaddr, FrameStrings& strings) const {
+    if (session() == nullptr) {
+        return {};
+    }
     if (!m_symbols) {
         m_symbols.emplace(m_module);
     }

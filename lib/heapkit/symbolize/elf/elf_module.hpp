@@ -19,7 +19,8 @@ namespace heapkit {
 
 // One ELF file opened through libdwfl, reported at bias 0 so that libdwfl's addresses
 // are the file's own ELF virtual addresses. Owns its Dwfl session; `search` must
-// outlive it.
+// outlive it. What open() reads (segments, build id, identity) stays after close_file()
+// has let go of the file, which the calls that need more open again.
 class ElfModule {
 public:
     // Opens `path`; an error names the path and says why.
@@ -106,6 +107,20 @@ public:
     // call): after a call with texts in a pool about to go, and to give memory back.
     void forget_answers() const { m_dwarf.reset(); }
 
+    // Closes the file: libdwfl's session with its descriptor and libelf's private mapping
+    // of the whole file, and what was read through them (symbol table, DWARF, call-frame
+    // bounds). What open() read stays, and is_jemalloc()'s answer once given; a later call
+    // that needs the file opens it again, and finds nothing there (no names) if it is no
+    // longer the file opened first (device, inode, size, modification time). For a
+    // long-running process that names its frames from address indexes: between profiles
+    // it holds no descriptor, and none of the file's pages. Not while another thread uses
+    // this module.
+    void close_file() const;
+
+    // True when this file's DWARF was found and read in this process: reading it again
+    // after close_file() would cost what an address index spares.
+    bool dwarf_read() const { return m_dwarf_read; }
+
 private:
     struct DwflDeleter {
         void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
@@ -116,15 +131,32 @@ private:
         uint64_t vaddr;
         uint64_t align; // p_align: the largest page size it can be mapped with
     };
+    struct FileStamp { // what tells the file opened first from another at its path
+        uint64_t device = 0;
+        uint64_t inode = 0;
+        uint64_t size = 0;
+        int64_t modified_nanos = 0;
+        bool operator==(const FileStamp&) const = default;
+    };
     ElfModule() = default;
+    // Opens m_path in a new Dwfl session (m_dwfl, m_module); a file that is no longer the
+    // one first opened (m_stamp) is refused.
+    Result<void> open_session() const;
+    // The module, its session opened again after close_file(); null when that failed.
+    Dwfl_Module* session() const;
     const Segment* segment_of(uint64_t file_offset) const;
     bool maps_exactly(const Segment& segment, uint64_t page, const Module& mapping) const;
     std::vector<Frame> symbol_frames(uint64_t vaddr, FrameStrings& strings) const;
     std::vector<Frame> frames(uint64_t vaddr, FrameStrings& strings, bool painted) const;
 
-    std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;
-    Dwfl_Module* m_module = nullptr; // borrowed from m_dwfl
-    uint64_t m_bias = 0;             // libdwfl address minus ELF vaddr (0 by construction)
+    std::string m_path;
+    const DebugSearch* m_search = nullptr;
+    mutable std::optional<FileStamp> m_stamp; // from the first open
+    mutable std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;
+    mutable Dwfl_Module* m_module = nullptr; // borrowed from m_dwfl; null: closed
+    mutable bool m_session_failed = false;   // opening again failed (until close_file())
+    mutable bool m_dwarf_read = false;
+    uint64_t m_bias = 0; // libdwfl address minus ELF vaddr (0 by construction)
     std::vector<Segment> m_segments;
     std::string m_build_id;
     int64_t m_modified_nanos = 0;

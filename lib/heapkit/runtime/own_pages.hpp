@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// The code pages of heapkit's libraries in a host, given back after each request.
+#pragma once
+
+#include <cstddef>
+
+namespace heapkit::runtime {
+
+// Lets go of the read-only pages (code, constants) of the libraries that are heapkit's:
+// the one holding this code (libheapkit-runtime, or the agent's core), libheapkit, libdw,
+// libelf, and the libraries only heapkit brings (libprotobuf-lite, libfmt, libre2,
+// libdeflate). Clean file pages stay in the page cache: the next request that runs them
+// maps them again with a minor fault each. Writable segments and the range the dynamic
+// linker wrote (RELRO) are left alone, as is any object with text relocations. Returns the
+// bytes let go of (mapped or not). Allocates nothing.
+size_t release_own_code_pages();
+
+} // namespace heapkit::runtime

@@ -3,6 +3,7 @@
 """Writes a synthetic, deterministic heap_v2 dump against a real binary's code.
 
 Usage: gen_dump.py --like REAL_DUMP --binary BINARY --stacks N --addresses U [--seed S] OUT
+       gen_dump.py --like REAL_DUMP --binary BINARY --stacks N --big reuse|unique OUT
 
 REAL_DUMP is a dump of BINARY made under jemalloc; the synthetic one copies its header
 rate, its MAPPED_LIBRARIES section (so addresses map into the real files) and the frames
@@ -14,6 +15,10 @@ stack holds: a symbolizer's work is the same. Counts vary per stack; two threads
 the stacks."""
 
 import argparse
+import bisect
+import collections
+import itertools
+import math
 import random
 import re
 import shutil
@@ -122,13 +127,143 @@ def generate(like, binary, stacks, addresses, seed, out):
     # The header holds the totals: stacks go to a side file first, then after it.
     with tempfile.TemporaryFile("w+") as body:
         threads = write_stacks(body, rng, hexes, real_ends(like, binary, maps), stacks)
-        everything = [sum(column) for column in zip(*threads)]
-        body.seek(0)
-        with open(out, "w") as f:
-            f.write(f"heap_v2/{header_rate(like)}\n" + count_line("t*", everything) +
-                    count_line("t0", threads[0]) + count_line("t1", threads[1]))
-            shutil.copyfileobj(body, f)
-            f.write("\nMAPPED_LIBRARIES:\n" + maps_text)
+        write_dump(out, like, threads, body, maps_text)
+
+
+# --big: frames per stack under the allocator's leaf frame, and the shape of the reuse case.
+BIG_DEPTHS = (1, 2, 2, 3, 3, 4)
+REUSE_FUNCTIONS, REUSE_SITES = 3000, 4
+BIG_CHUNK = 100_000  # stacks written per join
+JIT_START = 0x7e0000000000  # the unique case's anonymous code, where no mapping of ours is
+
+
+def reuse_addresses(rng, binary, maps, ranges):
+    """The reuse case's call sites, as hex strings: REUSE_SITES in each of
+    REUSE_FUNCTIONS functions."""
+    functions = rng.sample(ranges, min(REUSE_FUNCTIONS, len(ranges)))
+    count = min(REUSE_FUNCTIONS * REUSE_SITES, sum(size - 1 for _, size in functions))
+    return [f"0x{a:x}" for a in
+            runtime_addresses(binary, pick_vaddrs(rng, functions, count), maps)]
+
+
+class UniqueAddresses:
+    """`count` distinct runtime addresses: every byte inside the binary's functions but
+    their first, then, past those, an anonymous executable mapping at JIT_START (JIT code:
+    no file names it), which `jit_line` describes for the maps. Taken in an order spread
+    over all of them: an affine permutation of their indexes, no list of tens of millions."""
+
+    def __init__(self, binary, maps, ranges, count):
+        starts = runtime_addresses(binary, [start for start, _ in ranges], maps)
+        self.firsts, self.spans, total, covered = [], [], 0, 0
+        for start, (_, size) in zip(starts, ranges):  # by vaddr; aliases overlap
+            first = max(start + 1, covered)
+            if first < start + size:
+                self.firsts.append(total)
+                self.spans.append(first)
+                total += start + size - first
+                covered = start + size
+        self.jit_line = ""
+        if count > total:
+            if any(m.start < JIT_START + count and JIT_START < m.end for m in maps):
+                raise SystemExit(f"gen_dump: the dump maps something at {JIT_START:#x}")
+            pages = (count - total + 4095) // 4096 * 4096
+            self.jit_line = f"{JIT_START:x}-{JIT_START + pages:x} r-xp 00000000 00:00 0 \n"
+            self.firsts.append(total)
+            self.spans.append(JIT_START)
+        self.count = count
+        self.step = next(s for s in itertools.count(int(count * 0.618) or 1)
+                         if math.gcd(s, count) == 1)
+
+    def hexes(self, first, end):
+        """The addresses of indexes [first, end), as hex strings."""
+        out = []
+        for i in range(first, end):
+            j = i * self.step % self.count
+            k = bisect.bisect_right(self.firsts, j) - 1
+            out.append(f"0x{self.spans[k] + j - self.firsts[k]:x}")
+        return out
+
+
+def big_count_lines():
+    """Every (count lines text, thread, values) a big dump's stack can carry."""
+    shapes = []
+    for size, objects, extra, thread in itertools.product(SIZE_CLASSES, range(5), range(1, 4),
+                                                          range(2)):
+        accum = objects + extra
+        values = (objects, objects * size, accum, accum * size)
+        shapes.append((count_line("t*", values) + count_line(f"t{thread}", values), thread,
+                       values))
+    return shapes
+
+
+def write_big_stacks(out, rng, frames_of, leaves, all_depths):
+    """generate_big's stack lines, in chunks of joined text; `frames_of(first, end)` gives
+    the frames [first, end) of the dump. Returns the per-thread totals as write_stacks
+    does."""
+    shapes = big_count_lines()
+    used = collections.Counter()
+    next_frame = 0
+    for first in range(0, len(all_depths), BIG_CHUNK):
+        depths = all_depths[first:first + BIG_CHUNK]
+        n = len(depths)
+        frames = frames_of(next_frame, next_frame + sum(depths))
+        next_frame += len(frames)
+        chosen = rng.choices(range(len(shapes)), k=n)
+        used.update(chosen)
+        lines, at = [], 0
+        for depth, leaf, shape in zip(depths, rng.choices(leaves, k=n), chosen):
+            lines.append(f"@ {leaf} {' '.join(frames[at:at + depth])}\n{shapes[shape][0]}")
+            at += depth
+        out.write("".join(lines))
+    totals = [[0, 0, 0, 0], [0, 0, 0, 0]]
+    for shape, times in used.items():
+        _, thread, values = shapes[shape]
+        totals[thread] = [t + v * times for t, v in zip(totals[thread], values)]
+    return totals
+
+
+def generate_big(like, binary, stacks, kind, seed, out):
+    """A big dump (see --big) of `stacks` stacks, `kind` "reuse" or "unique"."""
+    rng = random.Random(seed)
+    maps, maps_text = heap_dump.mappings(like)
+    ranges = function_ranges(binary)
+    depths = rng.choices(BIG_DEPTHS, k=stacks)
+    if kind == "unique":
+        unique = UniqueAddresses(binary, maps, ranges, sum(depths))
+        frames_of = unique.hexes
+        maps_text = with_line(maps_text, unique.jit_line)
+    else:
+        hexes = reuse_addresses(rng, binary, maps, ranges)
+        frames_of = lambda first, end: rng.choices(hexes, k=end - first)  # noqa: E731
+    # Leafward from the program's frames sits the allocator's frame (the real dump's).
+    leaves = sorted({leafward.split()[0] for leafward, _ in real_ends(like, binary, maps)
+                     if leafward}) or ["0x1"]
+    with tempfile.TemporaryFile("w+") as body:
+        threads = write_big_stacks(body, rng, frames_of, leaves, depths)
+        write_dump(out, like, threads, body, maps_text)
+
+
+def with_line(maps_text, line):
+    """`maps_text` with `line` (may be empty) in its place: /proc/self/maps is sorted."""
+    if not line:
+        return maps_text
+    lines = maps_text.splitlines(keepends=True)
+    start = int(line.split("-")[0], 16)
+    at = next((i for i, old in enumerate(lines)
+               if re.match(r"[0-9a-f]+-", old) and int(old.split("-")[0], 16) > start),
+              len(lines))
+    return "".join(lines[:at] + [line] + lines[at:])
+
+
+def write_dump(out, like, threads, body, maps_text):
+    """The header with the threads' totals, the stacks from `body`, then the maps."""
+    everything = [sum(column) for column in zip(*threads)]
+    body.seek(0)
+    with open(out, "w") as f:
+        f.write(f"heap_v2/{header_rate(like)}\n" + count_line("t*", everything) +
+                count_line("t0", threads[0]) + count_line("t1", threads[1]))
+        shutil.copyfileobj(body, f, 1 << 20)
+        f.write("\nMAPPED_LIBRARIES:\n" + maps_text)
 
 
 def main():
@@ -136,11 +271,18 @@ def main():
     parser.add_argument("--like", required=True, help="a real dump of BINARY")
     parser.add_argument("--binary", required=True, help="as its path appears in the dump")
     parser.add_argument("--stacks", type=int, required=True)
-    parser.add_argument("--addresses", type=int, required=True)
+    parser.add_argument("--addresses", type=int)
+    parser.add_argument("--big", choices=("reuse", "unique"),
+                        help="a big dump's compact shape (issue 37), instead of --addresses")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("out")
     args = parser.parse_args()
-    generate(args.like, args.binary, args.stacks, args.addresses, args.seed, args.out)
+    if (args.addresses is None) == (args.big is None):
+        parser.error("give either --addresses or --big")
+    if args.big:
+        generate_big(args.like, args.binary, args.stacks, args.big, args.seed, args.out)
+    else:
+        generate(args.like, args.binary, args.stacks, args.addresses, args.seed, args.out)
 
 
 if __name__ == "__main__":

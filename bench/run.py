@@ -8,7 +8,8 @@ tool on each, and the floor under them (a warm-up, then the median of --runs run
 min–max; CPU seconds and peak RSS from wait4 in heapkit-measured-run), prints the tables and the verdicts on
 issues 5's and 19's targets, and exits 1
 when the tools' outputs disagree (different totals). --quick is the CI variant: small
-inputs, one run each."""
+inputs, one run each. --big runs issue 37's big dumps instead (millions of stacks,
+hundreds of MB; big_dumps.py), never in --quick mode."""
 
 import argparse
 import os
@@ -18,6 +19,7 @@ import sys
 import tempfile
 
 import agree
+import big_dumps
 import heap_dump
 import inputs
 import report
@@ -55,10 +57,17 @@ def parse_args():
     parser.add_argument("--quick", action="store_true",
                         help="small inputs, one run each, no warm-up: checks the harness "
                              "runs and the tools agree (for CI)")
+    parser.add_argument("--big", action="store_true",
+                        help="only the big dumps of issue 37 (10 M stacks each, written "
+                             "once into the work directory: give --keep DIR to keep them)")
+    parser.add_argument("--big-stacks", type=int, default=big_dumps.STACKS,
+                        help="stacks of each big dump (default 10000000)")
     parser.add_argument("--keep", metavar="DIR", help="make inputs and outputs in DIR and "
                                                       "keep them (default: a temporary one)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables here")
     args = parser.parse_args()
+    if args.quick and args.big:
+        parser.error("--big is not for --quick runs")
     if args.quick:
         args.runs, args.jeprof_runs = 1, 1
     return args
@@ -144,6 +153,26 @@ def render(measured, stack_series, address_series, found, args, memory):
         targets.summary(measured, targets.runtime_targets(memory, runtime_rss.growth))))) + "\n"
 
 
+def big(args, found, work):
+    """--big: the big dumps' table alone."""
+    program_dump, program = inputs.cpp_program(work, False)
+    plan = tools.Plan(Timing(args.runs, True, args.budget), None, 0, os.path.join(work, "out"))
+    measured = []
+    for name, dump in big_dumps.make(work, program_dump.dump, program,
+                                     args.big_stacks):
+        note(f"timing the tools on {name}")
+        rows = big_dumps.rows(found, name, dump, plan)
+        for row, result in zip(rows, measure([r.job for r in rows])):
+            row.result = result
+        measured.append((name, os.path.getsize(dump), rows))
+    text = method(args, found) + "\n\n" + big_dumps.table(measured) + "\n"
+    print(text, end="")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    return 0
+
+
 def main():
     args = parse_args()
     check_prerequisites()
@@ -151,6 +180,12 @@ def main():
     use_build(args.build_dir)
     work = args.keep or tempfile.mkdtemp(prefix="heapkit-bench-")
     os.makedirs(os.path.join(work, "out"), exist_ok=True)
+    if args.big:
+        try:
+            return big(args, found, work)
+        finally:
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
     try:
         made, stack_series, address_series = make_inputs(args, work)
         plan = tools.Plan(Timing(args.runs, not args.quick, args.budget),

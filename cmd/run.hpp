@@ -167,11 +167,19 @@ inline int show(const char* tool, const ToolOptions& given) {
             warnings.push_back(std::move(line));
         }
     }
+    // The writer takes the views themselves, not a copy: a copy of the profile of a dump of
+    // millions of stacks was as big as the profile, and set the command's peak memory.
+    // Only the report is wanted afterwards, for the warnings.
+    LoadReport report = views ? std::move(views->report) : LoadReport{};
     Result<void> written =
-        views
-            ? write_output(options.output, is_binary(options.view.kind),
-                           [&](const Sink& sink) { return write_view(*views, options.view, sink); })
-            : tl::unexpected(views.error());
+        views ? write_output(options.output, is_binary(options.view.kind),
+                             [&](const Sink& sink) {
+                                 return write_view(std::move(*views), options.view, sink);
+                             })
+              : tl::unexpected(views.error());
+    if (views) {
+        views->report = std::move(report);
+    }
     // Messages name files and frames as the dump spells them: escaped like the views.
     if (!written) {
         fmt::print(stderr, "{}: error: {}\n", tool, terminal_safe(written.error().message));

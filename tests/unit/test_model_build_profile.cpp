@@ -95,3 +95,93 @@ TEST_CASE("heapkit::build_profile attaches names from a jeprof symbol section") 
     CHECK(hold.frames[0].name == "inner"); // innermost first
     CHECK(hold.frames[1].name == "outer");
 }
+
+namespace {
+
+// The profile of `texts` built as the loader builds it, each stack a sample as it is
+// parsed.
+Profile streamed(const std::vector<std::string>& texts, bool per_thread) {
+    ProfileStream stream(BuildOptions{per_thread});
+    std::vector<RawDump> dumps;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        auto dump = parse_dump(texts[i], fmt::format("d{}.heap", i), {}, &stream);
+        REQUIRE(dump);
+        CHECK(dump->stacks.empty());
+        dumps.push_back(std::move(*dump));
+    }
+    return stream.finish(dumps);
+}
+
+Profile built(const std::vector<std::string>& texts, bool per_thread) {
+    std::vector<RawDump> dumps;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        auto dump = parse_dump(texts[i], fmt::format("d{}.heap", i));
+        REQUIRE(dump);
+        dumps.push_back(std::move(*dump));
+    }
+    return build_profile(dumps, BuildOptions{per_thread});
+}
+
+// Every sample as (values, thread, dump, its locations' module and address), in order.
+std::vector<std::string> spelled(const Profile& profile) {
+    std::vector<std::string> out;
+    for (const Sample& sample : profile.samples) {
+        std::string line = fmt::format("{} {} {} {} t{} d{}:", sample.values.alloc_objects,
+                                       sample.values.alloc_space, sample.values.inuse_objects,
+                                       sample.values.inuse_space, sample.thread, sample.dump);
+        for (uint32_t l : profile.locations_of(sample)) {
+            line += fmt::format(" {}:{}@{:x}", l, profile.locations[l].module,
+                                profile.locations[l].address);
+        }
+        out.push_back(line);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("heapkit::ProfileStream builds while parsing what build_profile builds") {
+    // Stacks with nothing in them (their locations are still numbered, in the order
+    // read) between others; a second dump of the same program elsewhere; a leaf that is
+    // another stack's return address.
+    std::string first = test::sample_dump;
+    first.insert(first.find("@ 0x7f0000001010 0x555500001300"),
+                 "@ 0x555500001a00 0x555500001201 0x7f0000002020\n"
+                 "  t*: 0: 0 [0: 0]\n"
+                 "  t0: 0: 0 [0: 0]\n");
+    first.insert(first.find("\nMAPPED"), "@ 0x555500001100 0x555500001b00\n"
+                                         "  t*: 0: 0 [0: 0]\n"
+                                         "@ 0x555500001c00\n"
+                                         "  t*: 1: 16 [1: 16]\n"
+                                         "  t3: 0: 0 [0: 0]\n");
+    std::string second = test::sample_dump;
+    for (size_t at = second.find("5555000"); at != std::string::npos; at = second.find("5555000")) {
+        second.replace(at, 7, "5566000");
+    }
+    for (bool per_thread : {false, true}) {
+        CAPTURE(per_thread);
+        Profile a = streamed({first, second}, per_thread);
+        Profile b = built({first, second}, per_thread);
+        CHECK(spelled(a) == spelled(b));
+        REQUIRE(a.samples.size() == b.samples.size());
+        CHECK(a.sample_locations.size() == b.sample_locations.size());
+        REQUIRE(a.locations.size() == b.locations.size());
+        for (size_t l = 0; l < a.locations.size(); ++l) {
+            CHECK(a.locations[l].address == b.locations[l].address);
+        }
+        CHECK(a.modules.size() == b.modules.size());
+        CHECK(a.thread_labels == b.thread_labels);
+        CHECK(a.sources == b.sources);
+        CHECK(a.has_accum == b.has_accum);
+    }
+    // The empty stacks left no frames behind, and numbered their locations first.
+    Profile profile = streamed({first}, false);
+    CHECK(profile.samples.size() == 4);
+    CHECK(profile.locations[4].address == 0x555500001a00); // after stack 1's four
+    size_t frames = 0;
+    for (const Sample& sample : profile.samples) {
+        CHECK(sample.first_location == frames);
+        frames += sample.location_count;
+    }
+    CHECK(profile.sample_locations.size() == frames);
+}

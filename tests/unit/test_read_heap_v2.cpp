@@ -4,8 +4,11 @@
 #include "heapkit/util/text.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <doctest/doctest.h>
+#include <span>
 #include <string>
+#include <vector>
 
 using namespace heapkit;
 
@@ -204,4 +207,78 @@ TEST_CASE("heapkit::take_hex agrees with std::from_chars on random text of every
             CHECK(rest.data() == end);
         }
     }
+}
+
+namespace {
+
+// Keeps what a StackConsumer is given, addresses spelled out.
+struct KeptStacks : StackConsumer {
+    const RawDump* begun = nullptr;
+    uint64_t period = 0;
+    std::vector<std::vector<uint32_t>> frames;
+    std::vector<SampledCounts> totals;
+    std::vector<std::vector<uint64_t>> thread_uids;
+    size_t refuse_at = SIZE_MAX; // the stack whose add() fails
+
+    void begin(const RawDump& dump) override {
+        begun = &dump;
+        period = dump.sample_period;
+        CHECK(dump.threads.size() == 2); // the header is read
+    }
+    Result<void> add(std::span<const uint32_t> ids, const SampledCounts& total,
+                     std::span<const ThreadCounts> threads) override {
+        if (frames.size() == refuse_at) {
+            return fail("too much");
+        }
+        frames.emplace_back(ids.begin(), ids.end());
+        totals.push_back(total);
+        thread_uids.emplace_back();
+        for (const ThreadCounts& thread : threads) {
+            thread_uids.back().push_back(thread.thread_uid);
+        }
+        return {};
+    }
+};
+
+const std::string consumed = "heap_v2/2\n"
+                             "  t*: 3: 96 [4: 128]\n"
+                             "  t0: 1: 32 [1: 32]\n"
+                             "  t7: 2: 64 [3: 96]\n"
+                             "@ 0x10 0x20 0x30\n"
+                             "  t*: 1: 32 [1: 32]\n"
+                             "  t0: 1: 32 [1: 32]\n"
+                             "@ 0x20 0x40\n"
+                             "  t*: 2: 64 [3: 96]\n"
+                             "  t0: 0: 0 [1: 32]\n"
+                             "  t7: 2: 64 [2: 64]\n" +
+                             maps_tail;
+
+} // namespace
+
+TEST_CASE("heapkit::parse_heap_v2 hands each stack to a consumer and keeps none") {
+    KeptStacks kept;
+    auto dump = parse_heap_v2(consumed, "heap.prof", 1, {}, &kept);
+    REQUIRE(dump);
+    CHECK(kept.period == 2);
+    CHECK(dump->stacks.empty());
+    CHECK(dump->frames.empty());
+    CHECK(dump->stack_threads.empty());
+    CHECK(dump->maps.size() == 1); // the rest is kept
+    REQUIRE(kept.frames.size() == 2);
+    // Ids into the dump's addresses, one per distinct address.
+    CHECK(kept.frames[0] == std::vector<uint32_t>{0, 1, 2});
+    CHECK(kept.frames[1] == std::vector<uint32_t>{1, 3});
+    CHECK(dump->addresses.size() == 4);
+    CHECK(dump->addresses[3] == 0x40);
+    CHECK(kept.totals[1].cur_bytes == 64);
+    CHECK(kept.totals[1].accum_objects == 3);
+    CHECK(kept.thread_uids[1] == std::vector<uint64_t>{0, 7});
+}
+
+TEST_CASE("heapkit::parse_heap_v2 says where a consumer refused a stack") {
+    KeptStacks kept;
+    kept.refuse_at = 1;
+    auto dump = parse_heap_v2(consumed, "heap.prof", 1, {}, &kept);
+    REQUIRE_FALSE(dump);
+    CHECK(dump.error().message == "heap.prof:8: too much"); // the second stack's line
 }

@@ -20,10 +20,16 @@
 namespace heapkit {
 namespace {
 
-// What pass 1 read: dumps, and allocation logs (told apart by their first byte).
+// What pass 1 read: dumps, and allocation logs (told apart by their first byte). The
+// dumps' stacks went into `stream` as they were read (passes 2 and 3 with them): `dumps`
+// keep the rest.
 struct ReadInputs {
+    explicit ReadInputs(const BuildOptions& options)
+        : stream(options) {}
+
     std::vector<RawDump> dumps;
     std::vector<ProfLog> logs;
+    ProfileStream stream;
 };
 
 Result<void> parse_text(std::string_view text, const std::string& name, ReadInputs& into,
@@ -33,7 +39,7 @@ Result<void> parse_text(std::string_view text, const std::string& name, ReadInpu
         into.logs.push_back(std::move(log));
         return {};
     }
-    HEAPKIT_TRY_ASSIGN(RawDump dump, parse_dump(text, name, parsed_up_to));
+    HEAPKIT_TRY_ASSIGN(RawDump dump, parse_dump(text, name, parsed_up_to, &into.stream));
     into.dumps.push_back(std::move(dump));
     return {};
 }
@@ -63,7 +69,7 @@ Result<void> read_input(const Input& input, uint64_t max_inflated, ReadInputs& i
 
 // Pass 1, read: every input parsed; a dump given twice is counted twice, with a warning.
 Result<ReadInputs> read_inputs(std::span<const Input> inputs, uint64_t max_inflated,
-                               LoadReport& report) {
+                               const BuildOptions& build, LoadReport& report) {
     if (inputs.empty()) {
         return fail("no input dump given");
     }
@@ -71,7 +77,7 @@ Result<ReadInputs> read_inputs(std::span<const Input> inputs, uint64_t max_infla
                       [](const Input& input) { return !input.bytes && input.name == "-"; }) > 1) {
         return fail("standard input (\"-\") is given more than once; it can be read only once");
     }
-    ReadInputs read;
+    ReadInputs read(build);
     std::set<std::string> seen;
     for (const Input& input : inputs) {
         if (!input.bytes && !seen.insert(input.name).second) {
@@ -87,7 +93,7 @@ Result<ReadInputs> read_inputs(std::span<const Input> inputs, uint64_t max_infla
 Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& report) {
     if (read.logs.empty()) {
         HEAPKIT_TRY(check_mergeable(read.dumps));
-        return build_profile(read.dumps, BuildOptions{options.per_thread});
+        return read.stream.finish(read.dumps);
     }
     if (read.logs.size() > 1) {
         return fail("{} and {} are both allocation logs: give one log (with a dump of its "
@@ -142,7 +148,8 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
     return catching([&]() -> Result<Loaded> {
         Loaded loaded;
         HEAPKIT_TRY_ASSIGN(ReadInputs read,
-                           read_inputs(inputs, options.max_inflated, loaded.report));
+                           read_inputs(inputs, options.max_inflated,
+                                       BuildOptions{options.per_thread}, loaded.report));
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));

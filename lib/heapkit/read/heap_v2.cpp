@@ -25,10 +25,11 @@ struct CountLine {
 class HeapV2Parser {
 public:
     HeapV2Parser(std::string_view text, std::string_view source, size_t first_line,
-                 const ParsedUpTo& parsed_up_to)
+                 const ParsedUpTo& parsed_up_to, StackConsumer* consumer)
         : m_lines(text, first_line)
         , m_source(source)
         , m_parsed_up_to(parsed_up_to)
+        , m_consumer(consumer)
         , m_next_report(text.data() + report_every) {}
 
     Result<RawDump> parse();
@@ -54,6 +55,7 @@ private:
     LineCursor m_lines;
     std::string_view m_source;
     const ParsedUpTo& m_parsed_up_to;
+    StackConsumer* m_consumer; // may be null: the stacks are then kept in m_dump
     const char* m_next_report;
     RawDump m_dump;
     AddressIds m_ids{m_dump.addresses};
@@ -250,7 +252,18 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
             ++stack.thread_count;
         }
     }
-    m_dump.stacks.push_back(stack);
+    if (m_consumer == nullptr) {
+        m_dump.stacks.push_back(stack);
+        return {};
+    }
+    // The stack is read as when it is kept (one code path); then handed over, and its
+    // frames and thread lines leave the arrays, which stay one stack long.
+    auto given = m_consumer->add(m_dump.frames_of(stack), stack.total, m_dump.threads_of(stack));
+    m_dump.frames.resize(first_frame);
+    m_dump.stack_threads.resize(stack.first_thread);
+    if (!given) {
+        return fail("{}:{}: {}", m_source, stack_line, given.error().message);
+    }
     return {};
 }
 
@@ -272,6 +285,9 @@ Result<void> HeapV2Parser::parse_maps() {
 Result<RawDump> HeapV2Parser::parse() {
     m_dump.source = std::string(m_source);
     HEAPKIT_TRY(parse_header());
+    if (m_consumer != nullptr) {
+        m_consumer->begin(m_dump);
+    }
     while (auto line = m_lines.next()) {
         if (!line->empty() && line->front() == '@') {
             HEAPKIT_TRY(parse_stack(*line));
@@ -296,8 +312,8 @@ Result<RawDump> HeapV2Parser::parse() {
 } // namespace
 
 Result<RawDump> parse_heap_v2(std::string_view text, std::string_view source, size_t first_line,
-                              const ParsedUpTo& parsed_up_to) {
-    return HeapV2Parser(text, source, first_line, parsed_up_to).parse();
+                              const ParsedUpTo& parsed_up_to, StackConsumer* consumer) {
+    return HeapV2Parser(text, source, first_line, parsed_up_to, consumer).parse();
 }
 
 } // namespace heapkit

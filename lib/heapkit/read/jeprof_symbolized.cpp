@@ -51,7 +51,7 @@ bool is_jeprof_symbolized(std::string_view text) {
 }
 
 Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view source,
-                                        const ParsedUpTo& parsed_up_to) {
+                                        const ParsedUpTo& parsed_up_to, StackConsumer* consumer) {
     LineCursor lines(text);
     lines.next(); // "--- symbol"
     JeprofSymbols symbols;
@@ -95,7 +95,8 @@ Result<RawDump> parse_jeprof_symbolized(std::string_view text, std::string_view 
                     "the dump itself",
                     source, lines.line_number() + 1);
     }
-    auto dump = parse_heap_v2(lines.rest(), source, lines.line_number() + 1, parsed_up_to);
+    auto dump =
+        parse_heap_v2(lines.rest(), source, lines.line_number() + 1, parsed_up_to, consumer);
     if (!dump) {
         return dump;
     }

@@ -17,8 +17,9 @@ namespace heapkit {
 // it is a dump cut short.
 Result<RawDump> read_dump(const std::string& path);
 
-// The same, for text already in memory. `parsed_up_to` may be empty.
+// The same, for text already in memory. `parsed_up_to` may be empty. With a `consumer`,
+// the stacks go to it as they are read (read/stack_consumer.hpp), not into the dump.
 Result<RawDump> parse_dump(std::string_view text, std::string_view source,
-                           const ParsedUpTo& parsed_up_to = {});
+                           const ParsedUpTo& parsed_up_to = {}, StackConsumer* consumer = nullptr);
 
 } // namespace heapkit

@@ -139,6 +139,9 @@ void InputBuffer::release_before(const char* position) {
         return;
     }
     size_t done = static_cast<size_t>(position - start) / page * page;
+    if (done < m_released) {
+        m_released = 0; // another pass: what it touched again goes again
+    }
     if (done > m_released) {
         // MADV_DONTNEED on a private read-only file mapping only unmaps: the next touch
         // reads the file's page again, unchanged.

@@ -44,7 +44,9 @@ public:
 
     // The reader is done with text() before `position`: a mapped file's pages there leave
     // this process's memory (they stay in the page cache, and would be read again if
-    // touched). Text held in memory stays as it is.
+    // touched). Text held in memory stays as it is. A position before the last one
+    // starts another pass over the text (a scan, then the parse): its pages leave again
+    // as it goes by.
     void release_before(const char* position);
 
 private:

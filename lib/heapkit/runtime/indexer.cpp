@@ -115,15 +115,7 @@ std::optional<Child> spawn_indexer(const IndexerSettings& settings,
     std::vector<char*> envp = exec_pointers(environment);
 
     SpawnSetup setup;
-    // The host's blocked and ignored signals are not the indexer's (the example service
-    // blocks SIGTERM in every thread, for sigwait).
-    sigset_t none;
-    sigset_t all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(setup.attributes(), &none);
-    posix_spawnattr_setsigdefault(setup.attributes(), &all);
-    posix_spawnattr_setflags(setup.attributes(), POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    setup.default_signals(); // the host's blocked and ignored signals are not the indexer's
     posix_spawn_file_actions_addopen(setup.actions(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(setup.actions(), writing.get(), STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(setup.actions(), writing.get(), STDERR_FILENO);

@@ -8,6 +8,7 @@
 #include "heapkit/runtime/own_pages.hpp"
 
 #include "heapkit/symbolize/symbolize.hpp"
+#include "heapkit/util/read_only_segments.hpp"
 
 #include <algorithm>
 #include <array>
@@ -40,41 +41,6 @@ bool is_brought(const char* path) {
                        [&](const char* prefix) { return name.starts_with(prefix); });
 }
 
-bool has_text_relocations(const dl_phdr_info& info) {
-    for (int i = 0; i < info.dlpi_phnum; ++i) {
-        const ElfW(Phdr)& segment = info.dlpi_phdr[i];
-        if (segment.p_type != PT_DYNAMIC) {
-            continue;
-        }
-        const auto* entry = reinterpret_cast<const ElfW(Dyn)*>(info.dlpi_addr + segment.p_vaddr);
-        for (; entry->d_tag != DT_NULL; ++entry) {
-            if (entry->d_tag == DT_TEXTREL ||
-                (entry->d_tag == DT_FLAGS && (entry->d_un.d_val & DF_TEXTREL) != 0)) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-// The whole pages of [start, end) outside [hole_start, hole_end), let go of.
-void release_range(uintptr_t start, uintptr_t end, uintptr_t hole_start, uintptr_t hole_end,
-                   Release& release) {
-    auto piece = [&](uintptr_t from, uintptr_t to) {
-        from = (from + release.page - 1) & ~(release.page - 1);
-        to &= ~(release.page - 1);
-        if (from < to && ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED) == 0) {
-            release.released += to - from;
-        }
-    };
-    if (hole_end <= start || hole_start >= end) {
-        piece(start, end);
-        return;
-    }
-    piece(start, std::min(end, hole_start));
-    piece(std::max(start, hole_end), end);
-}
-
 int release_object(dl_phdr_info* info, size_t, void* argument) {
     auto& release = *static_cast<Release*>(argument);
     bool ours = std::find(release.bases.begin(), release.bases.end(), info->dlpi_addr) !=
@@ -83,24 +49,11 @@ int release_object(dl_phdr_info* info, size_t, void* argument) {
         (!ours && !is_brought(info->dlpi_name)) || has_text_relocations(*info)) {
         return 0; // the main program (empty name) is never heapkit's
     }
-    uintptr_t relro_start = 0;
-    uintptr_t relro_end = 0;
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-        if (segment.p_type == PT_GNU_RELRO) {
-            relro_start = info->dlpi_addr + segment.p_vaddr;
-            relro_end = relro_start + segment.p_memsz;
+    for_each_read_only_run(*info, release.page, [&](uintptr_t from, uintptr_t to) {
+        if (::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED) == 0) {
+            release.released += to - from;
         }
-    }
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-        if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) != 0) {
-            continue;
-        }
-        uintptr_t start = info->dlpi_addr + segment.p_vaddr;
-        // p_filesz, not p_memsz: past the file's bytes a segment is anonymous.
-        release_range(start, start + segment.p_filesz, relro_start, relro_end, release);
-    }
+    });
     return 0;
 }
 

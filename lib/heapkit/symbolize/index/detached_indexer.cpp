@@ -64,16 +64,9 @@ IndexBuilder detached_index_builder(DetachedIndexer indexer) {
         std::vector<char*> envp = exec_pointers(environment);
 
         SpawnSetup setup;
-        sigset_t none;
-        sigset_t all;
-        sigemptyset(&none);
-        sigfillset(&all);
-        posix_spawnattr_setsigmask(setup.attributes(), &none);
-        posix_spawnattr_setsigdefault(setup.attributes(), &all);
         // A session of its own: the terminal's ^C and hangup are for the command, and a
         // shell or test harness waiting on our pipes is not kept waiting by it.
-        posix_spawnattr_setflags(setup.attributes(), POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-                                                         POSIX_SPAWN_SETSIGDEF);
+        setup.default_signals(POSIX_SPAWN_SETSID);
         for (int stream : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
             posix_spawn_file_actions_addopen(setup.actions(), stream, "/dev/null",
                                              stream == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0);

@@ -145,7 +145,7 @@ def index_targets(measured):
     """Issue 30: against jeprof, and each new dump of indexed builds against its warm run."""
     lines = against_jeprof_cpu(measured, INDEX_TARGETS)
     for m in measured:
-        judged = within(m, "heapfold, new dump, indexed", "heapfold, warm cache",
+        judged = within(m, "heapfold, new dump, indexed", "heapfold, new dump, warm",
                         INDEXED_WITHIN, digits=2)
         if judged:
             lines.append(f"- {m.input.name}, a new dump of indexed builds within "

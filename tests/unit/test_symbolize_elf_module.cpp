@@ -2,11 +2,13 @@
 #include "elf_files.hpp"
 #include "heapkit/symbolize/elf/elf_module.hpp"
 
+#include <cerrno>
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <sys/resource.h>
 
 using namespace heapkit;
 
@@ -186,6 +188,25 @@ TEST_CASE("heapkit::ElfModule::close_file lets go of the file and opens it again
     CHECK(frames[0].name == "twin_work");
     CHECK(twin.dwarf_read());
     CHECK(held_paths().contains(path));
+
+    // Out of descriptors when it is wanted again: no names, and the reason kept (the
+    // process's, not the file's), until the next close_file().
+    twin.close_file();
+    CHECK(twin.reopen_error() == 0);
+    {
+        rlimit saved{};
+        REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+        rlimit none = saved;
+        none.rlim_cur = 0; // every open fails with EMFILE
+        REQUIRE(::setrlimit(RLIMIT_NOFILE, &none) == 0);
+        bool named = !twin.frames_at(work, strings).empty();
+        ::setrlimit(RLIMIT_NOFILE, &saved);
+        CHECK_FALSE(named);
+    }
+    CHECK(twin.reopen_error() == EMFILE);
+    twin.close_file();
+    CHECK(twin.reopen_error() == 0);
+    CHECK(twin.frames_at(work, strings).size() == 1);
 
     // Another build at the path meanwhile: nothing is named from it.
     twin.close_file();

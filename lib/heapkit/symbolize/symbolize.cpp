@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
@@ -371,6 +372,7 @@ public:
     // DWARF (inflating compressed debug sections) to explain it.
     SymbolizeReport finish() {
         tell_remarks(m_notes, m_used, m_call_files);
+        note_reopen_failures();
         if (m_options.names) {
             report_modules(m_profile, m_files, m_notes, m_report);
         }
@@ -392,6 +394,19 @@ public:
     }
 
 private:
+    // A kept file closed between calls (the runtime's, named from indexes) is opened
+    // again when a lookup needs it; out of descriptors, that failure is the process's:
+    // said as the first open's would be, not left as frames without names.
+    void note_reopen_failures() {
+        for (const ElfModule* file : m_files) {
+            int why = file != nullptr ? file->reopen_error() : 0;
+            if ((why == EMFILE || why == ENFILE) && !m_report.out_of_descriptors) {
+                m_report.out_of_descriptors =
+                    fmt::format("{}: cannot open again: {}", file->path(), std::strerror(why));
+            }
+        }
+    }
+
     // Whether module `i`'s answers come from DWARF, as far as the indexes tell without
     // looking for its DWARF: an indexed build had DWARF when it was indexed. Asking the
     // file (has_dwarf()) can mean inflating its debug sections. With an index builder,

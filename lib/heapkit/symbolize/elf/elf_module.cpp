@@ -181,7 +181,10 @@ Result<void> ElfModule::open_session() const {
 
 Dwfl_Module* ElfModule::session() const {
     if (m_module == nullptr && !m_session_failed) {
-        m_session_failed = !open_session();
+        if (auto opened = open_session(); !opened) {
+            m_session_failed = true;
+            m_session_errno = opened.error().system_error;
+        }
     }
     return m_module;
 }
@@ -194,6 +197,7 @@ void ElfModule::close_file() const {
     m_module = nullptr;
     m_dwfl.reset();
     m_session_failed = false;
+    m_session_errno = 0;
 }
 
 bool ElfModule::is_jemalloc() const {

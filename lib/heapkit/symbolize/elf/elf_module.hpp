@@ -35,6 +35,7 @@ public:
 
     // Lower-case hex NT_GNU_BUILD_ID, or empty.
     const std::string& build_id() const { return m_build_id; }
+    const std::string& path() const { return m_path; }
 
     // The file's modification time (ns since the Unix epoch) and size in bytes, when it
     // was opened.
@@ -117,6 +118,10 @@ public:
     // this module.
     void close_file() const;
 
+    // errno of opening the file again after close_file(), when that failed (EMFILE: the
+    // process is out of descriptors, which is its problem, not the file's); else 0.
+    int reopen_error() const { return m_session_errno; }
+
     // True when this file's DWARF was found and read in this process: reading it again
     // after close_file() would cost what an address index spares.
     bool dwarf_read() const { return m_dwarf_read; }
@@ -155,6 +160,7 @@ private:
     mutable std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;
     mutable Dwfl_Module* m_module = nullptr; // borrowed from m_dwfl; null: closed
     mutable bool m_session_failed = false;   // opening again failed (until close_file())
+    mutable int m_session_errno = 0;         // its errno
     mutable bool m_dwarf_read = false;
     uint64_t m_bias = 0; // libdwfl address minus ELF vaddr (0 by construction)
     std::vector<Segment> m_segments;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <csignal>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 namespace heapkit::agent {
@@ -16,61 +17,73 @@ const char* value_of(const Environment& environment, const char* name) {
     return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
+// `name`'s value read as a `Number` from its start: the text, the number, what follows
+// it and whether one was there. nullopt when the variable is unset or empty.
+template <typename Number> struct Leading {
+    std::string_view text;
+    Number number{};
+    std::string_view rest;
+    bool found = false;
+};
+template <typename Number>
+std::optional<Leading<Number>> leading(const Environment& environment, const char* name) {
+    const char* value = value_of(environment, name);
+    if (value == nullptr) {
+        return std::nullopt;
+    }
+    Leading<Number> read{value};
+    const char* end = read.text.data() + read.text.size();
+    auto parsed = std::from_chars(read.text.data(), end, read.number);
+    read.found = parsed.ec == std::errc() && parsed.ptr != read.text.data();
+    read.rest = std::string_view(parsed.ptr, static_cast<size_t>(end - parsed.ptr));
+    return read;
+}
+
 // A whole number in [low, high]; the error names the variable and the range.
 Result<void> read_number(const Environment& environment, const char* name, uint64_t low,
                          uint64_t high, auto& target) {
-    const char* value = value_of(environment, name);
-    if (value == nullptr) {
+    auto read = leading<uint64_t>(environment, name);
+    if (!read) {
         return {};
     }
-    std::string_view text = value;
-    uint64_t number = 0;
-    auto parsed = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (parsed.ec != std::errc() || parsed.ptr != text.data() + text.size() || number < low ||
-        number > high) {
-        return fail("{}={}: expected a whole number from {} to {}", name, text, low, high);
+    if (!read->found || !read->rest.empty() || read->number < low || read->number > high) {
+        return fail("{}={}: expected a whole number from {} to {}", name, read->text, low, high);
     }
-    target = static_cast<std::remove_reference_t<decltype(target)>>(number);
+    target = static_cast<std::remove_reference_t<decltype(target)>>(read->number);
     return {};
 }
 
 // Bytes: a whole number with an optional K, M or G (powers of 1024).
 Result<void> read_bytes(const Environment& environment, const char* name, uint64_t& target) {
-    const char* value = value_of(environment, name);
-    if (value == nullptr) {
+    auto read = leading<uint64_t>(environment, name);
+    if (!read) {
         return {};
     }
-    std::string_view text = value;
-    uint64_t number = 0;
-    auto parsed = std::from_chars(text.data(), text.data() + text.size(), number);
-    std::string_view unit(parsed.ptr, static_cast<size_t>(text.data() + text.size() - parsed.ptr));
+    std::string_view unit = read->rest;
     int shift = unit.empty()                 ? 0
                 : unit == "K" || unit == "k" ? 10
                 : unit == "M"                ? 20
                 : unit == "G"                ? 30
                                              : -1;
-    if (parsed.ec != std::errc() || parsed.ptr == text.data() || shift < 0 ||
-        number > (std::numeric_limits<uint64_t>::max() >> 30)) {
-        return fail("{}={}: expected bytes, such as 512M (K, M, G: powers of 1024)", name, text);
+    if (!read->found || shift < 0 || read->number > (std::numeric_limits<uint64_t>::max() >> 30)) {
+        return fail("{}={}: expected bytes, such as 512M (K, M, G: powers of 1024)", name,
+                    read->text);
     }
-    target = number << shift;
+    target = read->number << shift;
     return {};
 }
 
+// A decimal number in [0, high].
 Result<void> read_decimal(const Environment& environment, const char* name, double high,
                           double& target) {
-    const char* value = value_of(environment, name);
-    if (value == nullptr) {
+    auto read = leading<double>(environment, name);
+    if (!read) {
         return {};
     }
-    std::string_view text = value;
-    double number = 0;
-    auto parsed = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (parsed.ec != std::errc() || parsed.ptr != text.data() + text.size() || !(number >= 0) ||
-        number > high) {
-        return fail("{}={}: expected a number from 0 to {}", name, text, high);
+    if (!read->found || !read->rest.empty() || !(read->number >= 0) || read->number > high) {
+        return fail("{}={}: expected a number from 0 to {}", name, read->text, high);
     }
-    target = number;
+    target = read->number;
     return {};
 }
 

@@ -31,7 +31,8 @@ std::optional<Leading<Number>> leading(const Environment& environment, const cha
     if (value == nullptr) {
         return std::nullopt;
     }
-    Leading<Number> read{value};
+    Leading<Number> read;
+    read.text = value;
     const char* end = read.text.data() + read.text.size();
     auto parsed = std::from_chars(read.text.data(), end, read.number);
     read.found = parsed.ec == std::errc() && parsed.ptr != read.text.data();

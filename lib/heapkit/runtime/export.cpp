@@ -24,8 +24,8 @@ namespace {
 // This process's files and their answers, kept across requests: a service maps the same
 // libraries for its whole life, so each is read once (its build id, segments, whether it
 // is jemalloc) rather than once per request, and a frame found once is not looked up
-// again. With address indexes the files are closed after each request (close_kept_files). Never destroyed:
-// a page may still be converting while the process exits (the statics made after the
+// again. With address indexes the files are closed after each request (close_kept_files). Never
+// destroyed: a page may still be converting while the process exits (the statics made after the
 // server started go first, before its stop has waited the page out).
 const std::shared_ptr<KeptSymbols>& kept_symbols() {
     static const auto* kept =

@@ -325,33 +325,29 @@ public:
             return;
         }
         std::vector<std::pair<std::string, const ElfModule*>> builds;
+        std::vector<size_t> modules; // the module of each build, for its file's path
         for (size_t i = 0; i < m_profile.modules.size(); ++i) {
             const std::string& key = m_frame_keys[i];
             if (m_used[i] && m_files[i] != nullptr && !key.empty() && !m_indexed.contains(key) &&
                 std::none_of(builds.begin(), builds.end(),
                              [&](const auto& build) { return build.first == key; })) {
                 builds.emplace_back(key, m_files[i]);
-                m_later.push_back(locate_file(m_profile.modules[i], m_options));
+                modules.push_back(i);
             }
         }
         if (m_options.new_indexes == NewIndexes::now) {
-            m_later.clear();
             m_indexes.build(builds);
             for (const auto& [key, file] : builds) {
                 if (m_indexes.find(key, file->build_id()) != nullptr) {
                     m_indexed.insert(key);
                 }
             }
-        } else if (!m_options.index_later) {
-            m_later.clear();
-        } else {
-            std::vector<std::string> wanted;
+        } else if (m_options.index_later) {
             for (size_t b = 0; b < builds.size(); ++b) {
                 if (!m_indexes.busy(builds[b].first)) {
-                    wanted.push_back(m_later[b]);
+                    m_later.push_back(locate_file(m_profile.modules[modules[b]], m_options));
                 }
             }
-            m_later = std::move(wanted);
         }
     }
 

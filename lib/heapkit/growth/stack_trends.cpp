@@ -7,6 +7,7 @@
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
@@ -30,6 +31,43 @@ void place_in_time(std::span<const Profile> dumps, GrowthSeries& series) {
     series.timed = has_spread(SeriesShape{series.seconds, series.bounds});
 }
 
+// How far the ranking's axis reaches within the runs: the time (or dumps) the runs were
+// watched, over which a slope adds up.
+double watched(const SeriesShape& shape) {
+    double span = 0;
+    for (size_t r = 0; r + 1 < shape.bounds.size(); ++r) {
+        span += shape.x[shape.bounds[r + 1] - 1] - shape.x[shape.bounds[r]];
+    }
+    return span;
+}
+
+// The smallest change a stack's value made from one dump to the next within a run: the
+// grain its values move by (one object's sampled weight or more). 0 when it never moved.
+double smallest_step(const std::vector<int64_t>& values, const std::vector<size_t>& bounds) {
+    double step = 0;
+    for (size_t r = 0; r + 1 < bounds.size(); ++r) {
+        for (size_t i = bounds[r] + 1; i < bounds[r + 1]; ++i) {
+            double change = std::abs(static_cast<double>(values[i] - values[i - 1]));
+            if (change > 0 && (step == 0 || change < step)) {
+                step = change;
+            }
+        }
+    }
+    return step;
+}
+
+// A persistent growth that adds up, over all the runs were watched, to less than the
+// smallest step the stack ever took is no growth: a batch buffer of 64 kB that came and
+// went got a slope a hair above zero from the dumps' timing alone, and was listed as
+// growing by "0B" a second.
+void drop_growth_below_one_step(StackTrend& stack, const SeriesShape& axis,
+                                const std::vector<size_t>& bounds) {
+    double grown = std::abs(stack.trend.persistent()) * watched(axis);
+    if (grown < smallest_step(stack.values, bounds)) {
+        stack.trend.late_slope = 0;
+    }
+}
+
 void fit_all(GrowthSeries& series) {
     std::vector<double> numbers(series.dumps);
     for (size_t d = 0; d < series.dumps; ++d) {
@@ -46,6 +84,7 @@ void fit_all(GrowthSeries& series) {
             stack.per_second = fit_trend(by_second, y);
         }
         stack.trend = series.timed ? stack.per_second : stack.per_dump;
+        drop_growth_below_one_step(stack, series.timed ? by_second : by_dump, series.bounds);
     }
 }
 

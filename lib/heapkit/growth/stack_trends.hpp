@@ -17,7 +17,9 @@ namespace heapkit {
 struct StackTrend {
     std::string stack;           // as write_folded spells it: root first, ';' between frames
     std::vector<int64_t> values; // per dump, oldest first; 0 where the dump lacks it
-    Trend trend;                 // over the series' axis (GrowthSeries::timed)
+    Trend trend;                 // over the series' axis (GrowthSeries::timed); no late
+                                 // slope when the growth it makes over the runs is less
+                                 // than the smallest step the values took
     Trend per_dump;              // over dump numbers, whatever the axis
     Trend per_second;            // over seconds; all zero when the series is not timed
 

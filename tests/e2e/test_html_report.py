@@ -128,6 +128,12 @@ with Browser() as browser:
     check(types == ["inuse_space", "inuse_objects", "alloc_space", "alloc_objects"],
           f"sample types {types}")
     screenshot(browser, "top.png")
+    # Numbers are spelled as --text spells them, ties included: 1664 B is 1.625 kB,
+    # "1.62kB" from fmt (the exact value, a tie to even) where toFixed says "1.63kB".
+    amounts = [0, 1023, 1152, 1408, 1663, 1664, 1665, -1664, 5 * 2**20 + 2**17, 3 * 2**40 // 8]
+    spelled = browser.evaluate(f"{json.dumps(amounts)}.map(window.heapkitReport.quantity)")
+    check(spelled == [quantity(a) for a in amounts],
+          f"amounts spelled {spelled}, --text's {[quantity(a) for a in amounts]}")
     for index, name in enumerate(types):
         choose(browser, "type", index)
         check_top(browser, [dump, "--sample", name], name)

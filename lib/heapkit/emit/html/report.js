@@ -42,6 +42,15 @@ window.heapkitReady = heapkitData().then(function (D) {
   }
 
   // --- numbers as --text prints them (emit/quantity.cpp) --------------------------------
+  // fmt's "{:.2f}" rounds the double's exact value, a tie to even; toFixed takes a tie
+  // up: 1664 B is 1.625 kB, "1.62kB" in --text and "1.63kB" from toFixed. A tie at two
+  // decimals is a multiple of 1/8, so it is found, and broken, exactly.
+  function fixed2(x) {
+    var hundredths = x * 100, below = Math.floor(hundredths);
+    if (!Number.isInteger(x * 8) || hundredths - below !== 0.5) return x.toFixed(2);
+    var n = below % 2 === 0 ? below : below + 1;
+    return (n < 0 ? "-" : "") + Math.floor(Math.abs(n) / 100) + "." + String(Math.abs(n) % 100).padStart(2, "0");
+  }
   var UNITS = ["B", "kB", "MB", "GB", "TB"];
   function isBytes() { return D.types[state.type].unit === "bytes"; }
   function quantity(value) {
@@ -49,11 +58,11 @@ window.heapkitReady = heapkitData().then(function (D) {
     var m = Math.abs(value), u = 0;
     while (m >= 1024 && u + 1 < UNITS.length) { m /= 1024; u++; }
     if (u === 0) return value + "B";
-    return (value < 0 ? "-" : "") + m.toFixed(2) + UNITS[u];
+    return (value < 0 ? "-" : "") + fixed2(m) + UNITS[u];
   }
   function signed(value) { return (value > 0 ? "+" : "") + quantity(value); }
   function percent(part, total) {
-    return total === 0 ? "0.00%" : Math.abs(100 * part / total).toFixed(2) + "%";
+    return total === 0 ? "0.00%" : fixed2(Math.abs(100 * part / total)) + "%";
   }
 
   // --- which columns the views compare ----------------------------------------------------
@@ -734,7 +743,7 @@ window.heapkitReady = heapkitData().then(function (D) {
     D.series.suspects.forEach(function (s, i) {
       var tr = el("tr", {"data-suspect": i, title: s.frames.map(function (f) { return S[f]; }).join(" \u203a ")});
       var cells = [String(i + 1), (s.growth > 0 ? "+" : "") + (bytes ? quantity(Math.round(s.growth)) : s.growth.toFixed(1)),
-                   s.r2.toFixed(2), quantity(s.values[0]), quantity(s.values[s.values.length - 1])];
+                   fixed2(s.r2), quantity(s.values[0]), quantity(s.values[s.values.length - 1])];
       cells.forEach(function (t) { tr.appendChild(el("td", {}, t)); });
       tr.appendChild(el("td", {class: "name"}, s.site));
       body.appendChild(tr);
@@ -910,6 +919,7 @@ window.heapkitReady = heapkitData().then(function (D) {
     total: function () { return now.total[0]; },
     baseTotal: function () { return base ? base.total[0] : null; },
     name: function (id) { return S[id]; },
+    quantity: quantity,
     render: render
   };
   window.heapkitReadyAt = performance.now();

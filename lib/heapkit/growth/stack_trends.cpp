@@ -32,7 +32,7 @@ void place_in_time(std::span<const Profile> dumps, GrowthSeries& series) {
 }
 
 // How far the ranking's axis reaches within the runs: the time (or dumps) the runs were
-// watched, over which a slope adds up.
+// watched, over which a slope adds up. The same for every stack.
 double watched(const SeriesShape& shape) {
     double span = 0;
     for (size_t r = 0; r + 1 < shape.bounds.size(); ++r) {
@@ -60,9 +60,8 @@ double smallest_step(const std::vector<int64_t>& values, const std::vector<size_
 // smallest step the stack ever took is no growth: a batch buffer of 64 kB that came and
 // went got a slope a hair above zero from the dumps' timing alone, and was listed as
 // growing by "0B" a second.
-void drop_growth_below_one_step(StackTrend& stack, const SeriesShape& axis,
-                                const std::vector<size_t>& bounds) {
-    double grown = std::abs(stack.trend.persistent()) * watched(axis);
+void drop_growth_below_one_step(StackTrend& stack, double span, const std::vector<size_t>& bounds) {
+    double grown = std::abs(stack.trend.persistent()) * span;
     if (grown < smallest_step(stack.values, bounds)) {
         stack.trend.late_slope = 0;
     }
@@ -75,6 +74,7 @@ void fit_all(GrowthSeries& series) {
     }
     SeriesShape by_dump{numbers, series.bounds};
     SeriesShape by_second{series.seconds, series.bounds};
+    double span = watched(series.timed ? by_second : by_dump);
     std::vector<double> y(series.dumps);
     for (StackTrend& stack : series.stacks) {
         std::transform(stack.values.begin(), stack.values.end(), y.begin(),
@@ -84,7 +84,7 @@ void fit_all(GrowthSeries& series) {
             stack.per_second = fit_trend(by_second, y);
         }
         stack.trend = series.timed ? stack.per_second : stack.per_dump;
-        drop_growth_below_one_step(stack, series.timed ? by_second : by_dump, series.bounds);
+        drop_growth_below_one_step(stack, span, series.bounds);
     }
 }
 

@@ -121,6 +121,23 @@ TEST_CASE("heapkit::index_files indexes each file once, under its build id") {
     CHECK(again[0].index == first[0].index);
 }
 
+TEST_CASE("heapkit::index_files takes a build given under two paths once") {
+    // A second flock on a key this process holds would wait for itself, forever.
+    TempDir cache;
+    SymbolizeOptions options;
+    options.cache_directory = cache.path.string();
+    std::vector<std::string> warnings;
+    std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    std::filesystem::path link = cache.path / "same-build";
+    std::filesystem::create_symlink(self, link);
+    auto both = index_files({self, link.string()}, options, warnings, BuildLock::Wait::yes);
+    REQUIRE(both.size() == 2);
+    CHECK(warnings.empty());
+    CHECK(both[0].key == both[1].key);
+    CHECK(both[0].index == both[1].index);
+    CHECK(std::filesystem::file_size(both[0].index) == both[0].bytes);
+}
+
 TEST_CASE("symbolize with an index builder names as libdw does, and builds each file once") {
     std::vector<uint64_t> addresses = own_code_addresses();
     Profile by_files = own_profile(addresses);

@@ -77,9 +77,19 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
     if (m_directory.empty()) {
         return;
     }
+    // Each key once, and in one order for every process: a second flock on a key this
+    // process holds waits for itself, and two processes taking two keys in opposite
+    // orders wait for each other (flock detects neither). Paths of one build (libfoo.so
+    // and libfoo.so.1, /lib and /usr/lib) give one key twice.
+    std::vector<std::pair<std::string, const ElfModule*>> keys = wanted;
+    std::sort(keys.begin(), keys.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    keys.erase(std::unique(keys.begin(), keys.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
+               keys.end());
     std::vector<std::pair<Held*, const ElfModule*>> missing;
     std::vector<BuildLock> locks; // held until the indexes are saved
-    for (const auto& [key, file] : wanted) {
+    for (const auto& [key, file] : keys) {
         Held& held = load(key, file->build_id());
         if (held.index || !held.built.empty()) {
             continue;
@@ -116,7 +126,7 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
     }
     work();
     pool.clear(); // joins
-    for (const auto& [key, file] : wanted) {
+    for (const auto& [key, file] : keys) {
         Held& held = m_held.try_emplace(key).first->second;
         if (!held.index && !held.built.empty()) {
             if (auto index = AddressIndex::open(held.built, key)) { // our own bytes

@@ -61,8 +61,10 @@ double smallest_step(const std::vector<int64_t>& values, const std::vector<size_
 // went got a slope a hair above zero from the dumps' timing alone, and was listed as
 // growing by "0B" a second.
 void drop_growth_below_one_step(StackTrend& stack, double span, const std::vector<size_t>& bounds) {
+    // A run of two dumps that stepped once fits a line that grows by exactly that step:
+    // compared with room for the last bits, lest rounding drop it.
     double grown = std::abs(stack.trend.persistent()) * span;
-    if (grown < smallest_step(stack.values, bounds)) {
+    if (grown < smallest_step(stack.values, bounds) * (1 - 1e-9)) {
         stack.trend.late_slope = 0;
     }
 }

@@ -5,6 +5,7 @@
 #include "heapkit/model/profile.hpp"
 #include "heapkit/read/raw_dump.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 

@@ -30,6 +30,36 @@ inline bool has_text_relocations(const dl_phdr_info& info) {
     return false;
 }
 
+// Calls `each(name)` with each library `info`'s object names as needed (DT_NEEDED), as a
+// NUL-terminated string. The dynamic linker relocates DT_STRTAB in place where the dynamic
+// section is writable, and leaves it an offset where it is not (the vDSO's).
+template <typename Each> void for_each_needed(const dl_phdr_info& info, Each&& each) {
+    for (int i = 0; i < info.dlpi_phnum; ++i) {
+        const ElfW(Phdr)& segment = info.dlpi_phdr[i];
+        if (segment.p_type != PT_DYNAMIC) {
+            continue;
+        }
+        const auto* first = reinterpret_cast<const ElfW(Dyn)*>(info.dlpi_addr + segment.p_vaddr);
+        uintptr_t strings = 0;
+        bool needs = false;
+        for (const ElfW(Dyn)* entry = first; entry->d_tag != DT_NULL; ++entry) {
+            strings = entry->d_tag == DT_STRTAB ? entry->d_un.d_ptr : strings;
+            needs = needs || entry->d_tag == DT_NEEDED;
+        }
+        if (!needs || strings == 0) {
+            return;
+        }
+        if (strings < info.dlpi_addr) {
+            strings += info.dlpi_addr;
+        }
+        for (const ElfW(Dyn)* entry = first; entry->d_tag != DT_NULL; ++entry) {
+            if (entry->d_tag == DT_NEEDED) {
+                each(reinterpret_cast<const char*>(strings + entry->d_un.d_val));
+            }
+        }
+    }
+}
+
 // Calls `release(from, to)` for each run of whole pages (of `page` bytes) of `info`'s
 // read-only loaded segments, outside its RELRO region (written by the dynamic linker
 // before it was made read-only: private too). Only the file's bytes (p_filesz): past them

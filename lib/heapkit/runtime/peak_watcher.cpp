@@ -272,6 +272,9 @@ Result<void> check_peak_options(const PeakOptions& o) {
 }
 
 Result<std::unique_ptr<PeakWatcher>> PeakWatcher::start(PeakOptions options) {
+    // Called on a thread of the host's, as Server::start is: what the watcher keeps (its
+    // state, thread, notices) is a guest's, not in the host's profile.
+    UnsampledScope unsampled;
     HEAPKIT_TRY(check_peak_options(options));
     if (options.prefix.empty()) {
         options.prefix = program_prefix();

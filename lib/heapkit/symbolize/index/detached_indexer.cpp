@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 #include <set>
@@ -96,17 +97,16 @@ Result<void> enter_background(const std::string& cache_directory, unsigned max_c
     rlimit cpu{max_cpu_seconds, max_cpu_seconds + 5};
     ::setrlimit(RLIMIT_CPU, &cpu);
     struct statvfs space {};
-    // The directory may not exist yet: its file system is its parent's.
-    std::string at = cache_directory;
-    while (::statvfs(at.c_str(), &space) != 0 && at.find('/') != std::string::npos) {
-        at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
-        if (at == "/") {
-            ::statvfs(at.c_str(), &space);
-            break;
-        }
+    // The directory may not exist yet: its file system is its nearest existing ancestor's
+    // (the working directory's for a relative path). When none can be asked, go on.
+    bool measured = false;
+    for (std::filesystem::path at = cache_directory; !measured && !at.empty();
+         at = at == at.parent_path() ? std::filesystem::path() : at.parent_path()) {
+        measured = ::statvfs(at.c_str(), &space) == 0;
     }
+    measured = measured || ::statvfs(".", &space) == 0;
     uint64_t free_bytes = uint64_t{space.f_bavail} * space.f_frsize;
-    if (free_bytes < min_free_bytes) {
+    if (measured && free_bytes < min_free_bytes) {
         return fail("{}: {} MB free, under the {} MB an index may need: nothing indexed",
                     cache_directory, free_bytes >> 20, min_free_bytes >> 20);
     }

@@ -105,8 +105,6 @@ Result<std::unique_ptr<ElfModule>> ElfModule::open(const std::string& path,
     if (auto opened = module->open_session(); !opened) {
         return tl::unexpected(opened.error());
     }
-    module->m_modified_nanos = module->m_stamp->modified_nanos;
-    module->m_file_size = module->m_stamp->size;
     Dwarf_Addr bias = 0;
     Elf* elf = dwfl_module_getelf(module->m_module, &bias); // borrowed from the Dwfl
     size_t count = 0;

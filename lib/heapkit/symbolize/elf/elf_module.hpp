@@ -39,8 +39,8 @@ public:
 
     // The file's modification time (ns since the Unix epoch) and size in bytes, when it
     // was opened.
-    int64_t modified_nanos() const { return m_modified_nanos; }
-    uint64_t file_size() const { return m_file_size; }
+    int64_t modified_nanos() const { return m_stamp->modified_nanos; }
+    uint64_t file_size() const { return m_stamp->size; }
 
     // True when the file defines `mallctl`: it is jemalloc itself (linked or preloaded),
     // so code in it at the leaf end of a stack is allocator-internal even when unnamed.
@@ -156,7 +156,7 @@ private:
 
     std::string m_path;
     const DebugSearch* m_search = nullptr;
-    mutable std::optional<FileStamp> m_stamp; // from the first open
+    mutable std::optional<FileStamp> m_stamp; // from the first open: set once open() returns
     mutable std::unique_ptr<Dwfl, DwflDeleter> m_dwfl;
     mutable Dwfl_Module* m_module = nullptr; // borrowed from m_dwfl; null: closed
     mutable bool m_session_failed = false;   // opening again failed (until close_file())
@@ -165,8 +165,6 @@ private:
     uint64_t m_bias = 0; // libdwfl address minus ELF vaddr (0 by construction)
     std::vector<Segment> m_segments;
     std::string m_build_id;
-    int64_t m_modified_nanos = 0;
-    uint64_t m_file_size = 0;
     bool m_is_executable = false; // ET_EXEC: loaded at its link addresses
     unsigned m_machine = 0;
     mutable std::optional<bool> m_is_jemalloc;      // asked on first use

@@ -30,14 +30,4 @@ TEST_CASE("kept answers: the first answer for an address stays, none is not miss
     CHECK(leaf_chain[0].name == "leaf()");
     CHECK(leaf_chain[1].system_name == "_Z5outerv");
     CHECK(leaf_chain[0].column == 5);
-
-    FrameEntries more;
-    CHECK(more.add(0x1000, chain("third()", "outer()")));
-    CHECK(more.add(0x3000, chain("", "")));
-    entries.merge(more);
-    CHECK(entries.size() == 3);
-    CHECK((*entries.find(0x1000))[0].name == "leaf()"); // merging keeps what was there
-    size_t visited = 0;
-    entries.for_each([&](uint64_t, std::span<const Frame>) { ++visited; });
-    CHECK(visited == 3);
 }

@@ -20,12 +20,4 @@ bool FrameEntries::add(uint64_t vaddr, std::span<const Frame> frames) {
     return added;
 }
 
-void FrameEntries::merge(const FrameEntries& other) {
-    other.for_each([&](uint64_t vaddr, std::span<const Frame> frames) { add(vaddr, frames); });
-}
-
-void FrameEntries::reserve(size_t entries) {
-    m_ranges.reserve(entries);
-}
-
 } // namespace heapkit

@@ -21,17 +21,7 @@ public:
     std::optional<std::span<const Frame>> find(uint64_t vaddr) const;
     // Adds an entry for `vaddr` unless there is one; true when added.
     bool add(uint64_t vaddr, std::span<const Frame> frames);
-    // Adds `other`'s entries for vaddrs that have none here.
-    void merge(const FrameEntries& other);
     size_t size() const { return m_ranges.size(); }
-    void reserve(size_t entries);
-
-    // Calls `visit(vaddr, frames)` for every entry, in no particular order.
-    template <typename Visit> void for_each(Visit&& visit) const {
-        for (const auto& [vaddr, range] : m_ranges) {
-            visit(vaddr, std::span<const Frame>(m_frames).subspan(range.first, range.count));
-        }
-    }
 
 private:
     struct Range {

@@ -177,18 +177,15 @@ inline int show(const char* tool, const ToolOptions& given) {
                                  return write_view(std::move(*views), options.view, sink);
                              })
               : tl::unexpected(views.error());
-    if (views) {
-        views->report = std::move(report);
-    }
     // Messages name files and frames as the dump spells them: escaped like the views.
     if (!written) {
         fmt::print(stderr, "{}: error: {}\n", tool, terminal_safe(written.error().message));
         return 1;
     }
     if (!options.quiet) {
-        std::vector<std::string> said = views->report.warnings;
+        std::vector<std::string> said = report.warnings;
         said.insert(said.end(), warnings.begin(), warnings.end());
-        for (std::string& line : unnamed_warnings(views->report, options.request.load.list_unnamed,
+        for (std::string& line : unnamed_warnings(report, options.request.load.list_unnamed,
                                                   options.request.load.symbols.cache_directory)) {
             said.push_back(std::move(line));
         }
@@ -196,7 +193,7 @@ inline int show(const char* tool, const ToolOptions& given) {
             fmt::print(stderr, "{}: warning: {}\n", tool, terminal_safe(warning));
         }
     }
-    return options.strict && views->report.unnamed_locations > 0 ? 2 : 0;
+    return options.strict && report.unnamed_locations > 0 ? 2 : 0;
 }
 
 // Parses argv into `options` and shows the view, with the one catch of the tools: what

@@ -32,10 +32,6 @@ bool is_zero(const HeapValues& values) {
            values.inuse_space == 0;
 }
 
-bool has_accum(const SampledCounts& c) {
-    return c.accum_objects != 0 || c.accum_bytes != 0;
-}
-
 // The earliest and latest known time of the dumps.
 void set_time_span(Profile& profile, const std::vector<RawDump>& dumps) {
     int64_t first = 0;
@@ -77,7 +73,7 @@ void ProfileStream::begin(const RawDump& dump) {
     m_dumps.push_back(
         Dump{dump.sample_period, dump.thread_names, m_profile.sample_locations.size()});
     m_profile.sources.push_back(dump.source);
-    m_profile.has_accum = m_profile.has_accum || has_accum(dump.total);
+    m_profile.has_accum = m_profile.has_accum || dump.total.has_accum();
     m_dump_threads.clear();
 }
 
@@ -112,7 +108,7 @@ Result<void> ProfileStream::add(std::span<const uint32_t> frames, const SampledC
         }
         m_profile.sample_locations.push_back(i == 0 ? frames[i] : frames[i] | return_bit);
     }
-    m_profile.has_accum = m_profile.has_accum || has_accum(total);
+    m_profile.has_accum = m_profile.has_accum || total.has_accum();
     auto count = static_cast<uint32_t>(frames.size());
     uint64_t period = m_dumps.back().period;
     bool stored = false;

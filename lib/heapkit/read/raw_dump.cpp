@@ -6,9 +6,8 @@
 namespace heapkit {
 
 bool RawDump::has_accum() const {
-    auto any = [](const SampledCounts& c) { return c.accum_objects != 0 || c.accum_bytes != 0; };
-    return any(total) || std::any_of(stacks.begin(), stacks.end(),
-                                     [&](const RawStack& s) { return any(s.total); });
+    return total.has_accum() || std::any_of(stacks.begin(), stacks.end(),
+                                            [](const RawStack& s) { return s.total.has_accum(); });
 }
 
 void RawDump::add_stack(std::span<const uint64_t> frame_addresses, const SampledCounts& counts,

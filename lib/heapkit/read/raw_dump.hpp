@@ -17,6 +17,9 @@ struct SampledCounts {
     uint64_t cur_bytes = 0;
     uint64_t accum_objects = 0;
     uint64_t accum_bytes = 0;
+
+    // True when an accum column is non-zero (prof_accum:true was in force).
+    bool has_accum() const { return accum_objects != 0 || accum_bytes != 0; }
 };
 
 // A `tN` line: jemalloc's thread uid N (not an OS tid) and its counts.

@@ -47,7 +47,9 @@ std::vector<AddressSpace> add_modules(Profile& profile, const std::vector<RawDum
     std::map<Key, uint32_t> known;
     // Two passes so that every dump's main executable comes before any library.
     std::vector<std::vector<std::pair<const MapEntry*, bool>>> wanted(dumps.size());
+    std::vector<std::map<std::string_view, uint64_t>> least_sizes(dumps.size());
     for (size_t d = 0; d < dumps.size(); ++d) {
+        least_sizes[d] = least_file_sizes(dumps[d]);
         std::string main = dumps[d].main_path();
         for (const MapEntry& entry : dumps[d].maps) {
             if (entry.executable && !entry.path.empty() && entry.end > entry.start) {
@@ -57,7 +59,6 @@ std::vector<AddressSpace> add_modules(Profile& profile, const std::vector<RawDum
     }
     for (bool main_pass : {true, false}) {
         for (size_t d = 0; d < dumps.size(); ++d) {
-            std::map<std::string_view, uint64_t> least_sizes = least_file_sizes(dumps[d]);
             for (auto [entry, is_main] : wanted[d]) {
                 if (is_main != main_pass) {
                     continue;
@@ -76,7 +77,7 @@ std::vector<AddressSpace> add_modules(Profile& profile, const std::vector<RawDum
                     profile.modules.push_back(std::move(module));
                 }
                 note_dump(profile.modules[it->second], dumps[d].modified_nanos,
-                          least_sizes[entry->path]);
+                          least_sizes[d][entry->path]);
                 spaces[d].ranges.push_back({entry->start, entry->end, it->second});
             }
         }

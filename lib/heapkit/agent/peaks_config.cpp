@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // HEAPKIT_PEAKS_*: the peak watcher's settings from the environment (heapkit-agent(7)).
 #include "heapkit/agent/agent_config.hpp"
+#include "heapkit/util/text.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <charconv>
@@ -17,74 +18,57 @@ const char* value_of(const Environment& environment, const char* name) {
     return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
-// `name`'s value read as a `Number` from its start: the text, the number, what follows
-// it and whether one was there. nullopt when the variable is unset or empty.
-template <typename Number> struct Leading {
-    std::string_view text;
-    Number number{};
-    std::string_view rest;
-    bool found = false;
-};
-template <typename Number>
-std::optional<Leading<Number>> leading(const Environment& environment, const char* name) {
-    const char* value = value_of(environment, name);
-    if (value == nullptr) {
-        return std::nullopt;
-    }
-    Leading<Number> read;
-    read.text = value;
-    const char* end = read.text.data() + read.text.size();
-    auto parsed = std::from_chars(read.text.data(), end, read.number);
-    read.found = parsed.ec == std::errc() && parsed.ptr != read.text.data();
-    read.rest = std::string_view(parsed.ptr, static_cast<size_t>(end - parsed.ptr));
-    return read;
-}
-
 // A whole number in [low, high]; the error names the variable and the range.
 Result<void> read_number(const Environment& environment, const char* name, uint64_t low,
                          uint64_t high, auto& target) {
-    auto read = leading<uint64_t>(environment, name);
-    if (!read) {
+    const char* value = value_of(environment, name);
+    if (value == nullptr) {
         return {};
     }
-    if (!read->found || !read->rest.empty() || read->number < low || read->number > high) {
-        return fail("{}={}: expected a whole number from {} to {}", name, read->text, low, high);
+    std::string_view rest = value;
+    auto number = take_decimal(rest);
+    if (!number || !rest.empty() || *number < low || *number > high) {
+        return fail("{}={}: expected a whole number from {} to {}", name, value, low, high);
     }
-    target = static_cast<std::remove_reference_t<decltype(target)>>(read->number);
+    target = static_cast<std::remove_reference_t<decltype(target)>>(*number);
     return {};
 }
 
 // Bytes: a whole number with an optional K, M or G (powers of 1024).
 Result<void> read_bytes(const Environment& environment, const char* name, uint64_t& target) {
-    auto read = leading<uint64_t>(environment, name);
-    if (!read) {
+    const char* value = value_of(environment, name);
+    if (value == nullptr) {
         return {};
     }
-    std::string_view unit = read->rest;
+    std::string_view unit = value;
+    auto number = take_decimal(unit);
     int shift = unit.empty()                 ? 0
                 : unit == "K" || unit == "k" ? 10
                 : unit == "M"                ? 20
                 : unit == "G"                ? 30
                                              : -1;
-    if (!read->found || shift < 0 || read->number > (std::numeric_limits<uint64_t>::max() >> 30)) {
-        return fail("{}={}: expected bytes, such as 512M (K, M, G: powers of 1024)", name,
-                    read->text);
+    if (!number || shift < 0 || *number > (std::numeric_limits<uint64_t>::max() >> 30)) {
+        return fail("{}={}: expected bytes, such as 512M (K, M, G: powers of 1024)", name, value);
     }
-    target = read->number << shift;
+    target = *number << shift;
     return {};
 }
 
 // A decimal number in [0, high].
 Result<void> read_decimal(const Environment& environment, const char* name, double high,
                           double& target) {
-    auto read = leading<double>(environment, name);
-    if (!read) {
+    const char* value = value_of(environment, name);
+    if (value == nullptr) {
         return {};
     }
-    if (!read->found || !read->rest.empty() || !(read->number >= 0) || read->number > high) {
-        return fail("{}={}: expected a number from 0 to {}", name, read->text, high);
+    std::string_view text = value;
+    double number = 0;
+    auto parsed = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (parsed.ec != std::errc() || parsed.ptr != text.data() + text.size() || !(number >= 0) ||
+        number > high) {
+        return fail("{}={}: expected a number from 0 to {}", name, text, high);
     }
-    target = read->number;
+    target = number;
     return {};
 }
 

@@ -161,7 +161,7 @@ TEST_CASE("heapkit::runtime::cpu_gperftools writes the header, records, trailer 
 TEST_CASE("heapkit::runtime::Handler's CPU pages: bounds, 409 while busy, a profile") {
     Handler handler;
     auto get = [&](const std::string& path, const std::string& query) {
-        return handler.handle(Request{"GET", path, query, {}, "", {}, {}});
+        return handler.handle(Request{"GET", path, query, {}, "", {}, {}, {}});
     };
     for (const char* query : {"seconds=0", "seconds=301", "seconds=1x", "frequency=0",
                               "frequency=1001", "debug=1", "width=10", "colour=red"}) {
@@ -205,7 +205,7 @@ TEST_CASE("heapkit::runtime CPU profiles keep off a SIGPROF handler the process 
     REQUIRE(sigaction(SIGPROF, &own, &previous) == 0);
     CHECK(!sigprof_is_free());
     Response refused =
-        Handler().handle(Request{"GET", "/debug/pprof/profile", "seconds=1", {}, "", {}, {}});
+        Handler().handle(Request{"GET", "/debug/pprof/profile", "seconds=1", {}, "", {}, {}, {}});
     CHECK(refused.status == 409);
     CHECK(refused.body.find("SIGPROF handler of its own") != std::string::npos);
     // Also when it appears between the check and the profile: record() puts it back.
@@ -225,13 +225,14 @@ TEST_CASE("heapkit::runtime::Handler refuses CPU profiles when they are not allo
     for (const char* path : {"/debug/pprof/profile", "/pprof/profile", "/pprof/profile/report",
                              "/pprof/profile/flamegraph"}) {
         Response response =
-            Handler(options).handle(Request{"GET", path, "seconds=1", {}, "", {}, {}});
+            Handler(options).handle(Request{"GET", path, "seconds=1", {}, "", {}, {}, {}});
         CHECK_MESSAGE(response.status == 403, path);
     }
 }
 
 TEST_CASE("heapkit::runtime::Handler's windowed pages answer 503 when the server stops") {
-    Request request{"GET", "/debug/pprof/profile", "seconds=1", {}, "", {}, [] { return true; }};
+    Request request{"GET", "/debug/pprof/profile", "seconds=1", {}, "",
+                    {},    [] { return true; },    {}};
     CHECK(Handler().handle(request).status == 503);
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 Response get(const std::string& path, const std::string& query = "",
              const std::string& method = "GET", const std::string& body = "") {
-    return Handler(HandlerOptions{64}).handle(Request{method, path, query, {}, body, {}, {}});
+    return Handler(HandlerOptions{64}).handle(Request{method, path, query, {}, body, {}, {}, {}});
 }
 
 __attribute__((noinline)) int named_for_the_symbol_test() {
@@ -26,7 +26,7 @@ TEST_CASE("heapkit::runtime::Handler answers 403 without jemalloc, with a reason
          {"/pprof/heap", "/debug/pprof/heap", "/debug/pprof/heap.folded", "/pprof/conf"}) {
         Response response = get(path);
         CHECK_MESSAGE(response.status == 403, path);
-        CHECK(response.body.find("jemalloc is not loaded") != std::string::npos);
+        CHECK(response.body.find("no jemalloc in this process") != std::string::npos);
     }
 }
 
@@ -67,37 +67,38 @@ TEST_CASE("heapkit::runtime::Handler answers 503 with Retry-After past max_conve
     options.max_conversions = 0; // every conversion finds the limit reached
     Handler handler(options);
     for (const char* path : {"/pprof/heap", "/debug/pprof/heap", "/debug/pprof/heap.folded"}) {
-        Response response = handler.handle(Request{"GET", path, "", {}, "", {}, {}});
+        Response response = handler.handle(Request{"GET", path, "", {}, "", {}, {}, {}});
         CHECK_MESSAGE(response.status == 503, path);
         CHECK(response.headers["Retry-After"] == "1");
     }
-    CHECK(handler.handle(Request{"POST", "/pprof/symbol", "", {}, "0x1", {}, {}}).status == 503);
+    CHECK(handler.handle(Request{"POST", "/pprof/symbol", "", {}, "0x1", {}, {}, {}}).status ==
+          503);
     // What converts nothing is not limited.
-    CHECK(handler.handle(Request{"GET", "/pprof/symbol", "", {}, "", {}, {}}).status == 200);
-    CHECK(handler.handle(Request{"GET", "/metrics", "", {}, "", {}, {}}).status == 200);
+    CHECK(handler.handle(Request{"GET", "/pprof/symbol", "", {}, "", {}, {}, {}}).status == 200);
+    CHECK(handler.handle(Request{"GET", "/metrics", "", {}, "", {}, {}, {}}).status == 200);
 }
 
 TEST_CASE(
     "heapkit::runtime::Handler refuses control unless allowed, and sampling under the floor") {
     HandlerOptions closed; // control is off by default
-    Response response =
-        Handler(closed).handle(Request{"POST", "/pprof/conf", "prof.active:false", {}, "", {}, {}});
+    Response response = Handler(closed).handle(
+        Request{"POST", "/pprof/conf", "prof.active:false", {}, "", {}, {}, {}});
     CHECK(response.status == 403);
     CHECK(response.body.find("allow_control") != std::string::npos);
 
     HandlerOptions floor; // min_lg_sample 10 by default
     floor.allow_control = true;
     response =
-        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:0", {}, "", {}, {}});
+        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:0", {}, "", {}, {}, {}});
     CHECK(response.status == 403);
     CHECK(response.body.find("min_lg_sample") != std::string::npos);
     response =
-        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset%3A9", {}, "", {}, {}});
+        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset%3A9", {}, "", {}, {}, {}});
     CHECK(response.status == 403);
     // At the floor, the request goes on (and here finds no jemalloc).
     response =
-        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:10", {}, "", {}, {}});
-    CHECK(response.body.find("jemalloc is not loaded") != std::string::npos);
+        Handler(floor).handle(Request{"POST", "/pprof/conf", "prof.reset:10", {}, "", {}, {}, {}});
+    CHECK(response.body.find("no jemalloc in this process") != std::string::npos);
 }
 
 TEST_CASE("heapkit::runtime::Handler's index pages link every page with its parameters") {
@@ -123,19 +124,21 @@ TEST_CASE("heapkit::runtime::Handler's index pages link every page with its para
 TEST_CASE("heapkit::runtime::Handler: /debug/jemalloc/peaks without a watcher, and its POST") {
     HandlerOptions closed;
     Response response =
-        Handler(closed).handle(Request{"POST", "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+        Handler(closed).handle(Request{"POST", "/debug/jemalloc/peaks", "", {}, "", {}, {}, {}});
     CHECK(response.status == 403);
     CHECK(response.body.find("HEAPKIT_CONTROL") != std::string::npos);
     HandlerOptions open;
     open.allow_control = true;
-    response = Handler(open).handle(Request{"POST", "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+    response =
+        Handler(open).handle(Request{"POST", "/debug/jemalloc/peaks", "", {}, "", {}, {}, {}});
     CHECK(response.status == 409);
     CHECK(response.body.find("HEAPKIT_PEAKS_DIR") != std::string::npos);
     response = Handler(open).handle(
-        Request{"GET", "/debug/jemalloc/peaks", "capture=x.1.0.peak", {}, "", {}, {}});
+        Request{"GET", "/debug/jemalloc/peaks", "capture=x.1.0.peak", {}, "", {}, {}, {}});
     CHECK(response.status == 404);
     // The index links the page in every process: it says how to turn the watcher on.
-    response = Handler(open).handle(Request{"GET", "/debug/jemalloc/peaks", "", {}, "", {}, {}});
+    response =
+        Handler(open).handle(Request{"GET", "/debug/jemalloc/peaks", "", {}, "", {}, {}, {}});
     CHECK(response.status == 200);
     CHECK(response.content_type.starts_with("text/html"));
     CHECK(response.body.find("HEAPKIT_PEAKS_DIR") != std::string::npos);

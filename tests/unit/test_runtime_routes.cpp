@@ -9,7 +9,7 @@ using namespace heapkit::runtime;
 namespace {
 
 Request request(std::string path, std::string query = "", std::string method = "GET") {
-    return Request{std::move(method), std::move(path), std::move(query), {}, {}, {}, {}};
+    return Request{std::move(method), std::move(path), std::move(query), {}, {}, {}, {}, {}};
 }
 
 bool converts(const std::string& path, const std::string& method = "GET") {

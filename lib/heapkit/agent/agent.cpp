@@ -13,6 +13,7 @@
 #include "heapkit/agent/process_registry.hpp"
 #include "heapkit/runtime/handler.hpp"
 #include "heapkit/runtime/http/server_thread.hpp"
+#include "heapkit/runtime/mallctl.hpp"
 #include "heapkit/runtime/notices.hpp"
 #include "heapkit/runtime/peak_watcher.hpp"
 #include "heapkit/runtime/profiler.hpp"
@@ -61,13 +62,13 @@ void say(const std::string& line) {
 std::optional<std::string> why_inert() {
     auto profiler = runtime::Profiler::find();
     if (!profiler) {
-        return "no jemalloc in this process (no mallctl, je_mallctl or _rjem_mallctl); "
-               "preload it first: LD_PRELOAD=\"libjemalloc.so.2 libheapkit-agent.so\"";
+        return profiler.error().message;
     }
     auto enabled = profiler->enabled();
     if (!enabled || !*enabled) {
-        return "jemalloc's heap profiling is off; start the program with "
-               "MALLOC_CONF=prof:true";
+        return fmt::format("jemalloc's heap profiling is off in {}; start the program with "
+                           "{}=prof:true",
+                           profiler->mallctl().copy().object, profiler->mallctl().conf_variable());
     }
     return std::nullopt;
 }
@@ -164,7 +165,14 @@ void serve_now() {
     const std::string& address = agent.config.address;
     agent.registry.add(address, port, parent_port < 0);
     bool v6 = address.find(':') != std::string::npos;
-    say(fmt::format("serving http://{}{}{}:{}/", v6 ? "[" : "", address, v6 ? "]" : "", port));
+    auto served = runtime::Mallctl::find();
+    say(fmt::format("serving http://{}{}{}:{}/ ({})", v6 ? "[" : "", address, v6 ? "]" : "", port,
+                    served ? served->description() : served.error().message));
+    if (parent_port < 0) { // said once, by the first process of the tree
+        for (const std::string& note : runtime::other_copies_notes()) {
+            say("also " + note);
+        }
+    }
 }
 
 // A followed child's server thread (blocking every signal, jemalloc's sampling off):

@@ -14,6 +14,7 @@
 // name when that is set; otherwise the first process of the tree that inherited
 // LD_PRELOAD, that is one whose parent does not carry the agent.
 #include "guarded_backtrace.hpp"
+#include "heapkit/runtime/jemalloc_copies.hpp"
 #include "lazy_pages.hpp"
 
 #include <algorithm>
@@ -148,11 +149,20 @@ bool is_meant() {
     return !parent_carries_agent();
 }
 
-Mallctl find_mallctl() {
-    static const char* const names[] = {"mallctl", "je_mallctl", "_rjem_mallctl"};
-    for (const char* name : names) {
-        if (void* symbol = dlsym(RTLD_DEFAULT, name)) {
-            return reinterpret_cast<Mallctl>(symbol);
+// The copies of jemalloc in this process (runtime/jemalloc_copies.hpp: static ones in the
+// executable and prefixed ones too). A page and more: not on a thread's stack.
+runtime::JemallocCopies g_copies;
+
+// The copy whose profile is served, or null.
+Mallctl serving_mallctl() {
+    return g_copies.serving >= 0 ? g_copies.copies[g_copies.serving].mallctl : nullptr;
+}
+
+// The copy the process's malloc is, where the agent's own allocations go, or null.
+Mallctl own_mallctl() {
+    for (int i = 0; i < g_copies.count; ++i) {
+        if (g_copies.copies[i].serves_malloc) {
+            return g_copies.copies[i].mallctl;
         }
     }
     return nullptr;
@@ -188,13 +198,18 @@ void warn_of_luajit(Mallctl mallctl) {
 
 // From the start, before the program's first sampled allocation can meet JIT code: the
 // hook needs only jemalloc, and changes no stack that does not pass through such code.
+// Every copy that is called is guarded; the one served decides g_guarded.
 void guard_backtraces() {
-    Mallctl mallctl = find_mallctl();
-    bool profiling = false;
-    size_t size = sizeof(profiling);
-    if (mallctl != nullptr && mallctl("opt.prof", &profiling, &size, nullptr, 0) == 0 &&
-        profiling) {
-        g_guarded = install_guarded_backtrace(mallctl);
+    for (int i = 0; i < g_copies.count; ++i) {
+        const runtime::JemallocCopy& copy = g_copies.copies[i];
+        bool profiling = false;
+        size_t size = sizeof(profiling);
+        if (runtime::is_unused(copy) ||
+            copy.mallctl("opt.prof", &profiling, &size, nullptr, 0) != 0 || !profiling) {
+            continue;
+        }
+        bool guarded = install_guarded_backtrace(copy.mallctl);
+        g_guarded = i == g_copies.serving ? guarded : g_guarded;
     }
 }
 
@@ -228,17 +243,26 @@ void* start(void* argument) {
                    static_cast<long>(g_start_delay_ms % 1000) * 1'000'000L};
     while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
     }
-    Mallctl mallctl = find_mallctl();
-    if (mallctl == nullptr) {
-        say("no jemalloc in this process (no mallctl, je_mallctl or _rjem_mallctl); preload it "
-            "first: LD_PRELOAD=\"libjemalloc.so.2 libheapkit-agent.so\": not serving");
+    runtime::find_jemalloc_copies(g_copies); // again: the program may have loaded more
+    Mallctl mallctl = serving_mallctl();
+    if (mallctl == nullptr || g_copies.split_operators >= 0) {
+        static char why[1024];
+        runtime::describe_missing(g_copies, why, sizeof(why));
+        say(why, ": not serving");
         return nullptr;
     }
     bool profiling = false;
     size_t size = sizeof(profiling);
     if (mallctl("opt.prof", &profiling, &size, nullptr, 0) != 0 || !profiling) {
-        say("jemalloc's heap profiling is off; start the program with MALLOC_CONF=prof:true: "
-            "not serving");
+        const runtime::JemallocCopy& copy = g_copies.copies[g_copies.serving];
+        char variable[32];
+        runtime::conf_variable(copy.prefix, variable, sizeof(variable));
+        static char why[768];
+        std::snprintf(why, sizeof(why),
+                      "jemalloc's heap profiling is off in %s; start the program with "
+                      "%s=prof:true: not serving",
+                      copy.object, variable);
+        say(why);
         return nullptr;
     }
     warn_of_luajit(mallctl);
@@ -246,10 +270,12 @@ void* start(void* argument) {
     // included) is not sampled, so it is not in the host's heap profile; and it comes from
     // arena 0, so that the agent creates no arena of its own in the host
     // (Profiler::make_thread_a_guest, for the core's threads).
-    bool inactive = false;
-    unsigned first_arena = 0;
-    static_cast<void>(mallctl("thread.prof.active", nullptr, nullptr, &inactive, sizeof(inactive)));
-    static_cast<void>(mallctl("thread.arena", nullptr, nullptr, &first_arena, sizeof(first_arena)));
+    if (Mallctl own = own_mallctl()) {
+        bool inactive = false;
+        unsigned first_arena = 0;
+        static_cast<void>(own("thread.prof.active", nullptr, nullptr, &inactive, sizeof(inactive)));
+        static_cast<void>(own("thread.arena", nullptr, nullptr, &first_arena, sizeof(first_arena)));
+    }
     if (g_serve == nullptr) {
         void* core = load_core();
         void* entry = core != nullptr ? dlsym(core, "heapkit_agent_core_serve") : nullptr;
@@ -268,7 +294,7 @@ void* start(void* argument) {
 // after): pthread_create allocates the new thread's TLS vector, and that stack, through
 // the agent, would be in the host's heap profile.
 void start_thread(int parent_port) {
-    Mallctl mallctl = find_mallctl();
+    Mallctl mallctl = own_mallctl();
     bool was_active = false;
     size_t size = sizeof(was_active);
     bool off = false;
@@ -319,6 +345,7 @@ __attribute__((constructor)) void load() {
     void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     g_registry = page == MAP_FAILED ? nullptr : page;
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    runtime::find_jemalloc_copies(g_copies);
     guard_backtraces();
     start_thread(-1);
 }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <fmt/format.h>
 #include <functional>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -35,6 +36,27 @@ std::optional<Response> refuse_control(const Request& request, const HandlerOpti
         }
     }
     return std::nullopt;
+}
+
+// The request with its `jemalloc=` pair, if any, moved out of the query into
+// Request::jemalloc: every heap page takes it, none has to list it.
+Request choosing_copy(const Request& request) {
+    Request chosen = request;
+    std::string kept;
+    std::string_view rest = request.query;
+    while (!rest.empty()) {
+        std::string_view pair = rest.substr(0, rest.find('&'));
+        rest.remove_prefix(std::min(rest.size(), pair.size() + 1));
+        if (pair.starts_with("jemalloc=")) {
+            auto value = percent_decode(pair.substr(9));
+            chosen.jemalloc = value ? *value : std::string(pair.substr(9));
+            continue;
+        }
+        kept += kept.empty() ? "" : "&";
+        kept += pair;
+    }
+    chosen.query = std::move(kept);
+    return chosen;
 }
 
 // Sleeps `window` through the server's wait (cut short when it stops), or plainly.
@@ -90,7 +112,12 @@ bool Handler::waits(const Request& request) {
     return route != nullptr && route_waits(*route, request);
 }
 
-Response Handler::handle(const Request& request) const {
+Response Handler::handle(const Request& asked) const {
+    std::optional<Request> chosen;
+    if (asked.query.find("jemalloc=") != std::string::npos) {
+        chosen = choosing_copy(asked);
+    }
+    const Request& request = chosen ? *chosen : asked;
     const Route* route = find_route(request.path);
     if (route == nullptr) {
         return text(404, fmt::format("no such page: {}", request.path));

@@ -26,6 +26,10 @@ struct Request {
     // instead of converting what it has (symbolizing takes ~0.1 s, which would delay the
     // process's exit). Unset: never.
     std::function<bool()> stopping;
+    // Which copy of jemalloc a heap page is about, where a process has several (a Rust
+    // service's own and a preloaded one): `?jemalloc=PREFIX` or the object's file name,
+    // taken out of the query by the Handler. Empty: the copy that holds the program's heap.
+    std::string jemalloc;
 };
 
 struct Response {

@@ -20,23 +20,23 @@
 namespace heapkit::runtime {
 namespace {
 
-Result<Profiler> active_profiler() {
-    return Profiler::find().and_then(
-        [](Profiler profiler) { return profiler.require_active().map([&] { return profiler; }); });
+Result<Profiler> active_profiler(const Request& request) {
+    return Profiler::find(request.jemalloc).and_then([](Profiler profiler) {
+        return profiler.require_active().map([&] { return profiler; });
+    });
 }
 
 // alloc_* values exist only when jemalloc counts freed memory too (opt.prof_accum): the
 // request is refused for that reason alone, not for a dump that happens to be empty.
-Result<void> records_accumulated(SampleType sample) {
+Result<void> records_accumulated(const Profiler& profiler, SampleType sample) {
     if (!needs_accum(sample)) {
         return {};
     }
-    auto mallctl = Mallctl::find();
-    auto accum = mallctl ? mallctl->read<bool>("opt.prof_accum") : Result<bool>(false);
+    auto accum = profiler.mallctl().read<bool>("opt.prof_accum");
     if (!accum || !*accum) {
         return fail("{} needs accumulated counts: start the process with "
-                    "MALLOC_CONF=prof_accum:true",
-                    name_of(sample));
+                    "{}=prof_accum:true",
+                    name_of(sample), profiler.mallctl().conf_variable());
     }
     return {};
 }
@@ -59,8 +59,8 @@ Response conf_state(const Profiler& profiler) {
 
 } // namespace
 
-Response raw_heap(const Request&) {
-    auto profiler = active_profiler();
+Response raw_heap(const Request& request) {
+    auto profiler = active_profiler(request);
     if (!profiler) {
         return failure(403, profiler.error());
     }
@@ -109,14 +109,15 @@ Response cmdline(const Request&) {
 }
 
 Response conf(const Request& request) {
-    auto profiler = Profiler::find();
+    auto profiler = Profiler::find(request.jemalloc);
     if (!profiler) {
         return failure(403, profiler.error());
     }
     auto enabled = profiler->enabled();
     if (!enabled || !*enabled) {
-        return text(403, "heap profiling is not enabled: start the process with "
-                         "MALLOC_CONF=prof:true");
+        return text(403, fmt::format("heap profiling is not enabled: start the process with "
+                                     "{}=prof:true",
+                                     profiler->mallctl().conf_variable()));
     }
     if (request.method == "GET") {
         return conf_state(*profiler);
@@ -160,11 +161,11 @@ Response go_heap(const Request& request, bool folded) {
         return text(400, "query takes symbolize=0|1, threads=0|1, "
                          "sample=inuse_space|inuse_objects|alloc_space|alloc_objects");
     }
-    auto profiler = active_profiler();
+    auto profiler = active_profiler(request);
     if (!profiler) {
         return failure(403, profiler.error());
     }
-    if (auto accum = records_accumulated(*sample); !accum) {
+    if (auto accum = records_accumulated(*profiler, *sample); !accum) {
         return failure(400, accum.error());
     }
     auto dump = profiler->dump();
@@ -221,13 +222,37 @@ std::string serving_metrics() {
     return text;
 }
 
+// One series per copy of jemalloc in the process: where it is, its prefix and variable,
+// and whether the heap pages show it (served) or it is never called (unused).
+std::string jemalloc_copy_metrics() {
+    const JemallocCopies& copies = jemalloc_copies();
+    if (copies.count == 0) {
+        return "";
+    }
+    std::string text = "# HELP heapkit_jemalloc_copy A copy of jemalloc in this process; "
+                       "served=1: the one the heap pages show.\n# TYPE heapkit_jemalloc_copy "
+                       "gauge\n";
+    for (int i = 0; i < copies.count; ++i) {
+        const JemallocCopy& copy = copies.copies[i];
+        char variable[32];
+        conf_variable(copy.prefix, variable, sizeof(variable));
+        text += fmt::format("heapkit_jemalloc_copy{{object=\"{}\",prefix=\"{}\",variable=\"{}\","
+                            "linked=\"{}\",served=\"{}\",unused=\"{}\"}} 1\n",
+                            prometheus_label(copy.object), prometheus_label(copy.prefix), variable,
+                            copy.in_executable ? "static" : "shared", i == copies.serving ? 1 : 0,
+                            is_unused(copy) ? 1 : 0);
+    }
+    return text;
+}
+
 } // namespace
 
 Response metrics(const Request&) {
     auto mallctl = Mallctl::find();
-    Response response = text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
-                                      symbolizer_metrics() + jemalloc_stats_metrics() +
-                                      serving_metrics() + peaks_metrics());
+    Response response =
+        text(200, to_prometheus(read_telemetry(mallctl ? &*mallctl : nullptr)) +
+                      symbolizer_metrics() + jemalloc_stats_metrics() + serving_metrics() +
+                      jemalloc_copy_metrics() + peaks_metrics());
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/index_page.hpp"
 
+#include "heapkit/runtime/mallctl.hpp"
 #include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/serving_processes.hpp"
 #include "heapkit/runtime/stripped_modules.hpp"
@@ -48,6 +49,25 @@ std::string serving_table() {
            rows + "</table>\n";
 }
 
+// Which copy of jemalloc the heap pages show, and any other in the process: a program may
+// carry its own (static, or a Rust service's prefixed one) beside a preloaded one.
+std::string jemalloc_section() {
+    auto served = Mallctl::find();
+    std::string items =
+        fmt::format("<li>{}</li>\n", escape_xml(served ? "Heap pages show " + served->description()
+                                                       : served.error().message));
+    for (const std::string& note : other_copies_notes()) {
+        items += fmt::format("<li>{}</li>\n", escape_xml("Also " + note));
+    }
+    return "<h2>jemalloc</h2>\n<ul>\n" + items + "</ul>\n";
+}
+
+// The variable that turns profiling on for the copy served.
+std::string conf_variable() {
+    auto served = Mallctl::find();
+    return served ? served->conf_variable() : "MALLOC_CONF";
+}
+
 } // namespace
 
 Response index_page(std::string_view prefix) {
@@ -69,11 +89,12 @@ Response index_page(std::string_view prefix) {
                     "td:nth-child(2){{max-width:26em;overflow-wrap:anywhere}}"
                     "th{{text-align:left}}</style></head>\n<body>\n"
                     "<h1>heapkit: {}</h1>\n<p>Process {}. Heap pages need "
-                    "MALLOC_CONF=prof:true; a query parameter left out takes its "
+                    "{}=prof:true; a query parameter left out takes its "
                     "default.</p>\n<table>\n<tr><th>page</th><th>query</th><th>what it "
                     "shows</th></tr>\n{}</table>\n{}</body></html>",
-                    escape_xml(prefix), getpid(), escape_xml(prefix), getpid(), rows,
-                    serving_table() + stripped_section()));
+                    escape_xml(prefix), getpid(), escape_xml(prefix), getpid(),
+                    escape_xml(conf_variable()), rows,
+                    jemalloc_section() + serving_table() + stripped_section()));
     response.content_type = "text/html; charset=utf-8";
     return response;
 }

@@ -12,24 +12,15 @@
 
 #include <algorithm>
 #include <array>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 namespace heapkit::runtime {
 namespace {
 
-using WriteCallback = void (*)(void*, const char*);
-using StatsPrint = void (*)(WriteCallback, void*, const char*);
+using StatsPrint = StatsPrintFunction;
 
 void append(void* out, const char* text) {
     static_cast<std::string*>(out)->append(text);
-}
-
-// malloc_stats_print under the prefix mallctl was found with ("", "je_", "_rjem_").
-StatsPrint find_stats_print(const Mallctl& mallctl) {
-    std::string name = mallctl.symbol();
-    name = name.substr(0, name.size() - std::string_view("mallctl").size()) + "malloc_stats_print";
-    return reinterpret_cast<StatsPrint>(::dlsym(RTLD_DEFAULT, name.c_str()));
 }
 
 // The chart above the table, for a browser. The SVG goes in inline, without its XML
@@ -89,7 +80,7 @@ uint64_t arenas_in_use(const Mallctl& mallctl) {
 } // namespace
 
 Result<std::string> print_jemalloc_stats(const Mallctl& mallctl) {
-    StatsPrint print = find_stats_print(mallctl);
+    StatsPrint print = mallctl.copy().stats_print;
     if (print == nullptr) {
         return fail("malloc_stats_print is not loaded beside {}", mallctl.symbol());
     }
@@ -107,12 +98,12 @@ namespace {
 // What a heap profile of this moment says, when profiling is on and active: a dump per
 // request, so only for the page, never for /metrics' scrapes. nullopt otherwise, or when
 // the dump cannot be taken (the page then starts from what the program holds).
-std::optional<stats::ProfileFigures> profile_now(uint64_t sampled_extent) {
-    auto profiler = Profiler::find();
-    if (!profiler || !profiler->require_active()) {
+std::optional<stats::ProfileFigures> profile_now(const Mallctl& mallctl, uint64_t sampled_extent) {
+    Profiler profiler(mallctl);
+    if (!profiler.require_active()) {
         return std::nullopt;
     }
-    auto bytes = profiler->dump();
+    auto bytes = profiler.dump();
     if (!bytes) {
         return std::nullopt;
     }
@@ -125,8 +116,8 @@ std::optional<stats::ProfileFigures> profile_now(uint64_t sampled_extent) {
 
 } // namespace
 
-Result<stats::Reconciliation> reconcile_this_process(bool with_profile) {
-    HEAPKIT_TRY_ASSIGN(Mallctl mallctl, Mallctl::find());
+Result<stats::Reconciliation> reconcile_this_process(bool with_profile, std::string_view jemalloc) {
+    HEAPKIT_TRY_ASSIGN(Mallctl mallctl, Mallctl::find(jemalloc));
     HEAPKIT_TRY_ASSIGN(std::string printed, print_jemalloc_stats(mallctl));
     HEAPKIT_TRY_ASSIGN(stats::JemallocStats figures,
                        stats::parse_stats(printed, "malloc_stats_print"));
@@ -139,7 +130,7 @@ Result<stats::Reconciliation> reconcile_this_process(bool with_profile) {
     }
     std::optional<stats::ProfileFigures> profile;
     if (with_profile) {
-        profile = profile_now(figures.sampled_extent());
+        profile = profile_now(mallctl, figures.sampled_extent());
     }
     return stats::reconcile(figures, profile, resident);
 }
@@ -156,10 +147,10 @@ Response jemalloc_stats_page(const Request& request) {
     if (!format && name != "html") {
         return failure(400, Error{"/debug/jemalloc/stats: format is text, html, json or svg"});
     }
-    if (auto mallctl = Mallctl::find(); !mallctl) {
+    if (auto mallctl = Mallctl::find(request.jemalloc); !mallctl) {
         return failure(404, mallctl.error());
     }
-    auto report = reconcile_this_process(true);
+    auto report = reconcile_this_process(true, request.jemalloc);
     if (!report) {
         return failure(500, report.error());
     }

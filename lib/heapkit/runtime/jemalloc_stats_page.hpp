@@ -9,6 +9,7 @@
 #include "heapkit/util/error.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace heapkit::runtime {
 
@@ -18,8 +19,10 @@ Result<std::string> print_jemalloc_stats(const Mallctl& mallctl);
 
 // This process's figures reconciled: the statistics and smaps_rollup read now, and with
 // `with_profile` a heap dump taken now when profiling is active (its in-use total starts
-// the waterfall, as jestat --dump; too slow for every scrape).
-Result<stats::Reconciliation> reconcile_this_process(bool with_profile = false);
+// the waterfall, as jestat --dump; too slow for every scrape). `jemalloc`: which copy
+// (Request::jemalloc), empty for the one that holds the program's heap.
+Result<stats::Reconciliation> reconcile_this_process(bool with_profile = false,
+                                                     std::string_view jemalloc = {});
 
 // GET /debug/jemalloc/stats[?format=text|html|json|svg]: the reconciliation as jestat prints
 // it (html: the chart above the table). 400 for another format, 404 without jemalloc, 500 when its

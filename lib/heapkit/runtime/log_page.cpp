@@ -14,7 +14,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <thread>
 #include <unistd.h>
@@ -130,8 +129,8 @@ private:
 
 // True when jemalloc's configuration asked for a log from startup (prof_log:true): 5.3 has
 // no opt.prof_log to read, so its sources are: the malloc_conf symbol the program may
-// define, then MALLOC_CONF (later ones override).
-bool log_from_startup() {
+// define, then the copy's variable (MALLOC_CONF; later ones override).
+bool log_from_startup(const Mallctl& mallctl) {
     bool on = false;
     auto scan = [&](const char* conf) {
         std::string_view rest = conf == nullptr ? "" : conf;
@@ -143,25 +142,26 @@ bool log_from_startup() {
             }
         }
     };
-    if (auto* symbol = static_cast<const char* const*>(::dlsym(RTLD_DEFAULT, "malloc_conf"))) {
+    if (const char* const* symbol = mallctl.copy().malloc_conf) {
         scan(*symbol);
     }
-    scan(std::getenv("MALLOC_CONF"));
+    scan(std::getenv(mallctl.conf_variable().c_str()));
     return on;
 }
 
 // Why prof.log_start failed, for the user: jemalloc answers EFAULT ("Bad address") when a
 // log is already running, whoever started it: MALLOC_CONF=prof_log:true at startup, or
 // the program itself.
-Error log_start_refused(const Error& error) {
-    if (log_from_startup()) {
-        return Error{"an allocation log is already running in this process: "
-                     "MALLOC_CONF=prof_log:true started one at startup, which jemalloc "
-                     "writes at exit (jeprof.<pid>.<seq>.json). Stop it first: the program "
-                     "calls mallctl(\"prof.log_stop\", NULL, NULL, NULL, 0), which writes it "
-                     "now; or start the process without prof_log:true and ask this page "
-                     "(jemalloc: " +
-                     error.message + ")"};
+Error log_start_refused(const Mallctl& mallctl, const Error& error) {
+    if (log_from_startup(mallctl)) {
+        return Error{
+            "an allocation log is already running in this process: " + mallctl.conf_variable() +
+            "=prof_log:true started one at startup, which jemalloc "
+            "writes at exit (jeprof.<pid>.<seq>.json). Stop it first: the program "
+            "calls mallctl(\"prof.log_stop\", NULL, NULL, NULL, 0), which writes it "
+            "now; or start the process without prof_log:true and ask this page "
+            "(jemalloc: " +
+            error.message + ")"};
     }
     return Error{"an allocation log is already running in this process (the program started "
                  "one with prof.log_start); ask again when it has stopped (prof.log_stop) "
@@ -173,7 +173,7 @@ Error log_start_refused(const Error& error) {
 Result<void> log_for(const Mallctl& mallctl, const std::string& path, const LogRequest& log,
                      const Request& request) {
     if (auto started = mallctl.write("prof.log_start", path.c_str()); !started) {
-        return tl::unexpected(log_start_refused(started.error()));
+        return tl::unexpected(log_start_refused(mallctl, started.error()));
     }
     if (request.wait) {
         request.wait(std::chrono::seconds(log.seconds));
@@ -226,15 +226,12 @@ Response jemalloc_log_page(const Request& request) {
     if (!log) {
         return text(400, log.error().message);
     }
-    auto profiler = Profiler::find();
+    auto profiler = Profiler::find(request.jemalloc);
     if (!profiler || !profiler->require_active()) {
         return text(403, profiler ? profiler->require_active().error().message
                                   : profiler.error().message);
     }
-    auto mallctl = Mallctl::find();
-    if (!mallctl) {
-        return text(403, mallctl.error().message);
-    }
+    const Mallctl* mallctl = &profiler->mallctl();
     auto slot = LogSlot::claim();
     if (!slot) {
         return text(409, "an allocation log is already being taken in this process; ask "

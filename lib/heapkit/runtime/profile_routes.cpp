@@ -170,7 +170,7 @@ tl::expected<HeapPage, Response> heap_page(const Request& request) {
     if (!heap) {
         return tl::unexpected(text(400, heap.error().message));
     }
-    auto profiler = Profiler::find();
+    auto profiler = Profiler::find(request.jemalloc);
     if (!profiler || !profiler->require_active()) {
         return tl::unexpected(text(403, profiler ? profiler->require_active().error().message
                                                  : profiler.error().message));

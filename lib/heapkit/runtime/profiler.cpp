@@ -47,6 +47,15 @@ Result<Profiler> Profiler::find() {
     return Mallctl::find().map([](Mallctl mallctl) { return Profiler(std::move(mallctl)); });
 }
 
+Result<Profiler> Profiler::find(std::string_view which) {
+    return Mallctl::find(which).map([](Mallctl mallctl) { return Profiler(std::move(mallctl)); });
+}
+
+std::optional<Profiler> Profiler::of_own_allocations() {
+    auto mallctl = Mallctl::own_allocations();
+    return mallctl ? std::optional<Profiler>(Profiler(std::move(*mallctl))) : std::nullopt;
+}
+
 Result<bool> Profiler::enabled() const {
     return m_mallctl.read<bool>("opt.prof");
 }
@@ -54,8 +63,8 @@ Result<bool> Profiler::enabled() const {
 Result<void> Profiler::require_active() const {
     auto on = enabled();
     if (!on || !*on) {
-        return fail("heap profiling is not enabled: start the process with "
-                    "MALLOC_CONF=prof:true (_RJEM_MALLOC_CONF for tikv-jemallocator)");
+        return fail("heap profiling is not enabled in {}: start the process with {}=prof:true",
+                    m_mallctl.copy().object, m_mallctl.conf_variable());
     }
     auto now = active();
     if (!now || !*now) {
@@ -110,7 +119,7 @@ Result<void> Profiler::reset(std::optional<size_t> lg_sample) const {
 }
 
 UnsampledScope::UnsampledScope() {
-    auto profiler = Profiler::find();
+    auto profiler = Profiler::of_own_allocations();
     if (!profiler) {
         return;
     }

@@ -5,14 +5,26 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace heapkit::runtime {
 
 // jemalloc's heap profiler in this process, through mallctl.
 class Profiler {
 public:
-    // Fails when jemalloc is not loaded; profiling itself may still be off (enabled()).
+    explicit Profiler(Mallctl mallctl)
+        : m_mallctl(std::move(mallctl)) {}
+    // The profiler of the copy of jemalloc that holds the program's heap
+    // (Mallctl::find); fails when there is none. Profiling itself may still be off
+    // (enabled()).
     static Result<Profiler> find();
+    // The profiler of the copy `which` names (a page's ?jemalloc=); empty: find().
+    static Result<Profiler> find(std::string_view which);
+    // The profiler of the copy this process's malloc is (the runtime's own allocations go
+    // there): where a guest turns its sampling off. None when malloc is not jemalloc's.
+    static std::optional<Profiler> of_own_allocations();
+
+    const Mallctl& mallctl() const { return m_mallctl; }
 
     // opt.prof: the process was started with profiling compiled in and turned on.
     Result<bool> enabled() const;
@@ -45,8 +57,6 @@ public:
     Result<std::string> dump() const;
 
 private:
-    explicit Profiler(Mallctl mallctl)
-        : m_mallctl(std::move(mallctl)) {}
     Mallctl m_mallctl;
 };
 

@@ -15,7 +15,7 @@ namespace heapkit::runtime::http {
 // thread_local's first use allocates through __tls_get_addr, sampled, before sampling is
 // off, and the host's profile then holds the agent's stack. A mallctl read instead.
 void stop_sampling_this_thread() {
-    if (auto profiler = Profiler::find()) {
+    if (auto profiler = Profiler::of_own_allocations()) {
         if (auto active = profiler->thread_active(); !active || *active) {
             static_cast<void>(profiler->make_thread_a_guest());
         }

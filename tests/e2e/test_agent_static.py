@@ -23,7 +23,7 @@ import sys
 import time
 
 from agent_e2e import AGENT_SO, JEMALLOC_SO, Guest, http
-from heapkit_e2e import SOURCE_DIR, check, pprof_raw, pprof_total, run, workdir
+from heapkit_e2e import FIXTURE_DIR, SOURCE_DIR, check, pprof_raw, pprof_total, run, workdir
 
 ARCHIVE = os.path.join(os.path.dirname(JEMALLOC_SO), "libjemalloc_pic.a")
 if not os.path.exists(ARCHIVE):
@@ -149,6 +149,29 @@ for attempt in range(3):
         check(len(guest.agent_lines()) == 1, f"more than one line: {guest.agent_lines()}")
     finally:
         guest.stop()
+
+# --- a C++ service linking the runtime and a static jemalloc ---------------------------
+# Every allocation sampled: fill_cache holds exactly 256 strings of 4096 characters (256
+# objects of jemalloc's 5120-byte class), the vector's buffer of 256 std::string of 32 bytes
+# (8192) and the vector itself (24 bytes: the 32-byte class).
+service = subprocess.Popen([os.path.join(FIXTURE_DIR, "static_service"), "0"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=dict(os.environ, MALLOC_CONF="prof:true,lg_prof_sample:0",
+                                    HEAPKIT_EXAMPLE_BURN="1"))
+try:
+    url = service.stdout.readline().strip().replace("listening on ", "")
+    check(url.startswith("http://127.0.0.1:"), f"static_service said {url!r}")
+    samples, _ = heap_total(url, "static_service")
+    cache = pprof_total(samples, "inuse_space", lambda frames: any("fill_cache" in f for f in frames))
+    check(cache == 256 * 5120 + 8192 + 32, f"static_service: fill_cache holds {cache} B")
+    check_cpu(url, "static_service", "burn_cpu_hot_loop")
+    status, _, stats = http(url + "/debug/jemalloc/stats")
+    check(status == 200 and b"allocated" in stats, f"static_service: stats {status} {stats[:200]!r}")
+    status, _, index = http(url + "/")
+    check(b"linked into " in index and b"static_service" in index, "static_service: index page")
+finally:
+    service.terminate()
+    service.wait(timeout=30)
 
 # --- stripped: nothing to find the copy by ---------------------------------------------
 guest = start(build_static_host(stripped=True), ["4"], [AGENT_SO])

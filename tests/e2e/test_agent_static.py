@@ -209,6 +209,13 @@ try:
     check("(prefix _rjem_)" in line and "_RJEM_MALLOC_CONF" in line, f"serving line: {line}")
     check_heap(url, "rust", ask(guest), holder="Sessions::remember")
     check_cpu(url, "rust", "rjem_service::spin")
+    # Every other heap page, on the prefixed copy.
+    for page in ("/debug/pprof/heap?seconds=1", "/pprof/heap", "/pprof/heap/flamegraph",
+                 "/debug/pprof/ui", "/debug/pprof/heap.folded", "/debug/jemalloc/stats"):
+        status, _, body = http(url + page, timeout=60)
+        check(status == 200, f"rust: {page}: {status} {body[:300]!r}")
+        if page == "/debug/pprof/heap.folded":
+            check(b"Sessions::remember" in body, f"rust: {page} lacks Sessions::remember")
     finish(guest, "rust")
 finally:
     guest.stop()

@@ -4,7 +4,7 @@ with every allocation sampled (lg_prof_sample:0), serving after a /metrics and a
 Stacks that pass through the agent or a library only the agent brought (libdw, the HTTP
 server, libstdc++ for a C host, ...) hold at most 16 kB of the host's profile. Before the
 loader, loading the agent's libraries (GnuTLS's constructors, locales) took about 10 % of an
-idle redis's profile. Redis is reached through a Unix socket only."""
+idle redis's profile. The loader itself needs the C library alone (readelf -d). Redis is reached through a Unix socket only."""
 
 import os
 import re
@@ -28,6 +28,11 @@ def linked(path):
     """The real paths of the libraries `path` loads (ldd)."""
     return {os.path.realpath(m) for m in re.findall(r"=> (/\S+)", run(["ldd", path]).stdout)}
 
+
+# The loader, which every process that inherits LD_PRELOAD loads, needs the C library alone
+# (heapkit-agent(7)): no libstdc++, libm or libgcc_s in a process the agent leaves alone.
+needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", run(["readelf", "-d", AGENT_SO]).stdout)
+check(needed == ["libc.so.6"], f"the loader needs {needed}")
 
 agent_only = (linked(core) - linked(server)) | {os.path.realpath(core),
                                                  os.path.realpath(AGENT_SO)}

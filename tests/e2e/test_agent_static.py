@@ -115,6 +115,12 @@ try:
     check(f"linked into {static_host}" in line and "MALLOC_CONF" in line,
           f"the serving line does not say which jemalloc: {line}")
     check_heap(url, "static", ask(guest), holder="static_host_keep")
+    # Nothing of the agent's own in the host's profile: libstdc++'s start-up pool (80 kB)
+    # came with the loader before it needed the C library alone.
+    samples, _ = heap_total(url, "static-again")
+    ours = pprof_total(samples, "inuse_space",
+                       lambda frames: any("libstdc++" in f or "heapkit" in f for f in frames))
+    check(ours == 0, f"static: {ours} B of the agent's in the host's profile")
     check_cpu(url, "static", "static_host_spin")
     status, _, metrics = http(url + "/metrics")
     check(re.search(rf'heapkit_jemalloc_copy{{object="{re.escape(static_host)}",prefix="",'

@@ -213,6 +213,11 @@ void guard_backtraces() {
     }
 }
 
+// The objects loaded before the core (a page and more: not on a thread's stack). At
+// namespace scope: a function's static would need libstdc++'s guard, and the loader
+// needs nothing but the C library.
+LoadedObjects g_before;
+
 // libheapkit-agent-core.so from the directory this library was loaded from.
 void* load_core() {
     Dl_info self{};
@@ -225,11 +230,10 @@ void* load_core() {
     int directory = slash != nullptr ? static_cast<int>(slash - self.dli_fname) : 1;
     const char* prefix = slash != nullptr ? self.dli_fname : ".";
     std::snprintf(path, sizeof(path), "%.*s/%s", directory, prefix, core_name);
-    static LoadedObjects before; // a page and more: not on this thread's stack
-    note_loaded_objects(before);
+    note_loaded_objects(g_before);
     void* core = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (core != nullptr) {
-        release_new_objects_pages(before);
+        release_new_objects_pages(g_before);
     }
     return core;
 }

@@ -6,6 +6,8 @@ every other process that inherits LD_PRELOAD:
   the host (the shell's pid after exec) serves;
 - with HEAPKIT_PROGRAM: a wrapper shell that waits for the program stays silent and
   takes no port, the program serves, and its /pprof/cmdline is the program's;
+- without it, behind a wrapper that forks the program (timeout, a script without exec):
+  the same, and the serving line and index page name the program;
 - a process the agent stays out of loads nothing of it beyond the loader (no libdw, no
   HTTP server, no C++ library of the agent's).
 Loopback only; every wait bounded."""
@@ -64,6 +66,25 @@ try:
         check(library not in mapped, f"the silent wrapper has {library} mapped")
 finally:
     guest.stop()
+
+# --- behind a wrapper that forks it (timeout; a script without exec): the program serves,
+# the wrapper is silent and holds no port, and the serving line names the program ---------
+for wrapper in (["timeout", "60", host], ["sh", "-c", f"{host}; echo done >&2"]):
+    guest = Guest(wrapper, preload=[JEMALLOC_SO, AGENT_SO], env=PROF, stdin=True, stdout=True)
+    try:
+        check(guest.process.stdout.readline() == "ready\n", f"{wrapper[0]}: no host")
+        served = guest.wait_for(r"heapkit-agent\[(\d+)\]: serving http://(\S+):(\d+)/ \((\S+);")
+        program = int(served.group(1))
+        check(program != guest.process.pid and served.group(4) == "agent_host",
+              f"{wrapper[0]} serves, not the program: {guest.agent_lines()}")
+        check(speakers(guest) == {program}, f"{wrapper[0]} spoke: {guest.agent_lines()}")
+        time.sleep(0.5)
+        check(not listening_ports(guest.process.pid), f"{wrapper[0]} holds a port")
+        url = f"http://{served.group(2)}:{served.group(3)}"
+        status, _, index = http(url + "/")
+        check(f"Process {program} (agent_host)".encode() in index, "the index page's program")
+    finally:
+        guest.stop()
 
 # --- a program not meant: nothing loaded, nothing said ----------------------------------
 guest = Guest([host], preload=[JEMALLOC_SO, AGENT_SO],

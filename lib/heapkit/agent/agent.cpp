@@ -19,6 +19,7 @@
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -166,7 +167,10 @@ void serve_now() {
     agent.registry.add(address, port, parent_port < 0);
     bool v6 = address.find(':') != std::string::npos;
     auto served = runtime::Mallctl::find();
-    say(fmt::format("serving http://{}{}{}:{}/ ({})", v6 ? "[" : "", address, v6 ? "]" : "", port,
+    // The program served, by name: behind a wrapper (timeout, sudo, a script) it is not
+    // the command the operator typed.
+    say(fmt::format("serving http://{}{}{}:{}/ ({}; {})", v6 ? "[" : "", address, v6 ? "]" : "",
+                    port, program_invocation_short_name,
                     served ? served->description() : served.error().message));
     if (parent_port < 0) { // said once, by the first process of the tree
         for (const std::string& note : runtime::other_copies_notes()) {

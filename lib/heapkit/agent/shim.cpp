@@ -10,12 +10,12 @@
 // constructors of the libraries that come with it (libstdc++'s locale, libdw, the HTTP
 // server's) allocate in the host, and none of that may show in the host's heap profile.
 //
-// Which process is meant: the one whose executable (or argv[0]) is HEAPKIT_PROGRAM's
-// name when that is set; otherwise the first process of the tree that inherited
-// LD_PRELOAD, that is one whose parent does not carry the agent.
+// Which process is meant (HEAPKIT_PROGRAM, else the first of the tree that is not a
+// wrapper such as timeout or sudo): lineage.hpp.
 #include "guarded_backtrace.hpp"
 #include "heapkit/runtime/jemalloc_copies.hpp"
 #include "lazy_pages.hpp"
+#include "lineage.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -42,6 +42,9 @@ using Serve = void (*)(int parent_port, void* registry);
 constexpr const char* core_name = "libheapkit-agent-core.so";
 
 bool g_quiet = false;
+// Whether this is the process meant could not be told (an ancestor another user's): then
+// it serves if it can, and says nothing if it cannot.
+bool g_uncertain = false;
 bool g_follow_forks = false;
 unsigned g_start_delay_ms = 1000;
 Serve g_serve = nullptr; // the core's entry once it is loaded (then the core sees forks)
@@ -75,83 +78,16 @@ bool flag(const char* name, bool fallback) {
            std::strcmp(value, "yes") == 0 || std::strcmp(value, "on") == 0;
 }
 
-const char* base_name(const char* path) {
-    const char* slash = std::strrchr(path, '/');
-    return slash != nullptr ? slash + 1 : path;
-}
-
-// Reads up to `size` - 1 bytes of a small /proc file into `into`, NUL-terminated.
-ssize_t read_small(const char* path, char* into, size_t size) {
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return -1;
-    }
-    ssize_t got = ::read(fd, into, size - 1);
-    ::close(fd);
-    into[got > 0 ? got : 0] = '\0';
-    return got;
-}
-
-// True when HEAPKIT_PROGRAM names this process: its executable's file name, or its
-// argv[0]'s (python3 runs /usr/bin/python3.11; a program may be started by a link).
-bool is_program(const char* wanted) {
-    char path[4096];
-    ssize_t size = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
-    if (size > 0) {
-        path[size] = '\0';
-        if (std::strcmp(base_name(path), wanted) == 0) {
-            return true;
-        }
-    }
-    char command[4096];
-    return read_small("/proc/self/cmdline", command, sizeof(command)) > 0 &&
-           std::strcmp(base_name(command), wanted) == 0;
-}
-
-// True when the parent process has the agent mapped: this process inherited LD_PRELOAD
-// from a process that already has it. Read a block at a time, without allocating.
-bool parent_carries_agent() {
-    char path[64];
-    std::snprintf(path, sizeof(path), "/proc/%d/maps", static_cast<int>(getppid()));
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return false; // another user's process: not one the agent came from
-    }
-    constexpr const char* mark = "/libheapkit-agent";
-    const size_t keep = std::strlen(mark);
-    char block[8192 + 1];
-    size_t carried = 0;
-    bool found = false;
-    for (;;) {
-        ssize_t got = ::read(fd, block + carried, sizeof(block) - 1 - carried);
-        if (got <= 0) {
-            break;
-        }
-        size_t size = carried + static_cast<size_t>(got);
-        block[size] = '\0';
-        if (std::strstr(block, mark) != nullptr) {
-            found = true;
-            break;
-        }
-        // The mark may straddle two blocks: keep its length's worth.
-        carried = std::min(keep, size);
-        std::memmove(block, block + size - carried, carried);
-    }
-    ::close(fd);
-    return found;
-}
-
-bool is_meant() {
-    const char* program = std::getenv("HEAPKIT_PROGRAM");
-    if (program != nullptr && *program != '\0') {
-        return is_program(program);
-    }
-    return !parent_carries_agent();
-}
-
 // The copies of jemalloc in this process (runtime/jemalloc_copies.hpp: static ones in the
 // executable and prefixed ones too). A page and more: not on a thread's stack.
 runtime::JemallocCopies g_copies;
+
+// True when jemalloc's heap profiling is on in the copy `mallctl`.
+bool profiles(Mallctl mallctl) {
+    bool profiling = false;
+    size_t size = sizeof(profiling);
+    return mallctl("opt.prof", &profiling, &size, nullptr, 0) == 0 && profiling;
+}
 
 // The copy whose profile is served, or null.
 Mallctl serving_mallctl() {
@@ -249,6 +185,9 @@ void* start(void* argument) {
     }
     runtime::find_jemalloc_copies(g_copies); // again: the program may have loaded more
     Mallctl mallctl = serving_mallctl();
+    if (g_uncertain && (mallctl == nullptr || !profiles(mallctl))) {
+        return nullptr; // perhaps not the program meant (a compiler a server runs): silent
+    }
     if (mallctl == nullptr || g_copies.split_operators >= 0) {
         static char why[1024];
         runtime::describe_missing(g_copies, why, sizeof(why));
@@ -334,9 +273,11 @@ void after_fork_in_child() {
 }
 
 __attribute__((constructor)) void load() {
-    if (!is_meant()) {
+    Meant meant = meant_process();
+    if (meant == Meant::no) {
         return;
     }
+    g_uncertain = meant == Meant::uncertain;
     g_quiet = flag("HEAPKIT_QUIET", false);
     g_follow_forks = flag("HEAPKIT_FOLLOW_FORKS", false);
     if (const char* delay = std::getenv("HEAPKIT_START_DELAY_MS"); delay != nullptr && *delay) {

@@ -7,6 +7,7 @@
 #include "heapkit/runtime/stripped_modules.hpp"
 #include "heapkit/util/xml.hpp"
 
+#include <cerrno>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -88,12 +89,12 @@ Response index_page(std::string_view prefix) {
                     "td{{vertical-align:top;padding:3px 10px 3px 0}}"
                     "td:nth-child(2){{max-width:26em;overflow-wrap:anywhere}}"
                     "th{{text-align:left}}</style></head>\n<body>\n"
-                    "<h1>heapkit: {}</h1>\n<p>Process {}. Heap pages need "
+                    "<h1>heapkit: {}</h1>\n<p>Process {} ({}). Heap pages need "
                     "{}=prof:true; a query parameter left out takes its "
                     "default.</p>\n<table>\n<tr><th>page</th><th>query</th><th>what it "
                     "shows</th></tr>\n{}</table>\n{}</body></html>",
                     escape_xml(prefix), getpid(), escape_xml(prefix), getpid(),
-                    escape_xml(conf_variable()), rows,
+                    escape_xml(program_invocation_short_name), escape_xml(conf_variable()), rows,
                     jemalloc_section() + serving_table() + stripped_section()));
     response.content_type = "text/html; charset=utf-8";
     return response;

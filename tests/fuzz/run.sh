@@ -3,7 +3,8 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs them on their seed corpora
 # for SECONDS (default 60) a target on average: the small text readers (the HTTP
 # surface's http_request, page_query, bearer_token, symbol_body; the cache's
-# debian_packages; the runtime's telemetry: short inputs, quickly covered) get a quarter
+# debian_packages; the runtime's telemetry; jemalloc_copies' symbol tables: short inputs,
+# quickly covered) get a quarter
 # of SECONDS each, and the others share the rest of SECONDS x 11, so that a run of all
 # takes as long as it did with its first 11 targets. A crash, leak, timeout or sanitizer
 # report fails the
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 # Light: small text readers whose inputs are short and quickly covered.
-light_targets="http_request page_query bearer_token symbol_body debian_packages telemetry"
+light_targets="http_request page_query bearer_token symbol_body debian_packages telemetry jemalloc_copies"
 all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer address_index agent_config jemalloc_stats prof_log inflated_debug_file load_series $light_targets"
 # The 11 targets a run of all once had SECONDS each: the whole run keeps that length.
 budget_targets=11
@@ -68,6 +69,12 @@ for elf in pie nopie; do
   objcopy --only-keep-debug --compress-debug-sections=zlib "$work/symbolizer/$elf" \
     "$work/inflated_debug_file/$elf.debug"
 done
+mkdir -p "$work/jemalloc_copies" # ELF files with and without a static jemalloc's symbols
+cp "$work/symbolizer/pie" "$work/symbolizer/stripped" "$work/jemalloc_copies/"
+if [ -f /usr/lib/x86_64-linux-gnu/libjemalloc_pic.a ]; then
+  cc -g -O1 -o "$work/jemalloc_copies/static" tests/fixtures/static_host.c \
+    /usr/lib/x86_64-linux-gnu/libjemalloc_pic.a -lpthread -ldl -lm
+fi
 mkdir -p "$work/load_series" # three dumps of one program, as load_series.cpp cuts them
 dump=tests/fuzz/corpus/heap_v2/real_dump.heap
 { cat "$dump"; printf '\n%%%%\n'; cat "$dump"; printf '\n%%%%\n'; cat "$dump"; } \

@@ -76,12 +76,17 @@ struct JemallocCopies {
 
 namespace jemalloc_copies_detail {
 
-// A file mapped read-only for the search, unmapped when done.
+// A file mapped read-only for the search, unmapped when done; or bytes held elsewhere
+// (the fuzz target's).
 struct MappedFile {
     const unsigned char* bytes = nullptr;
     size_t size = 0;
+    bool mapped_here = false;
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
+    MappedFile(const unsigned char* borrowed, size_t length)
+        : bytes(length >= sizeof(ElfW(Ehdr)) ? borrowed : nullptr)
+        , size(length) {}
     explicit MappedFile(const char* path) {
         int fd = ::open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
@@ -95,12 +100,13 @@ struct MappedFile {
             if (mapped != MAP_FAILED) {
                 bytes = static_cast<const unsigned char*>(mapped);
                 size = static_cast<size_t>(status.st_size);
+                mapped_here = true;
             }
         }
         ::close(fd);
     }
     ~MappedFile() {
-        if (bytes != nullptr) {
+        if (mapped_here) {
             ::munmap(const_cast<unsigned char*>(bytes), size);
         }
     }

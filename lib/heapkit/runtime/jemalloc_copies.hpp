@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace heapkit::runtime {
 
@@ -70,7 +71,8 @@ struct JemallocCopies {
     // memory from its own copy, and its `operator delete` calls `free` by name, which is the
     // program's copy. Every delete of C++ code in the process then frees memory of one copy
     // through the other, and crashes (a static jemalloc with libjemalloc.so.2 preloaded
-    // too). The index into `copies` of that copy, or -1.
+    // too). The index into `copies` of that copy, or -1. Symbol lookup order decides, as
+    // for `malloc`.
     int split_operators = -1;
 };
 
@@ -205,8 +207,13 @@ inline bool same_code(const MappedFile& file, uintptr_t value, uintptr_t address
 
 struct Search {
     JemallocCopies* found;
-    uintptr_t malloc_address; // where symbol lookup resolves `malloc`, 0 if nowhere
-    bool first = true;        // the first object dl_iterate_phdr reports is the executable
+    // An object before this one defines `malloc`: symbol lookup (the executable, then the
+    // preloaded objects, then the libraries, the order dl_iterate_phdr reports them in)
+    // resolves it there. dlsym cannot say: where the executable takes malloc's address, its
+    // PLT entry is malloc's canonical address, and dlsym returns that.
+    bool malloc_defined = false;
+    bool new_defined = false; // likewise for `operator new`
+    bool first = true; // the first object dl_iterate_phdr reports is the executable
 };
 
 inline void copy_text(char* into, size_t capacity, const char* text, size_t length) {
@@ -227,18 +234,46 @@ inline void executable_path(char* into, size_t capacity) {
     copy_text(into, capacity, run != nullptr ? run : "", run != nullptr ? std::strlen(run) : 0);
 }
 
+// The bytes of the file's section named `wanted` (".rodata"), or none.
+inline std::pair<const unsigned char*, size_t> section_bytes(const MappedFile& file,
+                                                             const char* wanted) {
+    const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(file.bytes);
+    if (header->e_shentsize != sizeof(ElfW(Shdr)) || header->e_shstrndx >= header->e_shnum ||
+        !file.holds(header->e_shoff, uint64_t{header->e_shnum} * sizeof(ElfW(Shdr)))) {
+        return {nullptr, 0};
+    }
+    const auto* sections = reinterpret_cast<const ElfW(Shdr)*>(file.bytes + header->e_shoff);
+    const ElfW(Shdr)& names = sections[header->e_shstrndx];
+    if (!file.holds(names.sh_offset, names.sh_size)) {
+        return {nullptr, 0};
+    }
+    size_t length = std::strlen(wanted);
+    for (int i = 0; i < header->e_shnum; ++i) {
+        const ElfW(Shdr)& section = sections[i];
+        if (section.sh_type == SHT_PROGBITS && section.sh_name < names.sh_size &&
+            names.sh_size - section.sh_name > length &&
+            std::memcmp(file.bytes + names.sh_offset + section.sh_name, wanted, length + 1) == 0 &&
+            file.holds(section.sh_offset, section.sh_size)) {
+            return {file.bytes + section.sh_offset, section.sh_size};
+        }
+    }
+    return {nullptr, 0};
+}
+
 // A stripped executable that carries jemalloc anyway: its own `malloc`, or jemalloc's
-// message prefix among its bytes. tikv-jemallocator's copy also holds its variable's name.
+// message prefix among its read-only data. tikv-jemallocator's copy also holds its
+// variable's name there.
 inline void note_stripped_static(const MappedFile& file, bool own_malloc, JemallocCopies& found) {
+    auto [data, size] = section_bytes(file, ".rodata");
     const char* rjem = "_RJEM_MALLOC_CONF";
-    if (::memmem(file.bytes, file.size, rjem, std::strlen(rjem)) != nullptr) {
+    if (data != nullptr && ::memmem(data, size, rjem, std::strlen(rjem)) != nullptr) {
         found.stripped_static = true;
         copy_text(found.stripped_prefix, sizeof(found.stripped_prefix), "_rjem_", 6);
         return;
     }
     const char* mark = "<jemalloc>";
     found.stripped_static =
-        own_malloc || ::memmem(file.bytes, file.size, mark, std::strlen(mark)) != nullptr;
+        own_malloc || (data != nullptr && ::memmem(data, size, mark, std::strlen(mark)) != nullptr);
 }
 
 // The jemalloc copies among one loaded object's symbols.
@@ -270,6 +305,8 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
     int control_count = 0;
     int printer_count = 0;
     int conf_count = 0;
+    bool defines_malloc = false;
+    bool defines_new = false; // operator new(size_t)
     for (size_t i = 0; i < table.count; ++i) {
         const ElfW(Sym)& symbol = table.symbols[i];
         int type = ELF64_ST_TYPE(symbol.st_info);
@@ -280,6 +317,15 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
         const char* name = table.strings + symbol.st_name;
         size_t length = ::strnlen(name, table.strings_size - symbol.st_name);
         uintptr_t address = info.dlpi_addr + symbol.st_value;
+        int binding = ELF64_ST_BIND(symbol.st_info);
+        if (type == STT_FUNC && length == 6 && std::memcmp(name, "malloc", 6) == 0 &&
+            (binding == STB_GLOBAL || binding == STB_WEAK)) {
+            defines_malloc = true;
+        }
+        if (type == STT_FUNC && length == 5 && std::memcmp(name, "_Znwm", 5) == 0 &&
+            (binding == STB_GLOBAL || binding == STB_WEAK)) {
+            defines_new = true;
+        }
         if (type == STT_OBJECT) {
             if (ends_with(name, length, "malloc_conf") &&
                 length - 11 < sizeof(JemallocCopy::prefix) &&
@@ -299,9 +345,12 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
         }
     }
     if (executable && !has_symtab && control_count == 0) {
-        note_stripped_static(
-            file, search.malloc_address != 0 && in_code(info, search.malloc_address), found);
+        note_stripped_static(file, defines_malloc, found);
     }
+    bool malloc_here = defines_malloc && !search.malloc_defined;
+    search.malloc_defined = search.malloc_defined || defines_malloc;
+    bool new_here = defines_new && !search.new_defined;
+    search.new_defined = search.new_defined || defines_new;
     for (int c = 0; c < control_count && found.count < JemallocCopies::capacity; ++c) {
         for (int p = 0; p < printer_count; ++p) {
             if (printers[p].prefix_length != controls[c].prefix_length ||
@@ -316,8 +365,10 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
             copy_text(copy.object, sizeof(copy.object), path, std::strlen(path));
             copy.in_executable = executable;
             copy.exported = !has_symtab;
-            copy.serves_malloc = copy.prefix[0] == '\0' && search.malloc_address != 0 &&
-                                 in_code(info, search.malloc_address);
+            copy.serves_malloc = copy.prefix[0] == '\0' && malloc_here;
+            if (new_here && copy.prefix[0] == '\0' && !malloc_here) {
+                found.split_operators = found.count - 1; // operator new here, malloc before
+            }
             for (int m = 0; m < conf_count; ++m) {
                 if (confs[m].prefix_length == controls[c].prefix_length &&
                     std::memcmp(confs[m].name, controls[c].name, controls[c].prefix_length) == 0) {
@@ -348,36 +399,6 @@ inline int serving_copy(const JemallocCopies& found) {
         }
     }
     return chosen;
-}
-
-// The index of the unused copy whose object defines the process's `operator new`, or -1.
-// dlsym only where an unused copy exists (jemalloc exports the operators then; a failed
-// lookup would allocate its error message in the host).
-inline int split_operators(const JemallocCopies& found) {
-    int unused = -1;
-    for (int i = 0; i < found.count; ++i) {
-        unused = found.copies[i].prefix[0] == '\0' && !found.copies[i].serves_malloc ? i : unused;
-    }
-    if (unused < 0) {
-        return -1;
-    }
-    struct Where {
-        uintptr_t address;
-        const char* object;
-        bool inside;
-    } where{reinterpret_cast<uintptr_t>(::dlsym(RTLD_DEFAULT, "_Znwm")),
-            found.copies[unused].object, false};
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* data) {
-            auto& where = *static_cast<Where*>(data);
-            if (info->dlpi_name != nullptr && std::strcmp(info->dlpi_name, where.object) == 0 &&
-                where.address != 0 && in_code(*info, where.address)) {
-                where.inside = true;
-            }
-            return where.inside ? 1 : 0;
-        },
-        &where);
-    return where.inside ? unused : -1;
 }
 
 } // namespace jemalloc_copies_detail
@@ -431,7 +452,7 @@ inline void describe_missing(const JemallocCopies& found, char* into, size_t cap
 inline void find_jemalloc_copies(JemallocCopies& found) {
     using namespace jemalloc_copies_detail;
     found = JemallocCopies{};
-    Search search{&found, reinterpret_cast<uintptr_t>(::dlsym(RTLD_DEFAULT, "malloc"))};
+    Search search{&found};
     dl_iterate_phdr(
         [](dl_phdr_info* info, size_t, void* data) {
             auto& search = *static_cast<Search*>(data);
@@ -442,7 +463,6 @@ inline void find_jemalloc_copies(JemallocCopies& found) {
         },
         &search);
     found.serving = serving_copy(found);
-    found.split_operators = split_operators(found);
 }
 
 } // namespace heapkit::runtime

@@ -145,14 +145,16 @@ TEST_CASE("heapkit::merge_module_reports tells each file once, its addresses tog
     CHECK(describe_unnamed(modules, {}, false).size() == 2);
 }
 
-TEST_CASE("heapkit::parse_dpkg_search reads packages and paths, skipping diversions") {
-    auto owned = parse_dpkg_search("zlib1g:amd64: /lib/x86_64-linux-gnu/libz.so.1\n"
-                                   "libfoo1, libfoo-dev: /usr/lib/libfoo.so.1\n"
-                                   "diversion by dash from: /bin/sh\n"
-                                   "dpkg-query: no path found matching pattern /x\n");
-    REQUIRE(owned.size() == 2);
-    CHECK(owned[0].package == "zlib1g");
-    CHECK(owned[0].path == "/lib/x86_64-linux-gnu/libz.so.1");
-    CHECK(owned[1].package == "libfoo1");
-    CHECK(owned[1].path == "/usr/lib/libfoo.so.1");
+TEST_CASE("heapkit::list_holds and package_of_list read dpkg's file lists") {
+    std::string_view list = "/.\n/usr\n/usr/lib/x86_64-linux-gnu/libz.so.1.2.13\n"
+                            "/usr/lib/x86_64-linux-gnu/libz.so.1\n";
+    CHECK(list_holds(list, "/usr/lib/x86_64-linux-gnu/libz.so.1"));
+    CHECK(list_holds(list, "/."));
+    CHECK_FALSE(list_holds(list, "/usr/lib/x86_64-linux-gnu/libz.so")); // a prefix
+    CHECK_FALSE(list_holds(list, "lib/x86_64-linux-gnu/libz.so.1"));    // a suffix
+    CHECK_FALSE(list_holds("", "/usr"));
+    CHECK(package_of_list("zlib1g:amd64.list") == "zlib1g");
+    CHECK(package_of_list("libfoo-dev.list") == "libfoo-dev");
+    CHECK(package_of_list("zlib1g:amd64.md5sums").empty());
+    CHECK(package_of_list(".list").empty());
 }

@@ -198,8 +198,9 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->transform(CLI::AsSizeValue(false));
     app.add_flag("-q,--quiet", options.quiet, "no progress line and no warnings");
     app.add_flag("-v,--verbose", load.list_unnamed,
-                 "say in full why addresses stayed without a name (a stripped module gets "
-                 "one short line without it), and list them");
+                 "say for each file why its addresses stayed without a name and how much of "
+                 "the profile they hold, and list them (without it, the files without debug "
+                 "information share one summary line)");
     app.add_flag("--strict", options.strict,
                  "exit with status 2 when any frame stays unnamed (output is still written); a "
                  "mapped file modified after the dump (maybe rebuilt) is not used for names");

@@ -180,6 +180,42 @@ def mapping_ranges(mappings):
 
 # --- ground truth ----------------------------------------------------------------------
 
+def dump_stacks(path):
+    """A heap dump's stacks read as jemalloc wrote them: [(runtime addresses, bytes in
+    use)], and its executable mappings [(start, end, file offset, path)]. Under
+    PROFILE_CONF (lg_prof_sample:0) every allocation is sampled: no unsampling."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    stacks, mappings = [], []
+    for i, line in enumerate(lines):
+        if line.startswith("@ "):
+            values = re.match(r"\s*t\*: (\d+): (\d+)", lines[i + 1])
+            stacks.append(([int(a, 16) for a in line.split()[1:]], int(values.group(2))))
+        mapping = re.match(r"^([0-9a-f]+)-([0-9a-f]+) r-xp ([0-9a-f]+) \S+ \d+\s+(/\S+)$", line)
+        if mapping:
+            start, end, offset = (int(g, 16) for g in mapping.groups()[:3])
+            mappings.append((start, end, offset, mapping.group(4)))
+    return stacks, mappings
+
+
+def share_under(path, unnamed):
+    """The share of a dump's bytes in use under stacks through any of `unnamed`
+    ({file path: set of file offsets}, as heapfold prints them: return addresses moved
+    back by one, so either offset counts)."""
+    stacks, mappings = dump_stacks(path)
+
+    def is_unnamed(address):
+        for start, end, offset, file in mappings:
+            if start <= address < end and file in unnamed:
+                at = offset + address - start
+                return bool({at, at - 1} & unnamed[file])
+        return False
+
+    total = sum(value for _, value in stacks)
+    under = sum(value for addresses, value in stacks if any(map(is_unnamed, addresses)))
+    return under / total if total else 0.0
+
+
 def marker_line(source, marker):
     """The line number of `// at:marker` in a fixture source."""
     with open(os.path.join(SOURCE_DIR, "fixtures", source)) as f:

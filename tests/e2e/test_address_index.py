@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The address index, the tools' one cache: with --index never a build met for the first
-time gets none; with --index now each build gets one (index-1/KEY: its build id, with
+time gets none; with --index now each build gets one (index-2/KEY: its build id, with
 "-symbols" when named from symbol tables alone), and names exactly as libdw does
 (--no-cache); a later dump is named from the index without rebuilding it; a damaged or
 foreign index file is rebuilt with a warning that names it, and the output stays the same.
@@ -18,7 +18,7 @@ plain = run_fixture(program, directory)
 # dlopen's allocations reach code in libc and ld.so the plain run's stacks do not.
 with_plugin = run_fixture(program, directory, args=[fixture("libplugin_fixture.so")])
 cache = os.path.join(directory, "cache")
-indexes = os.path.join(cache, "index-1")
+indexes = os.path.join(cache, "index-2")
 env = dict(os.environ, HEAPKIT_CACHE_DIR=cache)
 style = ["--frame", "function+line", "--annotate-inline"]
 

@@ -20,7 +20,7 @@ directory = workdir()
 plugin = fixture("libplugin_fixture.so")
 dump = run_fixture(fixture("inline_cpp"), directory, args=[plugin])
 cache = os.path.join(directory, "cache")
-indexes = os.path.join(cache, "index-1")
+indexes = os.path.join(cache, "index-2")
 env = dict(os.environ, HEAPKIT_CACHE_DIR=cache, HEAPKIT_INDEX="now")
 styles = [["--frame", "function+line", "--annotate-inline"], ["--frame", "address"], []]
 
@@ -134,7 +134,7 @@ check(os.path.exists(os.path.join(elsewhere, "keep")), "a file behind a link was
 # it (its standard streams are not the run's: subprocess.run would wait for them).
 later_cache = os.path.join(workdir(), "cache")
 later_env = dict(os.environ, HEAPKIT_CACHE_DIR=later_cache, HEAPKIT_INDEX="later")
-later_indexes = os.path.join(later_cache, "index-1")
+later_indexes = os.path.join(later_cache, "index-2")
 first = run([tool("heapfold"), *styles[0], dump], env=later_env)
 check(first.stdout == uncached[0], "the run that starts the indexer changed the output")
 wanted = {build_id(fixture("inline_cpp")), build_id(fixture("libshared_fixture.so")),

@@ -82,7 +82,7 @@ def mapped_debug_info(pid):
     into, or a debug file itself."""
     with open(f"/proc/{pid}/maps") as f:
         return [line.strip() for line in f
-                if "heapkit-debug-file" in line or "/usr/lib/debug/" in line or "/index-1/" in line]
+                if "heapkit-debug-file" in line or "/usr/lib/debug/" in line or "/index-2/" in line]
 
 
 def held_files(pid):
@@ -114,7 +114,7 @@ check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"first profile: {indexer_ru
 _, samples, mappings = pprof_raw(first)
 ranges = mapping_ranges(mappings)
 used = {ranges[m][3] for s in samples for _, m, _ in s["locations"]}
-indexes = set(os.listdir(os.path.join(cache, "index-1")))
+indexes = set(os.listdir(os.path.join(cache, "index-2")))
 for path in used:
     if path.startswith("[") or build_id(path) is None:
         continue

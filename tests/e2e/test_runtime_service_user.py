@@ -55,7 +55,7 @@ check(fallback.startswith("/tmp/heapkit-cache-"), f"fallback {fallback!r}")
 status = os.stat(fallback)
 check(status.st_uid == 65534 and status.st_mode & 0o777 == 0o700,
       f"{fallback}: uid {status.st_uid}, mode {status.st_mode & 0o777:o}")
-check(os.listdir(os.path.join(fallback, "index-1")), f"no index in {fallback}")
+check(os.listdir(os.path.join(fallback, "index-2")), f"no index in {fallback}")
 _, samples, mappings = pprof_raw(profile)
 check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in samples),
       "open_sessions not named")

@@ -5,8 +5,10 @@
 #include "heapkit/symbolize/index/address_index.hpp"
 #include "heapkit/symbolize/index/address_index_builder.hpp"
 
+#include <cstdio>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 #include <random>
 #include <string>
@@ -163,6 +165,92 @@ TEST_CASE("heapkit::build_address_index answers as frames_at on distribution mod
         }
         check_index_agrees(c.path, 20000);
     }
+}
+
+namespace {
+
+// llvm-symbolizer's function names at ELF vaddr `vaddr` of `path`, innermost first (the
+// ground truth of the inline chains below); empty when it cannot be run.
+std::vector<std::string> llvm_names(const std::string& path, uint64_t vaddr) {
+    std::string command = fmt::format("llvm-symbolizer --obj='{}' 0x{:x} 2>/dev/null", path, vaddr);
+    std::unique_ptr<FILE, decltype(&pclose)> pipe(popen(command.c_str(), "r"), &pclose);
+    std::vector<std::string> names;
+    char line[4096];
+    for (bool is_name = true; pipe && std::fgets(line, sizeof line, pipe.get());
+         is_name = !is_name) {
+        std::string text(line);
+        if (text == "\n") {
+            break;
+        }
+        if (is_name) {
+            names.push_back(text.substr(0, text.find('\n')));
+        }
+    }
+    return names;
+}
+
+// The frames' names, without the suffixes of GCC's clones ("atom_rule.lto_priv.0", the
+// symbol's name, is shown as atom_rule: emit/stacks/clone_names.hpp), as DWARF and
+// llvm-symbolizer spell them.
+std::vector<std::string> names_of(const std::vector<Frame>& frames) {
+    std::vector<std::string> names;
+    for (const Frame& frame : frames) {
+        std::string_view name = frame.name;
+        for (std::string_view suffix : {".lto_priv.", ".constprop.", ".isra.", ".part."}) {
+            name = name.substr(0, name.find(suffix));
+        }
+        names.emplace_back(name);
+    }
+    return names;
+}
+
+// At each of `vaddrs` of `path`, the chain of frames_at (libdw, walked) and of the
+// index's walk (painted) names the functions llvm-symbolizer names.
+void check_chains_like_llvm(const std::string& path, const std::vector<uint64_t>& vaddrs) {
+    DebugSearch search({});
+    auto file = open_file(path, search);
+    StringPool pool;
+    FrameStrings strings(pool);
+    for (uint64_t vaddr : vaddrs) {
+        std::vector<std::string> truth = llvm_names(path, vaddr);
+        REQUIRE_MESSAGE(!truth.empty(), "llvm-symbolizer gave nothing for ", path);
+        INFO(path, " at 0x", fmt::format("{:x}", vaddr));
+        std::string expected = fmt::format("{}", fmt::join(truth, " in "));
+        CHECK(fmt::format("{}", fmt::join(names_of(file->frames_at(vaddr, strings)), " in ")) ==
+              expected);
+        CHECK(fmt::format("{}", fmt::join(names_of(file->frames_for_index(vaddr, strings, true)),
+                                          " in ")) == expected);
+    }
+}
+
+} // namespace
+
+// GCC leaves sibling lexical blocks whose ranges overlap: the first one holding an
+// address must not hide a later one that holds an inlined call there.
+TEST_CASE("heapkit::ElfModule::frames_at finds inlined calls under overlapping blocks") {
+    std::string path = built_file("liboverlapping_scopes.so");
+    ElfFacts facts(path);
+    uint64_t host = facts.address_of("overlap_host");
+    std::vector<uint64_t> vaddrs;
+    for (uint64_t offset = 0; offset < 0x25; ++offset) {
+        vaddrs.push_back(host + offset);
+    }
+    check_chains_like_llvm(path, vaddrs);
+    check_index_agrees(path, 1000);
+}
+
+// Where the fixture's DWARF came from: CPython's LTO build (python3.11-dbg's debug file),
+// at the addresses where the inlined _PyAST_Constant and _PyAST_Pass were lost, and in
+// _tmp_116_rule, whose code _tmp_245_rule shares (the symbol table names either).
+TEST_CASE("heapkit::ElfModule::frames_at finds libpython's inlined AST constructors") {
+    const char* path = "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0";
+    const char* build_id = "dc7ea6fdad516ee27906e1c1fa87c48af65bc294"; // Debian 12's 3.11.2-6
+    DebugSearch search({});
+    if (!std::filesystem::exists(path) || open_file(path, search)->build_id() != build_id) {
+        MESSAGE("skipped: not Debian 12's libpython3.11 with python3.11-dbg installed");
+        return;
+    }
+    check_chains_like_llvm(path, {0x13e9e6, 0x13e8f9, 0x11d6ce, 0x14f5c0});
 }
 
 // A long-running process opens a file once and names frames for many calls, each with

@@ -109,7 +109,7 @@ TEST_CASE("heapkit::index_files indexes each file once, under its build id") {
     CHECK(first[0].built);
     CHECK(first[0].bytes > 0);
     CHECK(std::filesystem::file_size(first[0].index) == first[0].bytes);
-    CHECK(first[0].index.find("/index-1/" + first[0].key) != std::string::npos);
+    CHECK(first[0].index.find("/index-2/" + first[0].key) != std::string::npos);
     CHECK_FALSE(first[0].key.ends_with("-symbols")); // built with -g
     CHECK(first[1].problem.find("/nonexistent/file") != std::string::npos);
     CHECK(first[1].index.empty());
@@ -232,7 +232,7 @@ TEST_CASE("without a builder: later hands the new builds over once named, now in
     CHECK(named(first) == named(by_files));
     REQUIRE(handed.size() == 1);
     CHECK(std::set<std::string>(handed[0].begin(), handed[0].end()) == used_files(by_files));
-    CHECK_FALSE(std::filesystem::exists(cache.path / "index-1")); // not made here
+    CHECK_FALSE(std::filesystem::exists(cache.path / "index-2")); // not made here
 
     // `now` makes them in the call, names the same, and later calls hand nothing over.
     SymbolizeOptions now = later;
@@ -253,7 +253,7 @@ TEST_CASE("without a builder: later hands the new builds over once named, now in
 
 TEST_CASE("one builder per key: a held lock is left, or waited for") {
     TempDir cache;
-    std::string directory = (cache.path / "index-1").string();
+    std::string directory = (cache.path / "index-2").string();
     auto held = BuildLock::take(directory, "abc", BuildLock::Wait::no);
     REQUIRE(held);
     CHECK(BuildLock::busy(directory, "abc"));

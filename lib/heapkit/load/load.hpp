@@ -55,17 +55,22 @@ struct LoadReport {
     // and the runtime addresses in no mapping.
     std::vector<ModuleReport> modules;
     std::vector<uint64_t> unmapped;
+    // How much of the profile those unnamed addresses hold (describe_unnamed's summary).
+    UnnamedShare share;
 };
 
 // `more` (what loading other dumps said: the --base dumps, a series' next dump) added to
 // `into`: each warning once, each file's addresses together; unnamed_locations summed.
 void merge_report(LoadReport& into, LoadReport more);
 
-// What stayed unnamed, one line per file (no "warning:" prefix): how many of its addresses,
-// what the file lacks, and where its debug file is to be had (its Debian package's
-// -dbgsym, found with dpkg-query; DEBUGINFOD_URLS). `list_addresses`: each unnamed address
-// on a line of its own too. Meant once per command, after all its dumps are loaded.
-// `cache_directory` (may be empty): where dpkg's answers are kept between commands.
+// What stayed unnamed (no "warning:" prefix; symbolize/module_report.hpp's
+// describe_unnamed): one line for the files without debug information together, with the
+// share of the profile under their unnamed addresses and where their debug files are to
+// be had (their Debian packages' -dbgsym, from dpkg's file lists; DEBUGINFOD_URLS), and a
+// line for each file that could not be used. `list_addresses` (--verbose): every file's
+// own line, and each unnamed address on a line of its own. Meant once per command, after
+// all its dumps are loaded. `cache_directory` (may be empty): where dpkg's answers are
+// kept between commands.
 std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresses,
                                           const std::string& cache_directory = {});
 

@@ -3,6 +3,7 @@
 #include "heapkit/load/load.hpp"
 #include "heapkit/load/load_log.hpp"
 #include "heapkit/load/merge_rules.hpp"
+#include "heapkit/load/unnamed_share.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/symbolize/debug_files/debian_package.hpp"
@@ -117,6 +118,9 @@ void name_frames(Loaded& loaded, const LoadOptions& options) {
     loaded.report.unnamed_locations = symbols.unnamed_locations;
     loaded.report.modules = std::move(symbols.modules);
     loaded.report.unmapped = std::move(symbols.unmapped);
+    measure_unnamed(loaded.profile,
+                    default_sample_of(loaded.profile, options.sample, options.sample_given),
+                    loaded.report);
 }
 
 // Asks dpkg for the files whose debug file is wanted: only those with unnamed addresses
@@ -139,7 +143,20 @@ void find_packages(std::vector<ModuleReport>& modules, const std::string& cache_
 
 UnnamedHints hints_from_environment() {
     const char* urls = std::getenv("DEBUGINFOD_URLS");
-    return UnnamedHints{urls != nullptr && *urls != '\0'};
+    return UnnamedHints{urls != nullptr && *urls != '\0', {}, false};
+}
+
+// The hints, and where a -dbgsym package is to be named, how apt gets to them.
+UnnamedHints hints_for(const std::vector<ModuleReport>& modules) {
+    UnnamedHints hints = hints_from_environment();
+    if (std::any_of(modules.begin(), modules.end(), [](const ModuleReport& module) {
+            return lacks_debug_info(module) && !module.package.empty();
+        })) {
+        DebugArchive archive = debian_debug_archive();
+        hints.debian_codename = std::move(archive.codename);
+        hints.debug_archive_listed = archive.listed;
+    }
+    return hints;
 }
 
 } // namespace
@@ -172,6 +189,11 @@ void merge_report(LoadReport& into, LoadReport more) {
         }
     }
     into.unnamed_locations += more.unnamed_locations;
+    if (into.share.total == 0) {
+        into.share.what = more.share.what;
+    }
+    into.share.total += more.share.total;
+    into.share.without_debug += more.share.without_debug;
     merge_module_reports(into.modules, std::move(more.modules));
     std::vector<uint64_t> unmapped;
     std::set_union(into.unmapped.begin(), into.unmapped.end(), more.unmapped.begin(),
@@ -183,7 +205,7 @@ std::vector<std::string> unnamed_warnings(LoadReport& report, bool list_addresse
                                           const std::string& cache_directory) {
     find_packages(report.modules, cache_directory);
     return describe_unnamed(report.modules, report.unmapped, list_addresses,
-                            hints_from_environment());
+                            hints_for(report.modules), report.share);
 }
 
 std::vector<std::string> stripped_module_notes(std::vector<ModuleReport>& modules,

@@ -46,7 +46,7 @@ void note_stripped_modules(Profile& profile, std::vector<ModuleReport>& modules)
     if (unknown.empty()) {
         return;
     }
-    // dpkg-query (0.2 s) outside the lock; a race only asks twice.
+    // dpkg's file lists are read outside the lock; a race only reads them twice.
     std::vector<std::string> notes = stripped_module_notes(unknown, indexer_cache_directory());
     std::lock_guard lock(noted().mutex);
     for (size_t i = 0; i < unknown.size() && i < notes.size(); ++i) {

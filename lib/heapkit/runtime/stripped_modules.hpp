@@ -15,7 +15,7 @@ namespace heapkit::runtime {
 // Puts the notes for `modules` (what symbolizing `profile` said of its files) into
 // profile.notes (its pprof comments and flame graph subtitle), says each once per process
 // on stderr (notices.hpp), and keeps it for the index page. Each file's package is asked
-// of dpkg once per process. Thread-safe.
+// of dpkg's file lists once per process. Thread-safe.
 void note_stripped_modules(Profile& profile, std::vector<ModuleReport>& modules);
 
 // Every such note this process has made so far, in the order first made.

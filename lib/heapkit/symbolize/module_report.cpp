@@ -95,6 +95,101 @@ void unite(std::vector<uint64_t>& into, const std::vector<uint64_t>& more) {
     into = std::move(both);
 }
 
+// ", under 12.5% of the bytes in use", or nothing when the profile holds nothing.
+std::string under(int64_t value, const UnnamedShare& share) {
+    if (share.total <= 0) {
+        return {};
+    }
+    double percent =
+        100.0 * static_cast<double>(std::max<int64_t>(value, 0)) / static_cast<double>(share.total);
+    return fmt::format(", under {:.1f}% of the {}", percent, share.what);
+}
+
+// How to get the -dbgsym packages of `packages` (most of the share first): Debian keeps
+// them in an archive of their own, which apt knows only once a source line names it.
+std::string apt_advice(const std::vector<std::string>& packages, const UnnamedHints& hints) {
+    constexpr size_t most_named = 6;
+    std::string install = "apt install";
+    for (size_t i = 0; i < packages.size() && i < most_named; ++i) {
+        install += fmt::format(" {}-dbgsym", packages[i]);
+    }
+    if (packages.size() > most_named) {
+        install +=
+            fmt::format(" (and {} more, --verbose names them)", packages.size() - most_named);
+    }
+    if (hints.debug_archive_listed) {
+        return install;
+    }
+    std::string release = hints.debian_codename.empty() ? "<release>" : hints.debian_codename;
+    return fmt::format("add Debian's debug archive (the line 'deb http://deb.debian.org/"
+                       "debian-debug/ {}-debug main' in /etc/apt/sources.list.d/debug.list, "
+                       "then apt update) and {}",
+                       release, install);
+}
+
+// The one thing to do for `files` (most of the share first): their -dbgsym packages
+// where dpkg knows them, their debug files' directory otherwise, or debuginfod.
+std::string what_to_do(const std::vector<const ModuleReport*>& files, const UnnamedHints& hints) {
+    std::vector<std::string> packages;
+    bool unpackaged = false;
+    for (const ModuleReport* file : files) {
+        if (file->package.empty()) {
+            unpackaged = true;
+        } else if (std::find(packages.begin(), packages.end(), file->package) == packages.end()) {
+            packages.push_back(file->package);
+        }
+    }
+    std::string todo = packages.empty() ? std::string() : apt_advice(packages, hints);
+    if (unpackaged) {
+        todo += fmt::format("{}pass {} directory (--debug-dir)",
+                            todo.empty() ? "" : "; for the others, ",
+                            files.size() == 1 ? "its debug file's" : "their debug files'");
+    }
+    todo += hints.debuginfod_urls ? " (the servers of DEBUGINFOD_URLS had none)"
+                                  : ", or set DEBUGINFOD_URLS=https://debuginfod.debian.net";
+    return todo;
+}
+
+// The first few of `files` by their file names: "a.so, b.so, c and 26 more".
+std::string file_names(const std::vector<const ModuleReport*>& files) {
+    constexpr size_t most_named = 3;
+    std::string names;
+    for (size_t i = 0; i < files.size() && i < most_named; ++i) {
+        names += fmt::format("{}{}", i == 0 ? "" : ", ", base_name(files[i]->path));
+    }
+    if (files.size() > most_named) {
+        names += fmt::format(" and {} more", files.size() - most_named);
+    }
+    return names;
+}
+
+// One line for all files without debug information: how many, what they leave unnamed,
+// under how much of the profile, and the one thing to do. Empty when there are none.
+std::string summary_line(std::span<const ModuleReport> modules, const UnnamedHints& hints,
+                         const UnnamedShare& share, bool verbose) {
+    std::vector<const ModuleReport*> files;
+    size_t unnamed = 0;
+    for (const ModuleReport& module : modules) {
+        if (lacks_debug_info(module)) {
+            files.push_back(&module);
+            unnamed += module.unnamed.size();
+        }
+    }
+    if (files.empty()) {
+        return {};
+    }
+    std::stable_sort(files.begin(), files.end(), [](const ModuleReport* a, const ModuleReport* b) {
+        return a->unnamed_value > b->unnamed_value;
+    });
+    std::string todo = what_to_do(files, hints);
+    std::string which = fmt::format("{} {} without debug information ({})", files.size(),
+                                    files.size() == 1 ? "file" : "files", file_names(files));
+    return fmt::format("{} {} {} {} without a name{}: {}{}", which,
+                       files.size() == 1 ? "leaves" : "leave", unnamed,
+                       unnamed == 1 ? "address" : "addresses", under(share.without_debug, share),
+                       todo, verbose ? "" : " (--verbose says which file holds what)");
+}
+
 } // namespace
 
 bool is_stripped(const ModuleReport& module) {
@@ -136,6 +231,7 @@ void merge_module_reports(std::vector<ModuleReport>& modules, std::vector<Module
         unite(same->unnamed_functions, entry.unnamed_functions);
         same->addresses =
             std::max(same->offsets.size(), std::max(same->addresses, entry.addresses));
+        same->unnamed_value += entry.unnamed_value;
         same->has_symtab = same->has_symtab || entry.has_symtab;
         same->has_dynsym = same->has_dynsym || entry.has_dynsym;
         same->has_debug_info = same->has_debug_info || entry.has_debug_info;
@@ -148,20 +244,25 @@ void merge_module_reports(std::vector<ModuleReport>& modules, std::vector<Module
     }
 }
 
+bool lacks_debug_info(const ModuleReport& module) {
+    return module.problem == FileProblem::none && !module.unnamed.empty() && !module.has_debug_info;
+}
+
 std::vector<std::string> describe_unnamed(std::span<const ModuleReport> modules,
                                           std::span<const uint64_t> unmapped, bool verbose,
-                                          const UnnamedHints& hints) {
+                                          const UnnamedHints& hints, const UnnamedShare& share) {
     std::vector<std::string> lines;
+    if (std::string summary = summary_line(modules, hints, share, verbose); !summary.empty()) {
+        lines.push_back(std::move(summary));
+    }
     for (const ModuleReport& module : modules) {
-        if (module.unnamed.empty()) {
+        if (module.unnamed.empty() || (!verbose && lacks_debug_info(module))) {
             continue;
         }
-        bool brief = !verbose && is_stripped(module);
-        lines.push_back(
-            fmt::format("{}: {} of {} {} no name: {}", module.path, module.unnamed.size(),
-                        module.addresses, counted(module.addresses, module.unnamed.size()),
-                        brief ? stripped_advice(module, hints) + " (--verbose says more)"
-                              : reason(module, hints)));
+        lines.push_back(fmt::format("{}: {} of {} {} no name{}: {}", module.path,
+                                    module.unnamed.size(), module.addresses,
+                                    counted(module.addresses, module.unnamed.size()),
+                                    under(module.unnamed_value, share), reason(module, hints)));
         for (size_t i = 0; verbose && i < module.unnamed.size(); ++i) {
             lines.push_back(fmt::format("{}: no name at {}+0x{:x}", module.path,
                                         base_name(module.path), module.unnamed[i]));

@@ -18,6 +18,10 @@ void merge_module_reports(std::vector<ModuleReport>& modules, std::vector<Module
 // What the summary may suggest besides the files' own facts.
 struct UnnamedHints {
     bool debuginfod_urls = false; // DEBUGINFOD_URLS was set: its servers were asked already
+    // Debian's release ("bookworm"), when this is Debian: its -dbgsym packages are in a
+    // separate archive, which apt does not know until a source line names it.
+    std::string debian_codename;
+    bool debug_archive_listed = false; // apt's sources name it already
 };
 
 // True for a file with no symbols beyond .dynsym and no DWARF (a stripped program or
@@ -33,19 +37,26 @@ std::string stripped_advice(const ModuleReport& module, const UnnamedHints& hint
 std::vector<std::string> stripped_notes(std::span<const ModuleReport> modules,
                                         const UnnamedHints& hints = {});
 
-// A summary of what stayed unnamed, one line per module that has unnamed addresses:
-// how many, what the file lacks (or why no file was used) and the next step, e.g.
-// "/usr/lib/libfoo.so.1: 12 of 40 addresses have no name: only its exported symbols
-// (.dynsym) name code, and these lie in functions it does not export; they are shown as
-// libfoo.so.1!0x<start>, one frame per function (3 functions); its debug file: Debian's
-// libfoo1-dbgsym, or set DEBUGINFOD_URLS=https://debuginfod.debian.net; build id a50d…".
-// A stripped module's line says only its stripped_advice() unless `verbose`: the tools
-// print it for every command, and libstdc++ is stripped in every C++ program.
+// A summary of what stayed unnamed. Files without debug information (stripped, as
+// distributions ship them) are summed up in one line: how many, how many of their
+// addresses have no name, the share of `share.what` under them, and the one thing to do
+// (Debian's debug archive and the -dbgsym packages to install, most of the share first;
+// DEBUGINFOD_URLS): every command of a program with many libraries says it, and it must
+// stay one line. Other files (missing, another build, addresses outside every function)
+// get a line each, e.g. "/usr/lib/libfoo.so.1: 12 of 40 addresses have no name, under
+// 3.1% of the bytes in use: <why and what to do>".
 // `unmapped`: runtime addresses in no mapping of any dump, left unnamed.
-// `verbose`: every unnamed address follows on a line of its own, as heapfold's
-// address frames print it ("libfoo.so.1+0x1a2b"). Lines carry no "warning:" prefix.
+// `verbose`: every file its own line, the files without debug information too (what
+// they lack, how their frames are shown, their package, build id), and every unnamed
+// address on a line of its own, as heapfold's address frames print it
+// ("libfoo.so.1+0x1a2b"). Lines carry no "warning:" prefix.
 std::vector<std::string> describe_unnamed(std::span<const ModuleReport> modules,
                                           std::span<const uint64_t> unmapped, bool verbose,
-                                          const UnnamedHints& hints = {});
+                                          const UnnamedHints& hints = {},
+                                          const UnnamedShare& share = {});
+
+// True for a file whose unnamed addresses a debug file would name: it was opened, and
+// has no DWARF (describe_unnamed's summary line).
+bool lacks_debug_info(const ModuleReport& module);
 
 } // namespace heapkit

@@ -124,6 +124,18 @@ struct ModuleReport {
     // ELF vaddrs where the functions holding them start, ascending, for those its
     // call-frame information places (frames shown as "<file>!0x<start>").
     std::vector<uint64_t> unnamed_functions;
+    // What the stacks through any of `unnamed` hold, in the unit the command shows (bytes
+    // in use, by default); set once the profile is loaded (load/unnamed_share.hpp).
+    int64_t unnamed_value = 0;
+};
+
+// How much of a profile stacks through unnamed addresses hold, in the unit the command
+// shows: what the summary of unnamed frames says (symbolize/module_report.hpp).
+struct UnnamedShare {
+    int64_t total = 0;                 // every stack's
+    int64_t without_debug = 0;         // stacks through an unnamed address of a file without debug
+                                       // information (no DWARF), each stack once
+    std::string what = "bytes in use"; // the unit, as the sentence says it
 };
 
 } // namespace heapkit

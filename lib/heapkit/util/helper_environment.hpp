@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The environment of a helper program a profiled process runs (heapkit-index,
-// dpkg-query): its own, without what would load a profiler into the helper.
+// The environment of a helper program a profiled process runs (heapkit-index): its own,
+// without what would load a profiler into the helper.
 #pragma once
 
 #include <string>

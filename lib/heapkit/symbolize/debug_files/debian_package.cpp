@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/debug_files/debian_package.hpp"
 
-#include "heapkit/util/helper_environment.hpp"
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/private_files.hpp"
 #include "heapkit/util/text.hpp"
-#include "heapkit/util/unique_fd.hpp"
 
-#include <cerrno>
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
-#include <fcntl.h>
+#include <dirent.h>
+#include <filesystem>
 #include <fmt/format.h>
-#include <spawn.h>
+#include <memory>
 #include <string_view>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace heapkit {
 namespace {
@@ -33,51 +31,6 @@ std::string merged_usr_alias(std::string_view path) {
         }
     }
     return {};
-}
-
-// Everything `argv` writes to standard output (its errors dropped), or empty when it
-// cannot be started. Waits for it to end.
-std::string output_of(std::vector<std::string> argv) {
-    int ends[2];
-    if (::pipe2(ends, O_CLOEXEC) != 0) {
-        return {};
-    }
-    UniqueFd read_end(ends[0]);
-    UniqueFd write_end(ends[1]);
-    posix_spawn_file_actions_t actions;
-    if (posix_spawn_file_actions_init(&actions) != 0) {
-        return {};
-    }
-    posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    // Run from a profiled process (the runtime), nothing of its own goes to dpkg-query:
-    // not its descriptors, nor a preloaded profiler (helper_environment).
-    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
-    std::vector<char*> args = exec_pointers(argv);
-    std::vector<std::string> environment = helper_environment();
-    std::vector<char*> envp = exec_pointers(environment);
-    pid_t pid = -1;
-    int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    write_end.reset(); // only the child writes: EOF when it ends
-    std::string out;
-    if (spawned != 0) {
-        return out;
-    }
-    char buffer[4096];
-    for (;;) {
-        ssize_t got = ::read(read_end.get(), buffer, sizeof buffer);
-        if (got > 0) {
-            out.append(buffer, static_cast<size_t>(got));
-        } else if (got == 0 || errno != EINTR) {
-            break;
-        }
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return out;
 }
 
 // The file's modification time in ns, or -1 when it cannot be read.
@@ -117,27 +70,123 @@ void write_remembered(const std::string& directory, const std::string& file,
     (void)write_output({file, false, false, false}, text);
 }
 
-// dpkg-query -S for `paths`: their owners, by path.
-std::map<std::string, std::string> ask_dpkg(const std::vector<std::string>& paths) {
-    std::map<std::string, std::string> packages;
-    if (paths.empty()) {
-        return packages;
+constexpr const char* dpkg_info = "/var/lib/dpkg/info";
+
+// Far more than any package's list of files (texlive's are under 4 MB).
+constexpr size_t most_list_bytes = size_t{64} << 20;
+
+// The file lists of dpkg's database, by file name.
+std::vector<std::string> dpkg_lists() {
+    std::vector<std::string> lists;
+    std::unique_ptr<DIR, decltype(&::closedir)> directory(::opendir(dpkg_info), &::closedir);
+    while (directory) {
+        const dirent* entry = ::readdir(directory.get());
+        if (entry == nullptr) {
+            break;
+        }
+        if (!package_of_list(entry->d_name).empty()) {
+            lists.emplace_back(entry->d_name);
+        }
     }
-    std::map<std::string, std::string> asked; // spelling -> the path it stands for
-    std::vector<std::string> argv{"dpkg-query", "-S"};
+    std::sort(lists.begin(), lists.end());
+    return lists;
+}
+
+// What a package named after the file would start with: "libpython3.11" for
+// libpython3.11.so.1.0, "salmon" for salmon; empty when too short to tell.
+std::string package_stem(std::string_view path) {
+    std::string_view name = path.substr(path.rfind('/') + 1);
+    name = name.substr(0, name.find(".so"));
+    std::string stem;
+    for (char c : name) {
+        stem += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return stem.size() >= 3 ? stem : std::string();
+}
+
+// Whether dpkg may own `path`: packages install under /usr (but not /usr/local), /lib*,
+// /bin, /sbin and /opt; a program built in a home or build directory is no package's,
+// and asking would read every list for nothing.
+bool could_be_packaged(std::string_view path) {
+    if (path.starts_with("/usr/local/")) {
+        return false;
+    }
+    for (std::string_view top : {"/usr/", "/lib", "/bin/", "/sbin/", "/opt/"}) {
+        if (path.starts_with(top)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Reads `list` and gives the paths of `unowned` it holds (in any spelling) their package.
+void search_list(const std::string& list, std::map<std::string, std::string>& unowned,
+                 std::map<std::string, std::string>& packages) {
+    auto text = read_regular_file(fmt::format("{}/{}", dpkg_info, list), most_list_bytes);
+    if (!text) {
+        return;
+    }
+    for (auto it = unowned.begin(); it != unowned.end();) {
+        if (list_holds(*text, it->first)) {
+            packages.emplace(it->second, package_of_list(list));
+            it = unowned.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+// The owners of `paths`, by path, from dpkg's file lists: those named like each file
+// first, then the others while any path is unowned.
+std::map<std::string, std::string> search_dpkg(const std::vector<std::string>& paths) {
+    std::map<std::string, std::string> packages;
+    std::map<std::string, std::string> unowned; // spelling -> the path it stands for
     for (const std::string& path : paths) {
         for (std::string spelling : {path, merged_usr_alias(path)}) {
-            if (!spelling.empty() && asked.emplace(spelling, path).second) {
-                argv.push_back(spelling);
+            if (!spelling.empty() && could_be_packaged(path)) {
+                unowned.emplace(spelling, path);
             }
         }
     }
-    for (OwnedPath& owned : parse_dpkg_search(output_of(std::move(argv)))) {
-        if (auto it = asked.find(owned.path); it != asked.end()) {
-            packages.emplace(it->second, std::move(owned.package));
+    if (unowned.empty()) {
+        return packages;
+    }
+    std::vector<std::string> lists = dpkg_lists();
+    std::vector<bool> read(lists.size(), false);
+    for (const std::string& path : paths) {
+        std::string stem = package_stem(path);
+        for (size_t i = 0; i < lists.size() && !stem.empty(); ++i) {
+            if (!read[i] && lists[i].starts_with(stem)) {
+                search_list(lists[i], unowned, packages);
+                read[i] = true;
+            }
+        }
+    }
+    // A spelling's path found under its other spelling is owned too.
+    std::erase_if(unowned, [&](const auto& entry) { return packages.contains(entry.second); });
+    for (size_t i = 0; i < lists.size() && !unowned.empty(); ++i) {
+        if (!read[i]) {
+            search_list(lists[i], unowned, packages);
+            std::erase_if(unowned,
+                          [&](const auto& entry) { return packages.contains(entry.second); });
         }
     }
     return packages;
+}
+
+// The value of `key` in os-release text ("VERSION_CODENAME=bookworm"), unquoted.
+std::string os_release_value(std::string_view text, std::string_view key) {
+    LineCursor lines(text);
+    while (auto line = lines.next()) {
+        if (line->starts_with(key) && line->substr(key.size()).starts_with('=')) {
+            std::string_view value = line->substr(key.size() + 1);
+            if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'')) {
+                value = value.substr(1, value.size() - 2);
+            }
+            return std::string(value);
+        }
+    }
+    return {};
 }
 
 } // namespace
@@ -166,24 +215,47 @@ std::map<std::string, RememberedPackage> parse_remembered_packages(std::string_v
     return remembered;
 }
 
-std::vector<OwnedPath> parse_dpkg_search(const std::string& output) {
-    std::vector<OwnedPath> owned;
-    std::string_view rest = output;
-    while (!rest.empty()) {
-        size_t newline = rest.find('\n');
-        std::string_view line = rest.substr(0, newline);
-        rest.remove_prefix(newline == std::string_view::npos ? rest.size() : newline + 1);
-        size_t split = line.find(": /");
-        if (split == std::string_view::npos || line.starts_with("diversion ")) {
-            continue;
-        }
-        std::string_view package = line.substr(0, line.find_first_of(",:"));
-        if (package.empty() || package.find(' ') != std::string_view::npos) {
-            continue;
-        }
-        owned.push_back({std::string(line.substr(split + 2)), std::string(package)});
+std::string_view package_of_list(std::string_view file_name) {
+    if (!file_name.ends_with(".list") || file_name.size() == 5) {
+        return {};
     }
-    return owned;
+    file_name.remove_suffix(5);
+    return file_name.substr(0, file_name.find(':'));
+}
+
+bool list_holds(std::string_view list, std::string_view path) {
+    for (size_t at = list.find(path); at != std::string_view::npos; at = list.find(path, at + 1)) {
+        size_t end = at + path.size();
+        if ((at == 0 || list[at - 1] == '\n') && (end == list.size() || list[end] == '\n')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+DebugArchive debian_debug_archive() {
+    DebugArchive archive;
+    constexpr size_t most_bytes = size_t{1} << 20;
+    auto release = read_regular_file("/etc/os-release", most_bytes);
+    if (!release) {
+        release = read_regular_file("/usr/lib/os-release", most_bytes);
+    }
+    if (release && os_release_value(*release, "ID") == "debian") {
+        archive.codename = os_release_value(*release, "VERSION_CODENAME");
+    }
+    std::vector<std::string> sources{"/etc/apt/sources.list"};
+    std::error_code error;
+    for (const auto& entry :
+         std::filesystem::directory_iterator("/etc/apt/sources.list.d", error)) {
+        sources.push_back(entry.path().string());
+    }
+    for (const std::string& source : sources) {
+        auto text = read_regular_file(source, most_bytes);
+        if (text && text->find("debian-debug") != std::string::npos) {
+            archive.listed = true;
+        }
+    }
+    return archive;
 }
 
 std::map<std::string, std::string> debian_packages_of(const std::vector<std::string>& paths,
@@ -213,7 +285,7 @@ std::map<std::string, std::string> debian_packages_of(const std::vector<std::str
     if (unknown.empty()) {
         return packages;
     }
-    std::map<std::string, std::string> found = ask_dpkg(unknown);
+    std::map<std::string, std::string> found = search_dpkg(unknown);
     for (const std::string& path : unknown) {
         auto it = found.find(path);
         std::string package = it == found.end() ? std::string() : it->second;

@@ -113,30 +113,41 @@ bool has_pc(Dwarf_Die* die, Dwarf_Addr pc) {
 }
 
 // Depth-first from `parent` along the concrete DIEs whose ranges hold `pc`, appending
-// every function-like one to `path` (outermost first). Bounded depth: corrupt DWARF
-// can form cycles through imports.
+// every function-like one to `path` (outermost first). Of sibling DIEs that both hold
+// `pc` (GCC emits overlapping lexical blocks: in LTO builds of CPython one block's second
+// range covers a sibling block holding an inlined call), the one whose chain goes deepest
+// wins, the first of them on a tie: the inlined frame llvm-symbolizer and addr2line show
+// is not lost to a block that holds the address but no call. Bounded depth: corrupt
+// DWARF can form cycles through imports.
 bool descend(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int depth) {
     Dwarf_Die child;
     if (depth > 64 || dwarf_child(parent, &child) != 0) {
         return false;
     }
+    bool found = false;
+    std::vector<Dwarf_Die> best;
     do {
+        std::vector<Dwarf_Die> here;
+        bool holds = false;
+        Dwarf_Die target;
         if (has_pc(&child, pc)) {
             if (is_function(&child)) {
-                path.push_back(child);
+                here.push_back(child);
             }
-            descend(&child, pc, path, depth + 1);
-            return true;
+            descend(&child, pc, here, depth + 1);
+            holds = true;
+        } else if (imported_unit(&child, &target)) {
+            holds = descend(&target, pc, here, depth + 1);
+        } else if (is_container(&child)) {
+            holds = descend(&child, pc, here, depth + 1);
         }
-        Dwarf_Die target;
-        if (imported_unit(&child, &target) && descend(&target, pc, path, depth + 1)) {
-            return true;
-        }
-        if (is_container(&child) && descend(&child, pc, path, depth + 1)) {
-            return true;
+        if (holds && (!found || here.size() > best.size())) {
+            best = std::move(here);
+            found = true;
         }
     } while (dwarf_siblingof(&child, &child) == 0);
-    return false;
+    path.insert(path.end(), best.begin(), best.end());
+    return found;
 }
 
 // The function-like DIEs holding `address`, innermost first, for what the index does
@@ -210,25 +221,30 @@ Extents ranges_within(Dwarf_Die* die, const Extents& clip) {
 }
 
 // Address spans, each with the path of DIEs (outermost first) painted there first: later
-// paint only covers what is still bare.
+// paint covers what is still bare, and repaints what a shorter path of the same top
+// function holds (descend()'s deepest chain among overlapping siblings).
 class Canvas {
 public:
     void paint(Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
-        Dwarf_Addr cursor = low;
-        auto next = m_spans.upper_bound(cursor);
-        if (next != m_spans.begin()) {
-            cursor = std::max(cursor, std::prev(next)->second.high);
+        auto next = m_spans.upper_bound(low);
+        if (next != m_spans.begin() && std::prev(next)->second.high > low) {
+            --next; // the span holding `low`
         }
-        while (cursor < high) { // spans are disjoint: next starts at or after cursor
-            Dwarf_Addr gap_end = next == m_spans.end() ? high : std::min(high, next->first);
-            if (cursor < gap_end) {
-                m_spans.emplace_hint(next, cursor, Span{gap_end, path});
-            }
-            if (next == m_spans.end()) {
+        Dwarf_Addr cursor = low;
+        while (cursor < high) { // spans are disjoint: next ends after cursor
+            if (next == m_spans.end() || next->first >= high) {
+                m_spans.emplace_hint(next, cursor, Span{high, path});
                 break;
             }
-            cursor = std::max(cursor, next->second.high);
-            ++next;
+            if (next->first > cursor) {
+                m_spans.emplace_hint(next, cursor, Span{next->first, path});
+                cursor = next->first;
+                continue;
+            }
+            Dwarf_Addr end = std::min(high, next->second.high);
+            next = deeper(path, next->second.path) ? repaint(next, cursor, end, path)
+                                                   : std::next(next);
+            cursor = end;
         }
     }
 
@@ -243,7 +259,31 @@ private:
         Dwarf_Addr high;
         std::vector<Dwarf_Die> path;
     };
-    std::map<Dwarf_Addr, Span> m_spans; // by low
+    using Spans = std::map<Dwarf_Addr, Span>; // by low
+
+    static bool deeper(const std::vector<Dwarf_Die>& path, const std::vector<Dwarf_Die>& than) {
+        return path.size() > than.size() && path.front().addr == than.front().addr;
+    }
+
+    // Gives [from, to) of the span at `at` (which holds it) `path`, the rest of the span
+    // keeping its own; returns the span after [from, to).
+    Spans::iterator repaint(Spans::iterator at, Dwarf_Addr from, Dwarf_Addr to,
+                            const std::vector<Dwarf_Die>& path) {
+        Span old = at->second;
+        if (at->first < from) {
+            at->second.high = from;
+            at = m_spans.emplace_hint(std::next(at), from, Span{to, path});
+        } else {
+            at->second = Span{to, path};
+        }
+        auto after = std::next(at);
+        if (to < old.high) {
+            after = m_spans.emplace_hint(after, to, Span{old.high, std::move(old.path)});
+        }
+        return after;
+    }
+
+    Spans m_spans;
 };
 
 bool is_scope(Dwarf_Die* die) {

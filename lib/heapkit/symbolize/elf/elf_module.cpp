@@ -325,8 +325,11 @@ std::vector<Frame> ElfModule::frames(uint64_t vaddr, FrameStrings& strings, bool
         // The function holding the code goes by its symbol's name when one contains the
         // address (as llvm-symbolizer does): the exported name ("setlocale") rather than
         // an internal alias DWARF may carry ("__GI_setlocale"). Inlined frames have no
-        // symbol of their own and keep DWARF's names.
-        if (!frames.empty() && !symbol.empty()) {
+        // symbol of their own and keep DWARF's names; so does a function whose code was
+        // folded with another's, when the symbol table picked the other: DWARF's file
+        // and line are its own.
+        if (!frames.empty() && !symbol.empty() &&
+            !m_symbols->has_folded_twin(vaddr + m_bias, frames.back().system_name)) {
             frames.back().name = symbol.front().name;
             frames.back().system_name = symbol.front().system_name;
         }

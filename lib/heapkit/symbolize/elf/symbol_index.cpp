@@ -112,7 +112,7 @@ void SymbolIndex::bound_labels() {
     }
 }
 
-const char* SymbolIndex::name_at(uint64_t vaddr) const {
+const SymbolIndex::Symbol* SymbolIndex::holder(uint64_t vaddr) const {
     auto above = std::upper_bound(m_symbols.begin(), m_symbols.end(), vaddr,
                                   [](uint64_t value, const Symbol& s) { return value < s.start; });
     const Symbol* label = nullptr;
@@ -121,13 +121,41 @@ const char* SymbolIndex::name_at(uint64_t vaddr) const {
     for (auto i = static_cast<size_t>(above - m_symbols.begin()); i-- > 0 && m_reach[i] > vaddr;) {
         const Symbol& symbol = m_symbols[i];
         if (symbol.sized && vaddr < symbol.end) {
-            return symbol.name; // the sized holder with the highest start, best binding
+            return &symbol; // the sized holder with the highest start, best binding
         }
         if (!symbol.sized && vaddr < symbol.end && label == nullptr) {
             label = &symbol; // only when no sized symbol holds the address
         }
     }
-    return label == nullptr ? nullptr : label->name;
+    return label;
+}
+
+const char* SymbolIndex::name_at(uint64_t vaddr) const {
+    const Symbol* symbol = holder(vaddr);
+    return symbol == nullptr ? nullptr : symbol->name;
+}
+
+bool SymbolIndex::has_folded_twin(uint64_t vaddr, std::string_view name) const {
+    const Symbol* chosen = holder(vaddr);
+    if (chosen == nullptr || name.empty()) {
+        return false;
+    }
+    auto spelled = [&](std::string_view symbol) {
+        return symbol.starts_with(name) &&
+               (symbol.size() == name.size() || symbol[name.size()] == '.');
+    };
+    if (spelled(chosen->name)) {
+        return false; // the chosen symbol is the one DWARF names
+    }
+    auto first = std::lower_bound(m_symbols.begin(), m_symbols.end(), chosen->start,
+                                  [](const Symbol& s, uint64_t value) { return s.start < value; });
+    for (auto it = first; it != m_symbols.end() && it->start == chosen->start; ++it) {
+        if (&*it != chosen && vaddr < it->end && it->binding >= chosen->binding &&
+            spelled(it->name)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void SymbolIndex::append_bounds(std::vector<uint64_t>& bounds) const {

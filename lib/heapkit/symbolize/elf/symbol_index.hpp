@@ -5,6 +5,7 @@
 #include <elfutils/libdwfl.h>
 #include <functional>
 #include <gelf.h>
+#include <string_view>
 #include <vector>
 
 namespace heapkit {
@@ -44,6 +45,13 @@ public:
     // holding ELF vaddr `vaddr`, or null.
     const char* name_at(uint64_t vaddr) const;
 
+    // True when a symbol other than name_at()'s, spelled `name` (or `name` with a GCC
+    // suffix: "name.lto_priv.0"), holds ELF vaddr `vaddr` from the same start and binds
+    // as strongly: two functions whose identical code the toolchain folded into one
+    // (CPython's _tmp_116_rule and _tmp_245_rule), not an internal alias of an exported
+    // name (__GI_setlocale, local, under setlocale, global).
+    bool has_folded_twin(uint64_t vaddr, std::string_view name) const;
+
     // Appends where each symbol's reach starts and ends (ELF vaddrs): name_at() gives
     // one answer between two consecutive such addresses.
     void append_bounds(std::vector<uint64_t>& bounds) const;
@@ -58,6 +66,7 @@ private:
         const char* name;
     };
     void bound_labels();
+    const Symbol* holder(uint64_t vaddr) const; // name_at()'s symbol
 
     std::vector<Symbol> m_symbols; // by start, then preference
     std::vector<uint64_t> m_reach; // m_reach[i]: the largest end of symbols 0..i

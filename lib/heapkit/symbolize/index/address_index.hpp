@@ -34,7 +34,7 @@ namespace heapkit {
 
 // Bump when the format or what ElfModule::frames_at answers changes: files of another
 // version are rebuilt.
-constexpr uint32_t address_index_version = 1;
+constexpr uint32_t address_index_version = 2;
 
 // The frames from `start` (ELF vaddr) up to the next range's start.
 struct AnsweredRange {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/index/index_files.hpp"
 
+#include "heapkit/symbolize/debug_files/debian_package.hpp"
 #include "heapkit/symbolize/debug_files/debug_search.hpp"
 #include "heapkit/symbolize/elf/elf_module.hpp"
 #include "heapkit/symbolize/index/index_store.hpp"
@@ -43,6 +44,15 @@ std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
         }
     }
     store.build(wanted, wait);
+    // Which Debian package installed each file without DWARF: the warnings about its
+    // unnamed frames name its -dbgsym, and the first profile need not look it up.
+    std::vector<std::string> without_dwarf;
+    for (size_t i = 0; i < paths.size(); ++i) {
+        if (files[i] && !files[i]->has_dwarf()) {
+            without_dwarf.push_back(paths[i]);
+        }
+    }
+    debian_packages_of(without_dwarf, options.cache_directory);
     for (std::string& warning : store.take_warnings()) {
         warnings.push_back(std::move(warning));
     }

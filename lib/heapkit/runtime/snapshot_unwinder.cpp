@@ -12,6 +12,7 @@
 #include <string_view>
 #include <sys/auxv.h>
 #include <unistd.h>
+#include <vector>
 
 namespace heapkit::runtime {
 namespace {
@@ -41,13 +42,17 @@ std::span<const char> vdso_image() {
 // The ELF file of a mapped module, as libdwfl's own finder opens it, but kept without a
 // descriptor: the file is mapped, and a descriptor kept for the profile's length could
 // be closed by the host and its number reused, then closed again by dwfl_end. The vDSO
-// is read where it is mapped.
+// is read from a copy of its mapping.
 int find_mapped_elf(Dwfl_Module* module, void** userdata, const char* name, Dwarf_Addr base,
                     char** file_name, Elf** elf) {
     if (name == vdso_name) {
-        auto image = vdso_image();
-        // libelf only reads an image it did not allocate (elf_memory takes no const).
-        *elf = elf_memory(const_cast<char*>(image.data()), image.size());
+        // A copy, made once (a few kB, the same for the process's life): elf_memory takes
+        // an image libelf may convert in place, and the vDSO's mapping is read-only.
+        static std::vector<char> copy = [] {
+            auto image = vdso_image();
+            return std::vector<char>(image.begin(), image.end());
+        }();
+        *elf = elf_memory(copy.data(), copy.size());
         return -1;
     }
     int fd = dwfl_linux_proc_find_elf(module, userdata, name, base, file_name, elf);

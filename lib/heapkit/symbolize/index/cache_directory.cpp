@@ -101,11 +101,16 @@ std::optional<std::string> not_ours(const std::string& directory) {
     if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
         return fmt::format("{}: cannot create: {}", directory, std::strerror(errno));
     }
-    UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    // Not O_DIRECTORY: a link would then read "Not a directory". O_NONBLOCK: a FIFO
+    // planted under the name does not hold the open.
+    UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     struct stat status {};
     if (!fd || ::fstat(fd.get(), &status) != 0) {
         return fmt::format("{}: {}", directory,
                            errno == ELOOP ? "a symbolic link" : std::strerror(errno));
+    }
+    if (!S_ISDIR(status.st_mode)) {
+        return fmt::format("{}: not a directory", directory);
     }
     if (status.st_uid != ::geteuid()) {
         return fmt::format("{} belongs to uid {}, not to uid {}", directory, status.st_uid,

@@ -84,9 +84,9 @@ Result<void> inflate_chunks(std::string_view compressed, std::string_view source
             z.stream.next_out = reinterpret_cast<Bytef*>(chunk.get());
             z.stream.avail_out = chunk_size;
             rc = inflate(&z.stream, Z_NO_FLUSH);
-            uint64_t read = compressed.size() - left + (slice - z.stream.avail_in);
+            uint64_t consumed = compressed.size() - left + (slice - z.stream.avail_in);
             if (auto taken =
-                    take(std::string_view(chunk.get(), chunk_size - z.stream.avail_out), read);
+                    take(std::string_view(chunk.get(), chunk_size - z.stream.avail_out), consumed);
                 !taken) {
                 return taken;
             }
@@ -129,7 +129,7 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source,
     uint64_t size = 0;
     // Only the default bound refuses a ratio: a bound the user gives is taken as it is.
     bool by_ratio = limits.max_bytes == default_max_inflated;
-    auto measure = [&](std::string_view chunk, uint64_t read) -> Result<void> {
+    auto measure = [&](std::string_view chunk, uint64_t consumed) -> Result<void> {
         if (limits.text && size == 0 && chunk.find('\0') != std::string_view::npos) {
             return fail("{}: inflates to binary data, not text", source);
         }
@@ -139,9 +139,9 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source,
                         "--max-inflated or HEAPKIT_MAX_INFLATED raises it)",
                         source, size_text(limits.max_bytes));
         }
-        if (by_ratio && size > bomb_ratio_from && size > bomb_ratio * read) {
-            return fail("{}: inflates more than {} times its compressed size, which no heap "
-                        "dump does (a gzip bomb? --max-inflated or HEAPKIT_MAX_INFLATED "
+        if (by_ratio && size > bomb_ratio_from && size > bomb_ratio * consumed) {
+            return fail("{}: inflates more than {} times its compressed size, far beyond what "
+                        "real dumps do (a gzip bomb? --max-inflated or HEAPKIT_MAX_INFLATED "
                         "accepts it)",
                         source, bomb_ratio);
         }

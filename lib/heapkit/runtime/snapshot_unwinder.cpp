@@ -57,7 +57,7 @@ int find_mapped_elf(Dwfl_Module* module, void** userdata, const char* name, Dwar
     }
     int fd = dwfl_linux_proc_find_elf(module, userdata, name, base, file_name, elf);
     if (fd < 0) {
-        return fd; // none, or an image read from memory (the vDSO) in *elf
+        return fd; // none, or a deleted file's image read through /proc/PID/mem in *elf
     }
     if (*elf == nullptr) {
         *elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);

@@ -192,7 +192,9 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->envname("HEAPKIT_INDEX");
     app.add_option("--max-inflated", load.max_inflated,
                    "the most a gzipped dump may inflate to (default 2GiB; suffixes k, M, G "
-                   "are powers of 1024); more ends the run with an error naming the file")
+                   "are powers of 1024); more ends the run with an error naming the file, "
+                   "as does, with the default, inflating past 64MiB to over 200 times the "
+                   "compressed size")
         ->option_text("SIZE")
         ->envname("HEAPKIT_MAX_INFLATED")
         ->transform(CLI::AsSizeValue(false));

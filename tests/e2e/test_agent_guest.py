@@ -93,6 +93,27 @@ finally:
     guest.stop()
 print("exports, own crc32, heap, CPU, index: ok")
 
+# --- a host that drops to nobody once started (as a service started as root does) -----
+# It is then no longer dumpable: its /proc/self/auxv and mem are root's, its maps not.
+if os.geteuid() == 0:
+    guest = start()
+    try:
+        url = guest.url()
+        guest.process.stdin.write("drop\n")
+        guest.process.stdin.flush()
+        line = guest.process.stdout.readline()
+        check(line == "dropped uid=65534\n", f"the host did not drop to nobody: {line!r}")
+        profile = fetch(url, "/debug/pprof/profile?seconds=2",
+                        os.path.join(directory, "dropped.pb.gz"))
+        top = go_pprof("-top", "-symbolize=none", profile).stdout
+        check("agent_host_spin" in top, f"after the drop, the CPU profile does not name "
+                                        f"agent_host_spin:\n{top}")
+    finally:
+        guest.stop()
+    print("CPU profile after a drop to nobody: ok")
+else:
+    print("not root: the drop to nobody is not tried")
+
 # --- a host with its own SIGPROF handler and timer --------------------------------------
 guest = start("sigprof")
 try:

@@ -123,4 +123,19 @@ try:
     check(not os.path.exists(peaks), "the directory was made with the watcher off")
 finally:
     redis.stop()
+
+# A directory others may write to, /tmp's mode 1777 (sticky): refused in one line, even
+# though it is this user's; nothing is written into it.
+os.makedirs(peaks)
+os.chmod(peaks, 0o1777)
+redis = start_redis({"HEAPKIT_PEAKS_DIR": peaks})
+try:
+    redis.url()
+    wait_for_socket()
+    lines = [line for line in redis.agent_lines() if "peaks" in line]
+    check(len(lines) == 1 and f"{peaks}: others may write to it (mode 1777)" in lines[0] and
+          lines[0].endswith("no peak captures"), f"agent lines: {redis.agent_lines()}")
+    check(os.listdir(peaks) == [], f"written into a shared directory: {os.listdir(peaks)}")
+finally:
+    redis.stop()
 print("PASS")

@@ -120,6 +120,9 @@ with open(page) as f:
     body = f.read()
 check(not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", body),
       "the page refers to another file")
+# Titled with the program's name and the dump's file name, not a path that may be gone.
+title = re.search(r"<title>(.*?)</title>", body).group(1)
+check(title == f"heapkit: inline_cpp ({os.path.basename(dump)})", f"the page's title: {title!r}")
 
 TARGET = "geometry::build_grids()"
 with Browser() as browser:
@@ -255,7 +258,8 @@ with Browser() as browser:
     check_top(browser, [dump, "--focus", "plugin"], "--focus=plugin")
     check(text_of(browser, "refinements") == "--focus=plugin", "the applied filter is not shown")
     check(browser.evaluate("document.querySelectorAll('img:not(#lifetime-chart)').length") == 0 and
-          browser.evaluate("document.title") == f"heapkit: {odd}",
+          browser.evaluate("document.title") ==
+          f"heapkit: inline_cpp ({os.path.basename(odd)})",
           f"the dump's name became markup: {browser.evaluate('document.title')!r}")
     check_clean(browser, focused, "a name like markup")
 

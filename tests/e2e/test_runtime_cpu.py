@@ -8,6 +8,8 @@ import gzip
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -47,6 +49,7 @@ process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True, en
 try:
     base = process.stdout.readline().strip().replace("listening on ", "")
     check(base.startswith("http://127.0.0.1:"), f"service said {base!r}")
+    host, port = base.removeprefix("http://").split(":")
 
     # Go's CPU profile, and a second profile asked for meanwhile: 409.
     answers = {}
@@ -79,6 +82,23 @@ try:
     check(status == 200 and bare and not any(HOT in " ".join(s["frames"]) for s in bare),
           "symbolize=0 still named frames")
     check(any("example_service" in m for m in mappings), f"mappings: {mappings}")
+
+    # A client that leaves (curl -m1) ends its profile: the profiler is free again, and
+    # SIGPROF is the process's own, long before the 20 s it asked for.
+    with socket.create_connection((host, int(port))) as gone:
+        gone.sendall(f"GET /debug/pprof/profile?seconds=20 HTTP/1.1\r\nHost: {host}\r\n\r\n"
+                     .encode())
+        time.sleep(1)
+    for attempt in range(8):  # well under the abandoned profile's 20 s
+        status, body, _ = request("/debug/pprof/profile?seconds=1")
+        if status != 409:
+            break
+        time.sleep(1)
+    check(status == 200 and body[:2] == b"\x1f\x8b",
+          f"a profile after an abandoned one: {status} {body[:120]!r}")
+    caught = next(line for line in open(f"/proc/{process.pid}/status") if line.startswith("SigCgt"))
+    check(not int(caught.split()[1], 16) & (1 << (signal.SIGPROF - 1)),
+          f"SIGPROF still handled after the profiles: {caught.strip()}")
 
     # Out of bounds: 400 with the reason.
     for query in ("seconds=0", "seconds=301", "seconds=ten", "frequency=0", "frequency=1001",

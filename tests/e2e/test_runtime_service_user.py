@@ -26,6 +26,8 @@ atexit.register(shutil.rmtree, directory, True)
 os.chmod(directory, 0o755)
 root_cache = os.path.join(directory, "root-cache")
 os.mkdir(root_cache, 0o755)
+# nobody's fallback is one directory kept across starts: begin without it, remove it after.
+shutil.rmtree("/tmp/heapkit-cache-65534", True)
 made_before = set(glob.glob("/tmp/heapkit-cache-*"))
 # The private directories the service makes itself, removed too.
 atexit.register(lambda: [shutil.rmtree(made, True)
@@ -61,15 +63,26 @@ check(any("(anonymous namespace)::open_sessions()" in s["frames"] for s in sampl
       "open_sessions not named")
 check_names_like_llvm(samples, mappings, SERVICE)
 
-# 2. An indexer that cannot run: one line on stderr, saying which and why.
+# 2. An indexer that cannot run: one line on stderr, saying which and why. The fallback is
+# emptied, not removed: its indexes would spare the indexer, and the directory itself is
+# to be used again.
+for entry in os.scandir(fallback):
+    shutil.rmtree(entry.path) if entry.is_dir(follow_symlinks=False) else os.unlink(entry.path)
 missing = os.path.join(directory, "no-such-indexer")
 service = start(missing)
 service.get("/debug/pprof/heap")
 service.get("/debug/pprof/heap")
 runs = service.indexer_runs()
-lines = [line for line in service.stop()
+service_lines = service.stop()
+lines = [line for line in service_lines
          if "address indexes go to" not in line and "no symbols beyond .dynsym" not in line]
 check(runs == {"ok": 0, "failed": 1}, f"missing indexer: {runs}")
+# The second start used the first one's fallback again: one directory for nobody, however
+# many times the service starts (issue 45, item 14).
+check(set(glob.glob("/tmp/heapkit-cache-*")) - made_before <= {fallback},
+      f"a second start made another fallback: {set(glob.glob('/tmp/heapkit-cache-*')) - made_before}")
+again = [line for line in service_lines if "address indexes go to" in line]
+check(again and again[0].endswith(" go to " + fallback), f"the second start fell back to {again}")
 check(len(lines) == 1 and missing in lines[0] and "No such file" in lines[0],
       f"the failing indexer is not said once with why: {lines}")
 print("ok")

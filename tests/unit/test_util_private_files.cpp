@@ -28,6 +28,24 @@ TEST_CASE("heapkit::check_private_directory refuses a directory others may write
     CHECK(missing.error().system_error == ENOENT);
 }
 
+TEST_CASE("heapkit::check_sole_directory refuses what others may write, sticky or not") {
+    TempDir dir;
+    std::string path = (dir.path / "peaks").string();
+    REQUIRE(make_sole_directory(path));
+    for (mode_t mode : {01777, 0777, 0770, 01730}) {
+        ::chmod(path.c_str(), mode);
+        auto open = check_sole_directory(path);
+        REQUIRE_FALSE(open);
+        CHECK(open.error().message.starts_with(path + ": others may write to it"));
+    }
+    ::chmod(path.c_str(), 01777);
+    CHECK(check_sole_directory(path).error().message ==
+          path + ": others may write to it (mode 1777); it must be this user's alone (a "
+                 "directory of its own, mode 0700)");
+    ::chmod(path.c_str(), 0755);
+    CHECK(check_sole_directory(path));
+}
+
 TEST_CASE("heapkit::read_regular_file reads only a regular file, never through a link") {
     TempDir dir;
     fs::path file = dir.path / "entry";

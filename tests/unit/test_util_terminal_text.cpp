@@ -15,3 +15,9 @@ TEST_CASE("heapkit::terminal_safe escapes control characters, C0, DEL and C1") {
     CHECK(terminal_safe("bad\xff") == "bad\xef\xbf\xbd"); // not UTF-8: U+FFFD
     CHECK(terminal_safe("C:\\dir") == "C:\\dir");
 }
+
+TEST_CASE("heapkit::terminal_safe_lines keeps newlines and tabs, escapes the rest") {
+    CHECK(terminal_safe_lines("no such page: /a\tb\n") == "no such page: /a\tb\n");
+    CHECK(terminal_safe_lines("no such page: /\x1b]0;owned\x07\r\n") ==
+          "no such page: /\\x1b]0;owned\\x07\\x0d\n");
+}

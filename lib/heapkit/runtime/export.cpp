@@ -10,6 +10,7 @@
 #include "heapkit/symbolize/kept_symbols.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/input.hpp"
+#include "heapkit/util/terminal_text.hpp"
 #include "heapkit/util/text.hpp"
 #include "heapkit/util/try.hpp"
 
@@ -165,8 +166,11 @@ Result<std::string> symbol_lines(const std::vector<uint64_t>& addresses) {
         if (names.empty()) {
             names = location_address_text(profile, location);
         }
-        // jeprof matches answers with leading zeros stripped: no padding.
-        fmt::format_to(std::back_inserter(out), "0x{:x}\t{}\n", location.address, names);
+        // jeprof matches answers with leading zeros stripped: no padding. It prints the
+        // names as they are: the control characters a hostile module's names may hold
+        // are escaped here, as --text does.
+        fmt::format_to(std::back_inserter(out), "0x{:x}\t{}\n", location.address,
+                       terminal_safe(names));
     }
     return out;
 }

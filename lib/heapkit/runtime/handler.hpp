@@ -22,9 +22,10 @@ struct Request {
     // How a page that takes its time (a CPU profile, a heap delta: Handler::waits) waits
     // out its window; a server passes one that returns early when it stops. Unset: sleep.
     std::function<void(std::chrono::milliseconds)> wait;
-    // True once the server stops: a page whose window was cut short answers 503 at once
-    // instead of converting what it has (symbolizing takes ~0.1 s, which would delay the
-    // process's exit). Unset: never.
+    // True once the server stops or the client has gone (the window then ends early): a
+    // page whose window was cut short answers 503 at once instead of converting what it
+    // has (symbolizing takes ~0.1 s, which would delay the process's exit; a client that
+    // has gone reads nothing). Unset: never.
     std::function<bool()> stopping;
     // Which copy of jemalloc a heap page is about, where a process has several (a Rust
     // service's own and a preloaded one): `?jemalloc=PREFIX` or the object's file name,
@@ -82,7 +83,8 @@ std::vector<PageInfo> pages();
 // sample type the process does not record, 409 a CPU profile asked for while another
 // runs or in a process with a SIGPROF handler of its own, 413 body over max_body, 500 a
 // dump or conversion that failed (with the reason), 503 (Retry-After) max_conversions
-// busy, or a page whose window the server's stop cut short.
+// busy, or a page whose window was cut short (the server stops, or its client has gone:
+// a CPU profile ends, and frees the profiler, when its client closes the connection).
 // Thread-safe; dumps are serialized. Copies share their conversion count.
 class Handler {
 public:

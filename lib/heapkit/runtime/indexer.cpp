@@ -254,6 +254,8 @@ std::string indexer_cache_directory() {
         fallback = usable;
         notice_once("cache fallback", fmt::format("cache directory {}; address indexes go to {}",
                                                   why.empty() ? "unset" : why, fallback));
+    } else if (usable.empty() && !why.empty()) {
+        notice_once("cache fallback", fmt::format("cache directory {}", why));
     }
     return usable;
 }

@@ -247,7 +247,7 @@ Response jemalloc_log_page(const Request& request) {
         return text(409, logged.error().message);
     }
     if (request.stopping && request.stopping()) {
-        return text(503, "the server is stopping");
+        return text(503, "cut short: the server is stopping or the client has gone");
     }
     auto json = read_input(path);
     if (!json) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/page_query.hpp"
 
+#include "heapkit/util/terminal_text.hpp"
 #include "heapkit/util/text.hpp"
 
 #include <algorithm>
@@ -91,7 +92,9 @@ Result<unsigned> query_number(const Query& query, const std::string& key, unsign
 Response text(int status, std::string body) {
     Response response;
     response.status = status;
-    response.body = std::move(body);
+    // An error often quotes what the client sent (a path, a query value): its control
+    // bytes would reach the terminal of whoever reads the answer (curl, jeprof).
+    response.body = status >= 400 ? terminal_safe_lines(body) : std::move(body);
     if (!response.body.empty() && response.body.back() != '\n') {
         response.body += '\n';
     }

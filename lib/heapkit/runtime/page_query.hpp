@@ -34,7 +34,8 @@ Result<unsigned> query_number(const Query& query, const std::string& key, unsign
 // where the text is (`text_instead`).
 Result<void> query_debug(const Query& query, std::string_view text_instead);
 
-// A plain-text answer, ending in a newline.
+// A plain-text answer, ending in a newline; an error's (status 400 and up) with its
+// control characters but newlines and tabs escaped (terminal_safe_lines).
 Response text(int status, std::string body);
 inline Response failure(int status, const Error& error) {
     return text(status, error.message);

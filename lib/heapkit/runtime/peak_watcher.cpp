@@ -282,7 +282,9 @@ Result<std::unique_ptr<PeakWatcher>> PeakWatcher::start(PeakOptions options) {
     if (!options.say) {
         options.say = [](const std::string& line) { notice_once(line, line); };
     }
-    if (auto made = make_private_directory(options.directory); !made) {
+    // The service user's alone: in a directory others may write to (/tmp), they could
+    // plant files beside the captures or fill it to stop them.
+    if (auto made = make_sole_directory(options.directory); !made) {
         return fail("peaks: {}", made.error().message);
     }
     HEAPKIT_TRY(probe_writable(options.directory));

@@ -72,7 +72,7 @@ Response take_cpu_profile(const Request& request, CpuDefaults defaults, Write wr
         return text(500, samples.error().message);
     }
     if (request.stopping && request.stopping()) {
-        return text(503, "the server is stopping");
+        return text(503, "cut short: the server is stopping or the client has gone");
     }
     return write(*samples, *cpu);
 }
@@ -213,7 +213,7 @@ Response heap_delta(const Request& request) {
         std::this_thread::sleep_for(std::chrono::seconds(heap.seconds));
     }
     if (request.stopping && request.stopping()) {
-        return text(503, "the server is stopping");
+        return text(503, "cut short: the server is stopping or the client has gone");
     }
     auto before = own_dump_profile(*first_dump, heap.load);
     if (!before) {

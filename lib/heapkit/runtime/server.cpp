@@ -95,9 +95,11 @@ struct Server::State {
     // own when it waits out a window (a 30 s CPU profile would hold a worker that long).
     void dispatch(uint64_t id, Request request) {
         if (Handler::waits(request)) {
-            request.wait = [this](std::chrono::milliseconds window) { waiting.wait(window); };
-            request.stopping = [this] { return waiting.stopping(); };
-            if (!waiting.enter([this, id, request = std::move(request)] {
+            request.wait = [this, id](std::chrono::milliseconds window) {
+                waiting.wait(id, window);
+            };
+            request.stopping = [this, id] { return waiting.stopping(id); };
+            if (!waiting.enter(id, [this, id, request = std::move(request)] {
                     loop->answer(id, handler.handle(request));
                     release_own_code_pages();
                 })) {
@@ -160,12 +162,12 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
                        http::listen_on(options.address, options.port, &state->table));
     state->port = http::bound_port(listener);
     State* shared = state.get();
-    HEAPKIT_TRY_ASSIGN(state->loop, http::EventLoop::open(
-                                        std::move(listener), state->table, loop_options(options),
-                                        [shared](uint64_t id, Request request) {
-                                            shared->dispatch(id, std::move(request));
-                                        },
-                                        options.warn));
+    HEAPKIT_TRY_ASSIGN(
+        state->loop,
+        http::EventLoop::open(
+            std::move(listener), state->table, loop_options(options),
+            [shared](uint64_t id, Request request) { shared->dispatch(id, std::move(request)); },
+            [shared](uint64_t id) { shared->waiting.abandon(id); }, options.warn));
     state->workers = std::make_unique<http::WorkerPool>(options.threads);
     state->loop_thread =
         http::start_server_thread("heapkit-http", [loop = state->loop.get()] { loop->run(); });

@@ -1,22 +1,63 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/snapshot_unwinder.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <elf.h>
 #include <elfutils/libdwfl.h>
 #include <libelf.h>
+#include <span>
+#include <string_view>
+#include <sys/auxv.h>
 #include <unistd.h>
+#include <vector>
 
 namespace heapkit::runtime {
 namespace {
 
+// The vDSO's name as report_modules() gives it (libdwfl's own, "[vdso: PID]", would
+// have its finder read the image through /proc/PID/mem).
+constexpr std::string_view vdso_name = "[vdso]";
+
+// The vDSO's whole image in this process's memory, section headers included (the kernel
+// maps all of it): its runtime address and size in bytes. Empty when there is none.
+std::span<const char> vdso_image() {
+    auto base = static_cast<uintptr_t>(getauxval(AT_SYSINFO_EHDR));
+    if (base == 0) {
+        return {};
+    }
+    const auto* header = reinterpret_cast<const Elf64_Ehdr*>(base);
+    size_t size = header->e_shoff + size_t{header->e_shnum} * header->e_shentsize;
+    const auto* segments = reinterpret_cast<const Elf64_Phdr*>(base + header->e_phoff);
+    for (size_t i = 0; i < header->e_phnum; ++i) {
+        if (segments[i].p_type == PT_LOAD) {
+            size = std::max<size_t>(size, segments[i].p_offset + segments[i].p_filesz);
+        }
+    }
+    return {reinterpret_cast<const char*>(base), size};
+}
+
 // The ELF file of a mapped module, as libdwfl's own finder opens it, but kept without a
 // descriptor: the file is mapped, and a descriptor kept for the profile's length could
-// be closed by the host and its number reused, then closed again by dwfl_end.
+// be closed by the host and its number reused, then closed again by dwfl_end. The vDSO
+// is read from a copy of its mapping.
 int find_mapped_elf(Dwfl_Module* module, void** userdata, const char* name, Dwarf_Addr base,
                     char** file_name, Elf** elf) {
+    if (name == vdso_name) {
+        // A copy, made once (a few kB, the same for the process's life): elf_memory takes
+        // an image libelf may convert in place, and the vDSO's mapping is read-only.
+        static std::vector<char> copy = [] {
+            auto image = vdso_image();
+            return std::vector<char>(image.begin(), image.end());
+        }();
+        *elf = elf_memory(copy.data(), copy.size());
+        return -1;
+    }
     int fd = dwfl_linux_proc_find_elf(module, userdata, name, base, file_name, elf);
     if (fd < 0) {
-        return fd; // none, or an image read from memory (the vDSO) in *elf
+        return fd; // none, or a deleted file's image read through /proc/PID/mem in *elf
     }
     if (*elf == nullptr) {
         *elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
@@ -44,6 +85,32 @@ const Dwfl_Callbacks callbacks = {
 struct DwflEnd {
     void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
 };
+
+struct FileClose {
+    void operator()(FILE* file) const { std::fclose(file); }
+};
+
+// The modules mapped now, from /proc/self/maps, and the vDSO from the auxiliary vector.
+// Not dwfl_linux_proc_report: it reads /proc/PID/auxv first, and a process that dropped
+// privileges (setuid to a service user) is no longer dumpable, so its auxv and mem are
+// root's and closed to it, while its maps stay readable (mode 0444, and a process may
+// always read its own). Zero, or an errno.
+int report_modules(Dwfl* dwfl) {
+    std::unique_ptr<FILE, FileClose> maps(std::fopen("/proc/self/maps", "re"));
+    if (!maps) {
+        return errno;
+    }
+    dwfl_report_begin(dwfl);
+    int reported = dwfl_linux_proc_maps_report(dwfl, maps.get());
+    if (auto vdso = vdso_image(); reported == 0 && !vdso.empty()) {
+        auto start = reinterpret_cast<uintptr_t>(vdso.data()); // runtime address
+        if (dwfl_report_module(dwfl, vdso_name.data(), start, start + vdso.size()) == nullptr) {
+            reported = -1;
+        }
+    }
+    dwfl_report_end(dwfl, nullptr, nullptr);
+    return reported;
+}
 
 // The one "thread" libdwfl is asked about: the snapshot being unwound.
 constexpr pid_t snapshot_tid = 1;
@@ -128,10 +195,7 @@ std::unique_ptr<SnapshotUnwinder> SnapshotUnwinder::for_this_process() {
     if (dwfl == nullptr) {
         return nullptr;
     }
-    dwfl_report_begin(dwfl);
-    int reported = dwfl_linux_proc_report(dwfl, getpid());
-    dwfl_report_end(dwfl, nullptr, nullptr);
-    if (reported != 0 ||
+    if (report_modules(dwfl) != 0 ||
         !dwfl_attach_state(dwfl, nullptr, getpid(), &thread_callbacks, state.get())) {
         return nullptr;
     }

@@ -15,7 +15,9 @@ namespace heapkit::runtime {
 
 class SnapshotUnwinder {
 public:
-    // Reports the modules mapped now (/proc/self/maps). Null when libdwfl cannot start.
+    // Reports the modules mapped now (/proc/self/maps, and the vDSO where it is mapped:
+    // both still readable after the process drops privileges). Null when libdwfl cannot
+    // start or the maps cannot be read.
     static std::unique_ptr<SnapshotUnwinder> for_this_process();
     ~SnapshotUnwinder();
     SnapshotUnwinder(const SnapshotUnwinder&) = delete;

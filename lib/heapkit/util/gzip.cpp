@@ -63,8 +63,8 @@ std::string size_text(uint64_t bytes) {
 }
 
 // Inflates every member of `compressed` a chunk at a time into a buffer of its own,
-// handing each chunk to `take` (which may stop it with an error): memory stays one chunk
-// however far the data inflates.
+// handing each chunk to `take` with how many compressed bytes have been read so far (it
+// may stop it with an error): memory stays one chunk however far the data inflates.
 template <class Take>
 Result<void> inflate_chunks(std::string_view compressed, std::string_view source, Take take) {
     InflateStream z;
@@ -84,7 +84,9 @@ Result<void> inflate_chunks(std::string_view compressed, std::string_view source
             z.stream.next_out = reinterpret_cast<Bytef*>(chunk.get());
             z.stream.avail_out = chunk_size;
             rc = inflate(&z.stream, Z_NO_FLUSH);
-            if (auto taken = take(std::string_view(chunk.get(), chunk_size - z.stream.avail_out));
+            uint64_t consumed = compressed.size() - left + (slice - z.stream.avail_in);
+            if (auto taken =
+                    take(std::string_view(chunk.get(), chunk_size - z.stream.avail_out), consumed);
                 !taken) {
                 return taken;
             }
@@ -125,7 +127,9 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source,
     // second fills a string of exactly that size, never one regrown to twice it. Inflating
     // twice costs far less than the parse that follows.
     uint64_t size = 0;
-    HEAPKIT_TRY(inflate_chunks(compressed, source, [&](std::string_view chunk) -> Result<void> {
+    // Only the default bound refuses a ratio: a bound the user gives is taken as it is.
+    bool by_ratio = limits.max_bytes == default_max_inflated;
+    auto measure = [&](std::string_view chunk, uint64_t consumed) -> Result<void> {
         if (limits.text && size == 0 && chunk.find('\0') != std::string_view::npos) {
             return fail("{}: inflates to binary data, not text", source);
         }
@@ -135,14 +139,22 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source,
                         "--max-inflated or HEAPKIT_MAX_INFLATED raises it)",
                         source, size_text(limits.max_bytes));
         }
+        if (by_ratio && size > bomb_ratio_from && size > bomb_ratio * consumed) {
+            return fail("{}: inflates more than {} times its compressed size, far beyond what "
+                        "real dumps do (a gzip bomb? --max-inflated or HEAPKIT_MAX_INFLATED "
+                        "accepts it)",
+                        source, bomb_ratio);
+        }
         return {};
-    }));
+    };
+    HEAPKIT_TRY(inflate_chunks(compressed, source, measure));
     std::string out;
     out.reserve(static_cast<size_t>(size));
-    HEAPKIT_TRY(inflate_chunks(compressed, source, [&](std::string_view chunk) -> Result<void> {
-        out += chunk;
-        return {};
-    }));
+    HEAPKIT_TRY(
+        inflate_chunks(compressed, source, [&](std::string_view chunk, uint64_t) -> Result<void> {
+            out += chunk;
+            return {};
+        }));
     return out;
 }
 

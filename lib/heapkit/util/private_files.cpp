@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/private_files.hpp"
 
+#include "heapkit/util/try.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -39,6 +41,25 @@ Result<void> make_private_directory(const std::string& directory) {
         return fail_system(errno, "{}: cannot create: {}", directory, std::strerror(errno));
     }
     return check_private_directory(directory);
+}
+
+Result<void> check_sole_directory(const std::string& directory) {
+    HEAPKIT_TRY(check_private_directory(directory));
+    struct stat st {};
+    if (::stat(directory.c_str(), &st) != 0) {
+        return fail_system(errno, "{}: {}", directory, std::strerror(errno));
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return fail("{}: others may write to it (mode {:04o}); it must be this user's alone "
+                    "(a directory of its own, mode 0700)",
+                    directory, st.st_mode & 07777);
+    }
+    return {};
+}
+
+Result<void> make_sole_directory(const std::string& directory) {
+    HEAPKIT_TRY(make_private_directory(directory));
+    return check_sole_directory(directory);
 }
 
 Result<UniqueFd> open_regular_file(const std::string& path) {

@@ -22,6 +22,13 @@ Result<void> check_private_directory(const std::string& directory);
 // checked as check_private_directory does.
 Result<void> make_private_directory(const std::string& directory);
 
+// Stricter, for a directory of files no one else may add to (heap captures, which others
+// could crowd out or plant beside ours): as check_private_directory, and no one but its
+// owner may write to it, sticky bit or not (/tmp, mode 1777, is refused even to root).
+Result<void> check_sole_directory(const std::string& directory);
+// make_private_directory, then check_sole_directory.
+Result<void> make_sole_directory(const std::string& directory);
+
 // `path` opened for reading only if it is a regular file: a symbolic link is not followed
 // (O_NOFOLLOW), a FIFO or device is refused after an open that cannot block (O_NONBLOCK).
 Result<UniqueFd> open_regular_file(const std::string& path);

@@ -13,13 +13,15 @@ bool is_control(unsigned char c) {
     return c < 0x20 || c == 0x7f;
 }
 
-} // namespace
-
-std::string terminal_safe(std::string_view text) {
+// `keep`: the one or two control characters left as they are ("" for none).
+std::string escape_controls(std::string_view text, std::string_view keep) {
+    auto escaped = [keep](unsigned char byte) {
+        return is_control(byte) && keep.find(static_cast<char>(byte)) == std::string_view::npos;
+    };
     // The common case, a name of printable ASCII, costs one scan and a copy.
-    if (std::none_of(text.begin(), text.end(), [](char c) {
+    if (std::none_of(text.begin(), text.end(), [&](char c) {
             auto byte = static_cast<unsigned char>(c);
-            return is_control(byte) || byte >= 0x80;
+            return escaped(byte) || byte >= 0x80;
         })) {
         return std::string(text);
     }
@@ -29,7 +31,7 @@ std::string terminal_safe(std::string_view text) {
     for (size_t i = 0; i < valid.size(); ++i) {
         auto byte = static_cast<unsigned char>(valid[i]);
         auto next = i + 1 < valid.size() ? static_cast<unsigned char>(valid[i + 1]) : 0;
-        if (is_control(byte)) {
+        if (escaped(byte)) {
             out += fmt::format("\\x{:02x}", byte);
         } else if (byte == 0xc2 && next >= 0x80 && next <= 0x9f) { // U+0080-U+009F
             out += fmt::format("\\u{:04x}", next);
@@ -39,6 +41,16 @@ std::string terminal_safe(std::string_view text) {
         }
     }
     return out;
+}
+
+} // namespace
+
+std::string terminal_safe(std::string_view text) {
+    return escape_controls(text, "");
+}
+
+std::string terminal_safe_lines(std::string_view text) {
+    return escape_controls(text, "\n\t");
 }
 
 } // namespace heapkit

@@ -13,5 +13,7 @@ namespace heapkit {
 // U+FFFD. Text without any is returned as it is. (A backslash is left alone: names
 // rarely hold one, and then they read as they are.)
 std::string terminal_safe(std::string_view text);
+// The same for text of several lines (a server's error message): newlines and tabs stay.
+std::string terminal_safe_lines(std::string_view text);
 
 } // namespace heapkit

@@ -149,16 +149,28 @@ Result<void> write_page(const std::string& title, const std::string& json, const
     return {};
 }
 
-std::string title_of(const HtmlOptions& options, const std::vector<std::string>& sources) {
+// What follows a path's last '/'.
+std::string file_name_of(std::string_view path) {
+    return std::string(path.substr(path.rfind('/') + 1));
+}
+
+// "heapkit: PROGRAM (DUMP)": the program's name and the dump's file name, not the paths,
+// which may be a temporary directory gone by the time the page is read or kept.
+std::string title_of(const HtmlOptions& options, const std::vector<Module>& modules,
+                     const std::vector<std::string>& sources) {
     if (!options.title.empty()) {
         return options.title;
     }
-    std::string title = "heapkit: ";
-    title += sources.empty() ? "profile" : sources.front();
+    std::string dumps = sources.empty() ? "profile" : file_name_of(sources.front());
     if (sources.size() > 1) {
-        title += fmt::format(" and {} more", sources.size() - 1);
+        dumps += fmt::format(" and {} more", sources.size() - 1);
     }
-    return title;
+    auto main = std::find_if(modules.begin(), modules.end(),
+                             [](const Module& module) { return module.is_main; });
+    if (main == modules.end()) {
+        return "heapkit: " + dumps;
+    }
+    return fmt::format("heapkit: {} ({})", file_name_of(main->path), dumps);
 }
 
 // An allocation log's table per site and its lifetime chart, as --text and --lifetimes
@@ -190,7 +202,7 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         profiles.push_back(base);
     }
     HEAPKIT_TRY_ASSIGN(std::vector<SampleType> types, types_of(profiles, folded.sample));
-    options.title = title_of(options, profile.sources);
+    options.title = title_of(options, profile.modules, profile.sources);
     ReportData data(folded);
     if (base) {
         HEAPKIT_TRY(data.add_profile(*base, types));
@@ -260,7 +272,7 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
         return fail("a series needs dumps");
     }
     HEAPKIT_TRY_ASSIGN(std::vector<SampleType> types, types_of(profiles, folded.sample));
-    options.title = title_of(options, sources);
+    options.title = title_of(options, dumps.front().modules, sources);
     ReportData data(folded);
     for (const Profile& dump : dumps) {
         HEAPKIT_TRY(data.add_profile(dump, types));

@@ -34,9 +34,10 @@ constexpr size_t drain_bytes = 256 * 1024;
 
 Result<std::unique_ptr<EventLoop>> EventLoop::open(Descriptor listener, DescriptorTable& table,
                                                    const LoopOptions& options, Dispatch dispatch,
-                                                   Warn warn) {
-    std::unique_ptr<EventLoop> loop(
-        new EventLoop(std::move(listener), table, options, std::move(dispatch), std::move(warn)));
+                                                   Hangup hangup, Warn warn) {
+    std::unique_ptr<EventLoop> loop(new EventLoop(std::move(listener), table, options,
+                                                  std::move(dispatch), std::move(hangup),
+                                                  std::move(warn)));
     loop->m_epoll = Descriptor::adopt(::epoll_create1(EPOLL_CLOEXEC), &table);
     loop->m_wake = Descriptor::adopt(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), &table);
     if (!loop->m_epoll || !loop->m_wake) {
@@ -56,12 +57,13 @@ Result<std::unique_ptr<EventLoop>> EventLoop::open(Descriptor listener, Descript
 }
 
 EventLoop::EventLoop(Descriptor listener, DescriptorTable& table, const LoopOptions& options,
-                     Dispatch dispatch, Warn warn)
+                     Dispatch dispatch, Hangup hangup, Warn warn)
     : m_options(options)
     , m_counts(options.max_connections, options.max_per_address, options.hard_limit)
     , m_table(table)
     , m_listener(std::move(listener))
     , m_dispatch(std::move(dispatch))
+    , m_hangup(std::move(hangup))
     , m_warn(std::move(warn)) {}
 
 EventLoop::~EventLoop() {
@@ -175,8 +177,8 @@ void EventLoop::on_event(uint64_t id, uint32_t events) {
         return;
     }
     Connection& connection = *found->second;
-    if ((events & (EPOLLHUP | EPOLLERR)) && connection.phase == Phase::handling) {
-        close(id); // its answer, when it comes, finds no one
+    if (connection.phase == Phase::handling) {
+        hung_up(connection, events);
         return;
     }
     if (connection.phase == Phase::writing) {
@@ -184,6 +186,21 @@ void EventLoop::on_event(uint64_t id, uint32_t events) {
     } else {
         read_from(connection);
     }
+}
+
+// While a request is handled only a hang-up is watched for. Its page is told (a profile
+// whose client has gone ends its window rather than hold the profiler); a closed side
+// only (EPOLLRDHUP) keeps the connection, for a client that half-closed after its request
+// still reads the answer, but is watched for no more (it would be reported again and again).
+void EventLoop::hung_up(Connection& connection, uint32_t events) {
+    if (m_hangup) {
+        m_hangup(connection.id);
+    }
+    if (events & (EPOLLHUP | EPOLLERR)) {
+        close(connection.id); // its answer, when it comes, finds no one
+        return;
+    }
+    watch(connection, 0);
 }
 
 void EventLoop::accept_all() {
@@ -297,7 +314,7 @@ void EventLoop::advance(Connection& connection) {
     connection.last = !parser.keep_alive();
     connection.phase = Phase::handling;
     connection.head_began.reset();
-    watch(connection, 0);
+    watch(connection, EPOLLRDHUP);
     m_dispatch(connection.id, std::move(request));
 }
 

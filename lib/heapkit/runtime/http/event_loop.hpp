@@ -37,6 +37,10 @@ struct LoopOptions {
 
 // Takes a complete request of connection `id`; someone calls EventLoop::answer(id, …).
 using Dispatch = std::function<void(uint64_t id, Request request)>;
+// On the loop's thread: connection `id`'s client closed its side (or the connection broke)
+// while its request was being handled. The answer, if it is still sent, may find no one:
+// a page that waits out a window should end it now.
+using Hangup = std::function<void(uint64_t id)>;
 // Says one line (why the server stopped serving).
 using Warn = std::function<void(const std::string& line)>;
 
@@ -46,7 +50,7 @@ public:
     // are listed in `table`, which must outlive it.
     static Result<std::unique_ptr<EventLoop>> open(Descriptor listener, DescriptorTable& table,
                                                    const LoopOptions& options, Dispatch dispatch,
-                                                   Warn warn);
+                                                   Hangup hangup, Warn warn);
     ~EventLoop();
     EventLoop(const EventLoop&) = delete;
     EventLoop& operator=(const EventLoop&) = delete;
@@ -62,13 +66,14 @@ public:
 
 private:
     EventLoop(Descriptor listener, DescriptorTable& table, const LoopOptions& options,
-              Dispatch dispatch, Warn warn);
+              Dispatch dispatch, Hangup hangup, Warn warn);
 
     bool descriptors_intact();
     void accept_all();
     void watch_listener(uint32_t events);
     void admit(Descriptor socket, std::string peer);
     void on_event(uint64_t id, uint32_t events);
+    void hung_up(Connection& connection, uint32_t events);
     void read_from(Connection& connection);
     void advance(Connection& connection);
     void respond(Connection& connection, const Response& response, bool last);
@@ -89,6 +94,7 @@ private:
     Descriptor m_epoll;
     Descriptor m_wake; // an eventfd: answer() and quit() write it
     Dispatch m_dispatch;
+    Hangup m_hangup;
     Warn m_warn;
     std::unordered_map<uint64_t, std::unique_ptr<Connection>> m_connections;
     uint64_t m_next_id = 2; // 0: the listener, 1: the wake-up

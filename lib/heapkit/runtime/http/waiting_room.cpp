@@ -12,7 +12,7 @@ WaitingRoom::~WaitingRoom() {
     stop();
 }
 
-bool WaitingRoom::enter(std::function<void()> page) {
+bool WaitingRoom::enter(uint64_t id, std::function<void()> page) {
     std::unique_lock lock(m_mutex);
     join_finished(lock);
     if (m_stopping || m_running >= m_max) {
@@ -20,6 +20,7 @@ bool WaitingRoom::enter(std::function<void()> page) {
     }
     ++m_running;
     Guest& guest = m_guests.emplace_back();
+    guest.id = id;
     guest.thread = start_server_thread("heapkit-wait", [this, &guest, page = std::move(page)] {
         page();
         std::lock_guard held(m_mutex);
@@ -30,14 +31,36 @@ bool WaitingRoom::enter(std::function<void()> page) {
     return true;
 }
 
-void WaitingRoom::wait(std::chrono::milliseconds window) {
+void WaitingRoom::wait(uint64_t id, std::chrono::milliseconds window) {
     std::unique_lock lock(m_mutex);
-    m_woken.wait_for(lock, window, [&] { return m_stopping; });
+    m_woken.wait_for(lock, window, [&] { return cut_short(id); });
 }
 
-bool WaitingRoom::stopping() {
+bool WaitingRoom::stopping(uint64_t id) {
     std::lock_guard lock(m_mutex);
-    return m_stopping;
+    return cut_short(id);
+}
+
+void WaitingRoom::abandon(uint64_t id) {
+    {
+        std::lock_guard lock(m_mutex);
+        for (Guest& guest : m_guests) {
+            guest.abandoned = guest.abandoned || guest.id == id;
+        }
+    }
+    m_woken.notify_all();
+}
+
+bool WaitingRoom::cut_short(uint64_t id) const {
+    if (m_stopping) {
+        return true;
+    }
+    for (const Guest& guest : m_guests) {
+        if (guest.id == id) {
+            return guest.abandoned;
+        }
+    }
+    return false;
 }
 
 void WaitingRoom::stop() {

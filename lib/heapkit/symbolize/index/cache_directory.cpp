@@ -3,6 +3,7 @@
 
 #include "heapkit/symbolize/options.hpp"
 #include "heapkit/util/private_files.hpp"
+#include "heapkit/util/unique_fd.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -91,6 +92,37 @@ std::optional<std::string> unusable(const std::string& directory, bool own) {
     return std::nullopt;
 }
 
+// The temporary directory's fallback, one per user and kept from one start to the next
+// (a service restarted in a loop would otherwise fill /tmp with one per start): made mode
+// 0700 if missing, else used only when it is a directory, not a link, of this user's and
+// closed to others. In a sticky /tmp another user can make the name first, but cannot then
+// rename or remove ours. Why not, otherwise.
+std::optional<std::string> not_ours(const std::string& directory) {
+    if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
+        return fmt::format("{}: cannot create: {}", directory, std::strerror(errno));
+    }
+    // Not O_DIRECTORY: a link would then read "Not a directory". O_NONBLOCK: a FIFO
+    // planted under the name does not hold the open.
+    UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat status {};
+    if (!fd || ::fstat(fd.get(), &status) != 0) {
+        return fmt::format("{}: {}", directory,
+                           errno == ELOOP ? "a symbolic link" : std::strerror(errno));
+    }
+    if (!S_ISDIR(status.st_mode)) {
+        return fmt::format("{}: not a directory", directory);
+    }
+    if (status.st_uid != ::geteuid()) {
+        return fmt::format("{} belongs to uid {}, not to uid {}", directory, status.st_uid,
+                           ::geteuid());
+    }
+    if ((status.st_mode & 077) != 0 && ::fchmod(fd.get(), 0700) != 0) {
+        return fmt::format("{}: mode {:04o}, and cannot be made 0700: {}", directory,
+                           status.st_mode & 07777, std::strerror(errno));
+    }
+    return std::nullopt;
+}
+
 std::string environment_value(const char* name) {
     const char* value = std::getenv(name);
     return value != nullptr ? value : "";
@@ -145,9 +177,14 @@ std::string writable_cache_directory(const std::string& configured, std::string&
         }
     }
     std::string temporary = environment_value("TMPDIR");
-    std::string pattern = (temporary.empty() ? "/tmp" : temporary) + "/heapkit-cache-XXXXXX";
-    // mkdtemp makes it 0700 and the user's: nobody else can plant files in it.
-    return ::mkdtemp(pattern.data()) != nullptr ? pattern : std::string();
+    std::string own =
+        fmt::format("{}/heapkit-cache-{}", temporary.empty() ? "/tmp" : temporary, ::geteuid());
+    if (auto problem = not_ours(own)) {
+        fallback_reason +=
+            fmt::format("{}{}: no cache is kept", fallback_reason.empty() ? "" : "; ", *problem);
+        return {};
+    }
+    return own;
 }
 
 } // namespace heapkit

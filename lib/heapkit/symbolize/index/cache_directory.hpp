@@ -25,8 +25,10 @@ void remove_retired_caches(const std::string& directory);
 // switched users since it read its environment: `configured` when it exists or can be
 // made (mode 0700) and is writable and the user's alone (check_private_directory); else
 // $XDG_CACHE_HOME/heapkit, else $HOME/.cache/heapkit, each only when the user's own and writable;
-// else a private directory made now under $TMPDIR (or /tmp), mode 0700. Empty when none can be had.
-// `fallback_reason` tells why `configured` was passed over ("not writable by uid 65534").
+// else the user's own $TMPDIR/heapkit-cache-UID (or under /tmp), made mode 0700 once and
+// used again by every later start, only when it is a directory of the user's (not a link;
+// made 0700 if it was not). Empty when none can be had. `fallback_reason` tells why
+// `configured` was passed over ("not writable by uid 65534"), and why no cache is kept.
 std::string writable_cache_directory(const std::string& configured, std::string& fallback_reason);
 
 } // namespace heapkit

@@ -78,7 +78,7 @@ constexpr size_t most_list_bytes = size_t{64} << 20;
 // The file lists of dpkg's database, by file name.
 std::vector<std::string> dpkg_lists() {
     std::vector<std::string> lists;
-    std::unique_ptr<DIR, decltype(&::closedir)> directory(::opendir(dpkg_info), &::closedir);
+    std::unique_ptr<DIR, int (*)(DIR*)> directory(::opendir(dpkg_info), ::closedir);
     while (directory) {
         const dirent* entry = ::readdir(directory.get());
         if (entry == nullptr) {

@@ -282,8 +282,8 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
     char path[512];
     if (executable) {
         executable_path(path, sizeof(path));
-    } else if (info.dlpi_name == nullptr || info.dlpi_name[0] != '/') {
-        return; // the vDSO, or an object without a file to read
+    } else if (info.dlpi_name == nullptr || info.dlpi_name[0] == '\0') {
+        return; // an object without a file to read (the vDSO's name opens nothing)
     } else {
         copy_text(path, sizeof(path), info.dlpi_name, std::strlen(info.dlpi_name));
     }

@@ -30,14 +30,17 @@ std::optional<size_t> allocated(const JemallocCopy& copy) {
 } // namespace
 
 const JemallocCopies& jemalloc_copies() {
-    // Never destroyed: pages may still ask while the process exits. Found on first use
-    // (a server thread, or the agent's), with nothing allocated.
-    static const JemallocCopies* found = [] {
-        auto* copies = new JemallocCopies;
-        find_jemalloc_copies(*copies);
-        return copies;
+    // Static storage, not the heap: the first use may be on a host's thread before its
+    // sampling is off (UnsampledScope asks which copy to turn it off in), and an
+    // allocation there would stay in the host's profile. Trivially destructible, so still
+    // there while the process exits.
+    static JemallocCopies found;
+    static const bool searched = [] {
+        find_jemalloc_copies(found);
+        return true;
     }();
-    return *found;
+    static_cast<void>(searched);
+    return found;
 }
 
 Result<Mallctl> Mallctl::find() {

@@ -87,6 +87,11 @@ check(any(f == "isc__mem_get" for s in kept for f in s.split(";")),
 
 proc = run([tool("heapfold"), "--growth", *series])
 check(re.search(rf"{len(series)} dumps in 1 run", proc.stdout), f"{proc.stdout[:300]!r}")
-warned = re.findall(r"^heapfold: warning: (\S+): \d+ of \d+ address", proc.stderr, re.M)
-check(warned and len(warned) == len(set(warned)), f"a file warned about twice: {proc.stderr!r}")
+summaries = re.findall(r"^heapfold: warning: \d+ files? without debug information", proc.stderr,
+                       re.M)
+check(len(summaries) == 1, f"not one summary of the files without names: {proc.stderr!r}")
+# --verbose: each file its own line, once over the whole series.
+verbose = run([tool("heapfold"), "--growth", "--verbose", *series]).stderr
+warned = re.findall(r"^heapfold: warning: (\S+): \d+ of \d+ address", verbose, re.M)
+check(warned and len(warned) == len(set(warned)), f"a file warned about twice: {verbose!r}")
 print("ok")

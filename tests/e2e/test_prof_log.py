@@ -94,7 +94,9 @@ truth = {name: measures(allocations) for name, allocations in sites.items()}
 
 # The fixture's own behaviour, seen in the log.
 temporary, lived, cross = (truth[n][1] for n in ("temporary_site", "lived_alloc", "cross_site"))
-check(temporary[-1] <= 1_000_000, f"temporary_site's longest lifetime {temporary[-1]} ns")
+# Freed at once: far under lived_alloc's 50 ms, with room for a preemption on a loaded
+# machine (4 ms seen with two builds beside the suite).
+check(temporary[-1] <= 20_000_000, f"temporary_site's longest lifetime {temporary[-1]} ns")
 check(40e6 <= lived[len(lived) // 2] <= 60e6, f"lived_alloc's median lifetime {lived[len(lived) // 2]} ns")
 check(truth["cross_site"][0]["cross_thread_objects"] == 500, "cross_site's frees by freer")
 check(truth["temporary_site"][0]["cross_thread_objects"] == 0, "temporary_site freed at home")

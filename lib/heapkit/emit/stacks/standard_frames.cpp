@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/stacks/standard_frames.hpp"
+
+#include "heapkit/emit/stacks/allocator_frames.hpp"
+#include "heapkit/emit/stacks/clone_names.hpp"
+#include "heapkit/emit/stacks/location_frames.hpp"
+#include "heapkit/util/regex.hpp"
+
+#include <array>
+#include <cctype>
+#include <map>
+#include <vector>
+
+namespace heapkit {
+namespace {
+
+// Namespaces of both languages' standard libraries ("std::" is both), and the crates only
+// Rust names start with: a C++ program may have a namespace "core".
+constexpr std::array standard_prefixes = {std::string_view("std::"),
+                                          std::string_view("__gnu_cxx::")};
+constexpr std::array rust_prefixes = {std::string_view("core::"), std::string_view("alloc::"),
+                                      std::string_view("hashbrown::")};
+
+bool starts_standard(std::string_view path, bool rust) {
+    for (std::string_view prefix : standard_prefixes) {
+        if (path.starts_with(prefix)) {
+            return true;
+        }
+    }
+    for (std::string_view prefix : rust_prefixes) {
+        if (rust && path.starts_with(prefix)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// C++'s demangled names: "RET NAME<T>(ARGS) const" for a function template's
+// instantiation, "NAME(ARGS)" otherwise. The return type may hold parentheses and spaces
+// ("decltype (::new ((void*)(0)) std::pair<…>(…)) std::construct_at<…>(…)"), and the
+// operators' names brackets ("std::operator<< <std::char_traits<char> >(…)").
+
+// `name` without its trailing qualifiers, clone suffix and argument list.
+std::string_view without_arguments(std::string_view name) {
+    for (bool trimmed = true; trimmed;) {
+        trimmed = false;
+        if (size_t clone = name.rfind(" [clone "); clone != std::string_view::npos) {
+            name = name.substr(0, clone);
+            trimmed = true;
+        }
+        for (std::string_view tail : {" const", " volatile", " &&", " &", " noexcept"}) {
+            if (name.ends_with(tail)) {
+                name.remove_suffix(tail.size());
+                trimmed = true;
+            }
+        }
+    }
+    if (!name.ends_with(')')) {
+        return name;
+    }
+    int depth = 0;
+    for (size_t i = name.size(); i-- > 0;) {
+        depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+        if (depth == 0) {
+            return name.substr(0, i);
+        }
+    }
+    return name;
+}
+
+// How many characters of `text` an operator's name takes ("operator<<", "operator new",
+// "operator()"), or 0 when `text` does not start with one.
+size_t operator_length(std::string_view text) {
+    constexpr std::string_view word = "operator";
+    if (!text.starts_with(word) || (text.size() > word.size() &&
+                                    (std::isalnum(static_cast<unsigned char>(text[word.size()])) ||
+                                     text[word.size()] == '_'))) {
+        return 0;
+    }
+    size_t at = word.size();
+    while (at < text.size() &&
+           std::string_view("<>=!+-*/%^&|~,[]()").find(text[at]) != std::string_view::npos) {
+        ++at;
+    }
+    if (at == word.size() && at + 1 < text.size() && text[at] == ' ' &&
+        std::isalpha(static_cast<unsigned char>(text[at + 1]))) {
+        ++at; // "operator new", "operator delete[]", a conversion's "operator bool"
+        while (at < text.size() && (std::isalnum(static_cast<unsigned char>(text[at])) ||
+                                    text[at] == '_' || text[at] == '[' || text[at] == ']')) {
+            ++at;
+        }
+    }
+    return at;
+}
+
+// The qualified name after a C++ return type: after the last space outside brackets,
+// operators' names skipped.
+std::string_view without_return_type(std::string_view name) {
+    int depth = 0;
+    size_t after_space = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        if (size_t length = operator_length(name.substr(i));
+            length > 0 && (i == 0 || name[i - 1] == ':' || name[i - 1] == ' ')) {
+            i += length - 1;
+            continue;
+        }
+        char c = name[i];
+        depth += (c == '<' || c == '(' || c == '[') ? 1 : 0;
+        depth -= (c == '>' || c == ')' || c == ']') && depth > 0 ? 1 : 0;
+        // Not the space before an operator's template arguments ("operator<< <…>").
+        if (c == ' ' && depth == 0 && (i + 1 == name.size() || name[i + 1] != '<')) {
+            after_space = i + 1;
+        }
+    }
+    return name.substr(after_space);
+}
+
+// Rust's "<Self as Trait>::method" and "<Self>::method": the function is the standard
+// library's when its Self type is, or when Self names no crate of the program's (a
+// primitive, a slice, a generic T) and the trait is the standard library's, or there is
+// no trait (only the standard library has inherent impls on primitives).
+bool rust_impl_is_standard(std::string_view name) {
+    int depth = 0;
+    size_t as = std::string_view::npos;
+    size_t close = std::string_view::npos;
+    for (size_t i = 0; i < name.size() && close == std::string_view::npos; ++i) {
+        depth += name[i] == '<' ? 1 : 0;
+        depth -= name[i] == '>' ? 1 : 0;
+        if (depth == 1 && as == std::string_view::npos && name.substr(i).starts_with(" as ")) {
+            as = i;
+        }
+        close = depth == 0 ? i : close;
+    }
+    std::string_view self = name.substr(1, std::min(as, close) - 1);
+    while (!self.empty() && (self.front() == '&' || self.front() == '[' || self.front() == '*')) {
+        self.remove_prefix(1);
+    }
+    for (std::string_view word : {"mut ", "const ", "dyn "}) {
+        if (self.starts_with(word)) {
+            self.remove_prefix(word.size());
+        }
+    }
+    if (starts_standard(self, true)) {
+        return true;
+    }
+    if (self.find("::") != std::string_view::npos || close == std::string_view::npos) {
+        return false;
+    }
+    return as == std::string_view::npos || starts_standard(name.substr(as + 4), true);
+}
+
+} // namespace
+
+bool is_standard_library_function(std::string_view name) {
+    if (name.starts_with('<')) {
+        return rust_impl_is_standard(name);
+    }
+    // Rust's names carry no argument list; C++'s demangled names do.
+    std::string_view function = without_arguments(name);
+    bool rust = function.size() == name.size();
+    return starts_standard(without_return_type(function), rust);
+}
+
+std::string standard_drop_frames(const Profile& profile, const FrameOptions& frames) {
+    if (frames.keep_allocator_frames) {
+        return {};
+    }
+    FoldedOptions options;
+    options.frames = frames;
+    options.style = FrameStyle::function; // a token per frame of a named location
+    TokenTable tokens;
+    LocationTokens layout = location_tokens(profile, options, tokens);
+    // Each location frame's fate over every stack through it, marked once per stack: a
+    // set per stack frame was most of the time of a profile of a million samples.
+    constexpr uint8_t cut = 1;
+    constexpr uint8_t kept = 2;
+    std::vector<uint8_t> fate(layout.tokens.size(), 0);
+    for (const Sample& sample : profile.samples) {
+        std::span<const uint32_t> locations = profile.locations_of(sample);
+        StackCut stack = stack_cut(profile, layout, locations, false);
+        uint32_t position = 0; // leaf first, as stack_cut counts
+        for (uint32_t location : locations) {
+            for (uint32_t t = layout.first[location]; t < layout.first[location + 1]; ++t) {
+                if (position >= stack.allocator + stack.standard) {
+                    fate[t] |= kept;
+                } else if (position >= stack.allocator) {
+                    fate[t] |= cut;
+                }
+                ++position;
+            }
+        }
+    }
+    // By name, as pprof matches them: a name kept anywhere is not dropped.
+    std::map<std::string_view, uint8_t> names;
+    for (uint32_t l = 0; l < profile.locations.size(); ++l) {
+        const Location& location = profile.locations[l];
+        for (size_t f = 0; f < location.frames.size(); ++f) {
+            std::string_view name = location.frames[f].name;
+            name =
+                simplified_function_name(frames.merge_clones ? without_clone_suffixes(name) : name);
+            names[name] |= fate[layout.first[l] + f];
+        }
+    }
+    std::string regex;
+    for (const auto& [name, fates] : names) {
+        if (fates == cut) {
+            regex += regex.empty() ? "" : "|";
+            regex += regex_literal(name);
+        }
+    }
+    return regex;
+}
+
+} // namespace heapkit

@@ -38,6 +38,10 @@ for stack in inuse:
         check(frames[-1] in own, f"a standard frame is the leaf: {stack}")
 
 allocated = heapfold("--sample", "alloc_space", dump)
+for stack in allocated:
+    frames = stack.split(";")
+    if any(f in own for f in frames):
+        check(frames[-1] in own, f"a standard frame is the leaf of alloc_space: {stack}")
 check(not any("__cxa_allocate_exception" in s for s in allocated),
       f"__cxa_allocate_exception left: {[s for s in allocated if '__cxa' in s]}")
 check(sum_where(allocated, leaf_is("refuse_requests(int)")) >= 10 * 3000,

@@ -29,6 +29,15 @@ TEST_CASE("heapkit::is_standard_library_function knows C++'s and Rust's standard
           "<std::char_traits<char> >(std::basic_ostream<char, std::char_traits<char> >&, char "
           "const*)",
           "std::vector<int, std::allocator<int> >::size() const",
+          "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+          "std::operator+<char, std::char_traits<char>, std::allocator<char> >(char const*, "
+          "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >&&)",
+          "bool std::operator< <int>(std::vector<int> const&, std::vector<int> const&)",
+          "std::_Rb_tree_iterator<int>::operator->() const",
+          "std::__detail::_BracketMatcher<std::__cxx11::regex_traits<char>, false, "
+          "false>::_M_apply(char, std::integral_constant<bool, false>) "
+          "const::{lambda()#1}::operator()() const",
+          "char const* std::__find_if<char const*>(char const*, char const*)",
           "std::vector<char>::_M_default_append(unsigned long) [clone .cold]",
           "alloc::vec::from_elem",
           "alloc::vec::from_elem::<u8>",
@@ -59,6 +68,8 @@ TEST_CASE("heapkit::is_standard_library_function knows C++'s and Rust's standard
           "std::vector<int, std::allocator<int> > make_list<int>(int)",
           "myapp::Log& myapp::operator<< <int>(myapp::Log&, int const&)",
           "decltype (std::declval<F>()()) myapp::call<F>(F&&)",
+          "std::vector<int>* const myapp::cache<int>()",
+          "myapp::Index::find(int) const::{lambda(int)#2}::operator()(int) const",
           "bool myapp::Key::operator<(myapp::Key const&) const"}) {
         CHECK_FALSE_MESSAGE(is_standard_library_function(name), std::string(name));
     }

@@ -77,10 +77,18 @@ size_t operator_length(std::string_view text) {
                                      text[word.size()] == '_'))) {
         return 0;
     }
+    // The longest operator token: "operator+<char>" is operator+ and its template's
+    // arguments.
+    constexpr std::array tokens = {
+        "<=>", "<<=", ">>=", "->*", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++",
+        "--",  "+=",  "-=",  "*=",  "/=", "%=", "^=", "&=", "|=", "->", "()", "[]", "+",
+        "-",   "*",   "/",   "%",   "^",  "&",  "|",  "~",  "!",  "=",  "<",  ">",  ","};
     size_t at = word.size();
-    while (at < text.size() &&
-           std::string_view("<>=!+-*/%^&|~,[]()").find(text[at]) != std::string_view::npos) {
-        ++at;
+    for (std::string_view token : tokens) {
+        if (text.substr(at).starts_with(token)) {
+            at += token.size();
+            break;
+        }
     }
     if (at == word.size() && at + 1 < text.size() && text[at] == ' ' &&
         std::isalpha(static_cast<unsigned char>(text[at + 1]))) {
@@ -107,8 +115,11 @@ std::string_view without_return_type(std::string_view name) {
         char c = name[i];
         depth += (c == '<' || c == '(' || c == '[') ? 1 : 0;
         depth -= (c == '>' || c == ')' || c == ']') && depth > 0 ? 1 : 0;
-        // Not the space before an operator's template arguments ("operator<< <…>").
-        if (c == ' ' && depth == 0 && (i + 1 == name.size() || name[i + 1] != '<')) {
+        // Not the space before an operator's template arguments ("operator<< <…>"), nor
+        // a qualifier's ("char const* f<…>", "f(int) const::{lambda()#1}").
+        std::string_view next = name.substr(i + 1);
+        if (c == ' ' && depth == 0 && !next.starts_with('<') && !next.starts_with("const") &&
+            !next.starts_with("volatile")) {
             after_space = i + 1;
         }
     }

@@ -54,17 +54,29 @@ TEST_CASE("heapkit::is_standard_library_function knows C++'s and Rust's standard
           "<alloc::vec::Vec<T> as alloc::vec::spec_from_iter::SpecFromIter<T,I>>::from_iter",
           "<alloc::vec::Vec<rjem::Session> as core::clone::Clone>::clone",
           "<[u8]>::to_vec",
+          "<u8 as <[_]>::to_vec_in::ConvertVec>::to_vec::<alloc::alloc::Global>",
+          "<(u64, alloc::string::String) as core::clone::Clone>::clone",
           "<&str as core::fmt::Display>::fmt"}) {
         CHECK_MESSAGE(is_standard_library_function(name), std::string(name));
     }
     // The program's own, even where a standard name is in it: its type's impl of a
     // standard trait, its closures, a C++ namespace called core, operator new's spelling.
     for (const char* name :
-         {"main", "remember_session(std::__cxx11::basic_string<char> const&)",
-          "store::Pool<store::Block>::fill(int)", "rjem::cache::Sessions::remember",
-          "<rjem::cache::Sessions>::remember", "<rjem::Session as core::clone::Clone>::clone",
-          "rust_fixture::make_strings::{{closure}}", "core::Engine::grow(unsigned long)",
-          "operator new(unsigned long)", "stdx::vector::grow", "_start", "__libc_start_main",
+         {"main",
+          "remember_session(std::__cxx11::basic_string<char> const&)",
+          "store::Pool<store::Block>::fill(int)",
+          "rjem::cache::Sessions::remember",
+          "<rjem::cache::Sessions>::remember",
+          "<rjem::Session as core::clone::Clone>::clone",
+          "<u8 as <rjem::Pool>::Fill>::fill",
+          "<(u64, rjem::Session) as core::clone::Clone>::clone",
+          "<rjem::main::{closure#0} as core::ops::function::FnOnce<()>>::call_once",
+          "rust_fixture::make_strings::{{closure}}",
+          "core::Engine::grow(unsigned long)",
+          "operator new(unsigned long)",
+          "stdx::vector::grow",
+          "_start",
+          "__libc_start_main",
           "std::vector<int, std::allocator<int> > make_list<int>(int)",
           "myapp::Log& myapp::operator<< <int>(myapp::Log&, int const&)",
           "decltype (std::declval<F>()()) myapp::call<F>(F&&)",

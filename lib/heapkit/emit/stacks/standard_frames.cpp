@@ -126,6 +126,26 @@ std::string_view without_return_type(std::string_view name) {
     return name.substr(after_space);
 }
 
+// Whether every path in a Rust type ("(u64, alloc::string::String)", "[T]") is the
+// standard library's: a type of the program's makes an impl the program's.
+bool only_standard_paths(std::string_view type) {
+    auto path_char = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+    };
+    for (size_t i = 0; i < type.size();) {
+        size_t end = i;
+        while (end < type.size() && path_char(type[end])) {
+            ++end;
+        }
+        std::string_view word = type.substr(i, end - i);
+        if (word.find("::") != std::string_view::npos && !starts_standard(word, true)) {
+            return false;
+        }
+        i = std::max(end, i + 1);
+    }
+    return true;
+}
+
 // Rust's "<Self as Trait>::method" and "<Self>::method": the function is the standard
 // library's when its Self type is, or when Self names no crate of the program's (a
 // primitive, a slice, a generic T) and the trait is the standard library's, or there is
@@ -154,10 +174,15 @@ bool rust_impl_is_standard(std::string_view name) {
     if (starts_standard(self, true)) {
         return true;
     }
-    if (self.find("::") != std::string_view::npos || close == std::string_view::npos) {
+    if (!only_standard_paths(self) || close == std::string_view::npos) {
         return false;
     }
-    return as == std::string_view::npos || starts_standard(name.substr(as + 4), true);
+    if (as == std::string_view::npos) {
+        return true;
+    }
+    // A trait declared inside an impl ("<u8 as <[_]>::to_vec_in::ConvertVec>") is that impl's.
+    std::string_view trait = name.substr(as + 4);
+    return trait.starts_with('<') ? rust_impl_is_standard(trait) : starts_standard(trait, true);
 }
 
 } // namespace

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/standard_frames.hpp"
 
-#include "heapkit/emit/stacks/allocator_frames.hpp"
-#include "heapkit/emit/stacks/clone_names.hpp"
-#include "heapkit/emit/stacks/location_frames.hpp"
-#include "heapkit/util/regex.hpp"
-
+#include <algorithm>
 #include <array>
 #include <cctype>
-#include <map>
-#include <vector>
 
 namespace heapkit {
 namespace {
@@ -195,56 +189,6 @@ bool is_standard_library_function(std::string_view name) {
     std::string_view function = without_arguments(name);
     bool rust = function.size() == name.size();
     return starts_standard(without_return_type(function), rust);
-}
-
-std::string standard_drop_frames(const Profile& profile, const FrameOptions& frames) {
-    if (frames.keep_allocator_frames) {
-        return {};
-    }
-    FoldedOptions options;
-    options.frames = frames;
-    options.style = FrameStyle::function; // a token per frame of a named location
-    TokenTable tokens;
-    LocationTokens layout = location_tokens(profile, options, tokens);
-    // Each location frame's fate over every stack through it, marked once per stack: a
-    // set per stack frame was most of the time of a profile of a million samples.
-    constexpr uint8_t cut = 1;
-    constexpr uint8_t kept = 2;
-    std::vector<uint8_t> fate(layout.tokens.size(), 0);
-    for (const Sample& sample : profile.samples) {
-        std::span<const uint32_t> locations = profile.locations_of(sample);
-        StackCut stack = stack_cut(profile, layout, locations, false);
-        uint32_t position = 0; // leaf first, as stack_cut counts
-        for (uint32_t location : locations) {
-            for (uint32_t t = layout.first[location]; t < layout.first[location + 1]; ++t) {
-                if (position >= stack.allocator + stack.standard) {
-                    fate[t] |= kept;
-                } else if (position >= stack.allocator) {
-                    fate[t] |= cut;
-                }
-                ++position;
-            }
-        }
-    }
-    // By name, as pprof matches them: a name kept anywhere is not dropped.
-    std::map<std::string_view, uint8_t> names;
-    for (uint32_t l = 0; l < profile.locations.size(); ++l) {
-        const Location& location = profile.locations[l];
-        for (size_t f = 0; f < location.frames.size(); ++f) {
-            std::string_view name = location.frames[f].name;
-            name =
-                simplified_function_name(frames.merge_clones ? without_clone_suffixes(name) : name);
-            names[name] |= fate[layout.first[l] + f];
-        }
-    }
-    std::string regex;
-    for (const auto& [name, fates] : names) {
-        if (fates == cut) {
-            regex += regex.empty() ? "" : "|";
-            regex += regex_literal(name);
-        }
-    }
-    return regex;
 }
 
 } // namespace heapkit

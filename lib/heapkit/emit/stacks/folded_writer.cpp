@@ -52,10 +52,10 @@ std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& op
 
 } // namespace
 
-// Each location's frame texts (innermost first) as tokens, and whether each is an
-// allocator frame.
-LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
-                               TokenTable& tokens) {
+namespace {
+
+// location_tokens, or without texts when `tokens` is null.
+LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, TokenTable* tokens) {
     AllocatorFrameMatcher matcher(
         drop_frames_regex(options.frames.keep_allocator_frames, options.frames.drop_frames));
     // Whether a name is the standard library's, answered once per distinct name.
@@ -70,10 +70,12 @@ LocationTokens location_tokens(const Profile& profile, const FoldedOptions& opti
     LocationTokens all;
     all.first.reserve(profile.locations.size() + 1);
     for (const Location& location : profile.locations) {
-        all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
+        all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
         if (location.frames.empty() || options.style == FrameStyle::address) {
             // drop_frames takes it by a name it has, or by the address text it shows.
-            std::string text = location_address_text(profile, location);
+            std::string text = tokens != nullptr || !options.frames.drop_frames.empty()
+                                   ? location_address_text(profile, location)
+                                   : std::string();
             bool allocator = std::any_of(location.frames.begin(), location.frames.end(),
                                          [&](const Frame& f) {
                                              return matcher.matches(shown_name(f, options));
@@ -85,7 +87,9 @@ LocationTokens location_tokens(const Profile& profile, const FoldedOptions& opti
                 keep_standard && !location.frames.empty() &&
                 std::all_of(location.frames.begin(), location.frames.end(),
                             [&](const Frame& f) { return is_standard(shown_name(f, options)); });
-            all.tokens.push_back(tokens.intern(frame_label(text)));
+            if (tokens != nullptr) {
+                all.tokens.push_back(tokens->intern(frame_label(text)));
+            }
             all.allocator.push_back(allocator);
             all.standard.push_back(standard);
             continue;
@@ -93,14 +97,29 @@ LocationTokens location_tokens(const Profile& profile, const FoldedOptions& opti
         // Every frame but the last is inlined into the next one.
         for (size_t f = 0; f < location.frames.size(); ++f) {
             const Frame& frame = location.frames[f];
-            all.tokens.push_back(
-                tokens.intern(frame_text(frame, f + 1 < location.frames.size(), options)));
+            if (tokens != nullptr) {
+                all.tokens.push_back(
+                    tokens->intern(frame_text(frame, f + 1 < location.frames.size(), options)));
+            }
             all.allocator.push_back(matcher.matches(shown_name(frame, options)));
             all.standard.push_back(keep_standard && is_standard(shown_name(frame, options)));
         }
     }
-    all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
+    all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
     return all;
+}
+
+} // namespace
+
+// Each location's frame texts (innermost first) as tokens, and whether each is an
+// allocator frame, or the standard library's.
+LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
+                               TokenTable& tokens) {
+    return layout_of(profile, options, &tokens);
+}
+
+LocationTokens location_kinds(const Profile& profile, const FoldedOptions& options) {
+    return layout_of(profile, options, nullptr);
 }
 
 StackCut stack_cut(const Profile& profile, const LocationTokens& layout,

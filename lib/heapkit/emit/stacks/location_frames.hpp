@@ -28,6 +28,10 @@ std::string frame_label(std::string_view text);
 LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
                                TokenTable& tokens);
 
+// location_tokens without the texts (`tokens` left empty), for what needs only where
+// stacks are cut: spelling every frame was most of the time pprof's drop_frames took.
+LocationTokens location_kinds(const Profile& profile, const FoldedOptions& options);
+
 // The frames cut from a stack's leaf end, counted leaf first: jeprof cuts the rootmost
 // allocator (or drop_frames) frame and everything leafward (`allocator` frames); then
 // the standard library's frames that follow (standard_frames.hpp), up to the first frame

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 namespace heapkit {
@@ -20,14 +21,13 @@ constexpr uint8_t kept = 2; // kept in some stack
 // Each simplified name's fates over every stack: a location frame's fate is marked once
 // per stack through it (a set per stack frame was most of the time of a million samples),
 // then gathered by name, as pprof matches them.
-std::map<std::string_view, uint8_t> fates_by_name(const Profile& profile,
-                                                  const FrameOptions& frames) {
+std::unordered_map<std::string_view, uint8_t> fates_by_name(const Profile& profile,
+                                                            const FrameOptions& frames) {
     FoldedOptions options;
     options.frames = frames;
     options.style = FrameStyle::function; // a token per frame of a named location
-    TokenTable tokens;
-    LocationTokens layout = location_tokens(profile, options, tokens);
-    std::vector<uint8_t> fate(layout.tokens.size(), 0);
+    LocationTokens layout = location_kinds(profile, options);
+    std::vector<uint8_t> fate(layout.allocator.size(), 0);
     for (const Sample& sample : profile.samples) {
         std::span<const uint32_t> locations = profile.locations_of(sample);
         StackCut stack = stack_cut(profile, layout, locations, false);
@@ -43,7 +43,7 @@ std::map<std::string_view, uint8_t> fates_by_name(const Profile& profile,
             }
         }
     }
-    std::map<std::string_view, uint8_t> names;
+    std::unordered_map<std::string_view, uint8_t> names;
     for (uint32_t l = 0; l < profile.locations.size(); ++l) {
         const Location& location = profile.locations[l];
         for (size_t f = 0; f < location.frames.size(); ++f) {
@@ -93,7 +93,7 @@ Result<Regex> alternation(const std::set<std::string>& patterns) {
 // The patterns of `by_pattern` that match a name some stack keeps: pprof would cut that
 // stack there.
 std::set<std::string>
-refused_patterns(const std::map<std::string_view, uint8_t>& names,
+refused_patterns(const std::unordered_map<std::string_view, uint8_t>& names,
                  const std::map<std::string, std::vector<std::string_view>>& by_pattern) {
     std::set<std::string> patterns;
     for (const auto& [pattern, _] : by_pattern) {
@@ -125,7 +125,7 @@ std::string standard_drop_frames(const Profile& profile, const FrameOptions& fra
     if (frames.keep_allocator_frames) {
         return {};
     }
-    std::map<std::string_view, uint8_t> names = fates_by_name(profile, frames);
+    std::unordered_map<std::string_view, uint8_t> names = fates_by_name(profile, frames);
     std::map<std::string, std::vector<std::string_view>> by_pattern; // the cut names of each
     for (const auto& [name, fates] : names) {
         if (fates == cut) {

@@ -117,8 +117,9 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     app.add_flag("--threads", load.per_thread, "split every stack by jemalloc thread");
     app.add_flag("--keep-allocator-frames", frames.keep_allocator_frames,
                  "keep malloc, operator new and jemalloc-internal frames, and the known "
-                 "allocation wrappers (zmalloc, isc__mem_get, g_malloc, PyMem_Malloc, ...) "
-                 "and the C++ libraries' allocator plumbing (std::__new_allocator, ...)");
+                 "allocation wrappers (zmalloc, isc__mem_get, g_malloc, PyMem_Malloc, ...), "
+                 "and the C++ and Rust standard libraries' frames at a stack's leaf end "
+                 "(std::vector<T>::_M_default_append, alloc::raw_vec, ...)");
     app.add_option("--drop-frames", frames.drop_frames,
                    "cut frames whose whole function name matches REGEX, and all frames they "
                    "call (pprof's drop_frames)")

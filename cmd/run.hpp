@@ -125,26 +125,39 @@ inline std::vector<std::string> unmatched_filters(const Views& views, const Tool
     return lines;
 }
 
-// A wrapper the allocator list does not know, above most of the value: which
-// --drop-frames would cut it. (Not when the allocator's frames are kept: then the leaf
-// is malloc; nor for a series or a change.)
+// Wrappers the allocator list does not know, above most of the value or, without a
+// name, called from many places: which --drop-frames would cut each. (Not when the
+// allocator's frames are kept: then the leaf is malloc; nor for a series or a change.)
 inline std::vector<std::string> wrapper_hint(const Views& views, const ToolOptions& options) {
     const FoldedOptions& folded = options.view.folded;
     if (folded.frames.keep_allocator_frames || !views.series.empty() || views.base) {
         return {};
     }
-    auto hint = find_wrapper_hint(views.profile, folded);
-    if (!hint || !*hint) {
+    auto hints = find_wrapper_hints(views.profile, folded);
+    if (!hints) {
         return {};
     }
-    const WrapperHint& found = **hint;
     std::string more =
         folded.frames.drop_frames.empty() ? std::string() : "|" + folded.frames.drop_frames;
-    return {fmt::format("{} is the frame just above the allocator under {:.0f}% of {}, called "
-                        "from {} places: if it only allocates for its callers, --drop-frames "
-                        "'{}{}' cuts it so that they are the leaves",
-                        found.frame, found.share * 100, name_of(folded.sample), found.callers,
-                        found.drop_frames, more)};
+    std::vector<std::string> lines;
+    for (const WrapperHint& found : *hints) {
+        if (found.unnamed) {
+            lines.push_back(fmt::format(
+                "{} is a function without a name that calls the allocator, under {:.0f}% of "
+                "{} and called from {} places: most likely an allocation wrapper; "
+                "--drop-frames '{}{}' cuts it so that its callers are the leaves",
+                found.frame, found.share * 100, name_of(folded.sample), found.callers,
+                found.drop_frames, more));
+        } else {
+            lines.push_back(
+                fmt::format("{} is the frame just above the allocator under {:.0f}% of {}, called "
+                            "from {} places: if it only allocates for its callers, --drop-frames "
+                            "'{}{}' cuts it so that they are the leaves",
+                            found.frame, found.share * 100, name_of(folded.sample), found.callers,
+                            found.drop_frames, more));
+        }
+    }
+    return lines;
 }
 
 // The view written; 0 done, 1 an input or output error, 2 under --strict when a frame

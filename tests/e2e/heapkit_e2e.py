@@ -255,10 +255,30 @@ CXX_ALLOCATOR_FRAME = re.compile(
     r"|_Deque_base<.*>::_M_allocate_|(_Fwd_list_base|(__cxx11::)?_List_base)<.*>::_M_get_node)")
 
 
+def is_cxx_standard(name):
+    """Whether llvm-symbolizer's demangled `name` is a function of namespace std or
+    __gnu_cxx, a template's return type before it allowed: pprof's drop_frames names
+    those the profile has at its leaf ends (emit/stacks/standard_frames.cpp)."""
+    depth, split, end = 0, 0, len(name)
+    if name.endswith(")"):  # the argument list
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                end = i
+                break
+    depth = 0
+    for i, c in enumerate(name[:end]):
+        depth += 1 if c in "<([" else -1 if c in ">)]" and depth > 0 else 0
+        if c == " " and depth == 0 and not name[i + 1:].startswith(("<", "const")):
+            split = i + 1
+    return name[split:end].startswith(("std::", "__gnu_cxx::"))
+
+
 def check_names_like_llvm(samples, mappings, binary, at_least=5):
     """Every location of `binary` in a pprof -raw profile (pprof_raw) has the inline
-    chain, files and lines llvm-symbolizer gives (less the allocator plumbing heapkit
-    cuts from a leaf, CXX_ALLOCATOR_FRAME); at least `at_least` of them."""
+    chain, files and lines llvm-symbolizer gives (less the allocator plumbing and the
+    standard library's frames heapkit cuts from a leaf, CXX_ALLOCATOR_FRAME and
+    is_cxx_standard); at least `at_least` of them."""
     ranges = mapping_ranges(mappings)
     compared = 0
     for sample in samples:
@@ -267,7 +287,8 @@ def check_names_like_llvm(samples, mappings, binary, at_least=5):
             if os.path.realpath(path) != os.path.realpath(binary):
                 continue
             theirs = llvm_frames(path, elf_vaddr(path, address - start_address + offset))
-            while len(theirs) > len(ours) and CXX_ALLOCATOR_FRAME.match(theirs[0][0]):
+            while len(theirs) > len(ours) and (CXX_ALLOCATOR_FRAME.match(theirs[0][0])
+                                               or is_cxx_standard(theirs[0][0])):
                 theirs = theirs[1:]
             got = [(os.path.basename(file), int(line)) for _, file, line in ours]
             want = [(os.path.basename(file).replace("??", ""), line) for _, file, line in theirs]

@@ -2,6 +2,7 @@
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "heapkit/emit/stacks/dump_labels.hpp"
 #include "heapkit/emit/stacks/sample_stacks.hpp"
+#include "heapkit/emit/stacks/standard_frames.hpp"
 #include "heapkit/heapkit.hpp"
 #include "test_profiles.hpp"
 
@@ -104,6 +105,7 @@ std::string folded_reference(const Profile& profile, const FoldedOptions& option
         size_t in_allocator = allocator_module_prefix(profile, locations);
         std::vector<std::string> frames; // leaf first
         std::vector<bool> allocator;
+        std::vector<bool> standard;
         for (size_t l = 0; l < locations.size(); ++l) {
             const Location& location = profile.locations[locations[l]];
             for (size_t f = 0; f < location.frames.size(); ++f) {
@@ -111,6 +113,7 @@ std::string folded_reference(const Profile& profile, const FoldedOptions& option
                 frames.push_back(label(std::string(location.frames[f].name)) +
                                  (inlined && options.annotate_inline ? "_[i]" : ""));
                 allocator.push_back(l < in_allocator || matcher.matches(location.frames[f].name));
+                standard.push_back(is_standard_library_function(location.frames[f].name));
             }
         }
         size_t first_kept = 0;
@@ -120,6 +123,13 @@ std::string folded_reference(const Profile& profile, const FoldedOptions& option
                 break;
             }
         }
+        // Then the standard library's frames, unless nothing else is left.
+        size_t after_standard = first_kept;
+        while (!options.frames.keep_allocator_frames && after_standard < frames.size() &&
+               standard[after_standard]) {
+            ++after_standard;
+        }
+        first_kept = after_standard < frames.size() ? after_standard : first_kept;
         std::string line;
         if (options.thread_frames && sample.thread >= 0) {
             line = label(profile.thread_labels[static_cast<size_t>(sample.thread)]);
@@ -166,9 +176,22 @@ std::string folded_from_samples(const Profile& profile, const FoldedOptions& opt
 
 TEST_CASE("heapkit::write_folded agrees with one string per stack on random profiles") {
     // Names that are prefixes of each other, hold ';' and ' ', sort around ';', are empty,
-    // or are allocator functions; inline chains; shared and repeated stacks; threads.
-    const std::vector<std::string> names = {"a", "ab", "a;b",  "a b",    "a:",           "a.b",
-                                            "",  "b",  "main", "malloc", "operator new", "zz"};
+    // are allocator functions or the standard library's; inline chains; shared and
+    // repeated stacks; threads.
+    const std::vector<std::string> names = {"a",
+                                            "ab",
+                                            "a;b",
+                                            "a b",
+                                            "a:",
+                                            "a.b",
+                                            "",
+                                            "b",
+                                            "main",
+                                            "malloc",
+                                            "operator new",
+                                            "zz",
+                                            "std::v<char>::grow(int)",
+                                            "alloc::vec::from_elem"};
     uint64_t state = 7;
     auto next = [&](uint64_t bound) {
         state = state * 6364136223846793005u + 1442695040888963407u;

@@ -49,3 +49,17 @@ TEST_CASE("heapkit::Regex takes time linear in the text, whatever the pattern") 
     CHECK_FALSE(nested.search(text));
     CHECK(nested.search(text + "b"));
 }
+
+TEST_CASE("heapkit::regex_literal matches exactly its text, escaping only metacharacters") {
+    std::string name = "std::vector<char, std::allocator<char> >::operator[](unsigned long) "
+                       "a.b|c*d+e?f^g$h{1}\\i libx-1.so!0x1f";
+    std::string literal = regex_literal(name);
+    // Spaces, '<', ',' and '!' stay as they are: Go's regexp refuses "\ " and "\<".
+    CHECK(literal.find("\\ ") == std::string::npos);
+    CHECK(literal.find("\\<") == std::string::npos);
+    auto compiled = Regex::compile(literal);
+    REQUIRE(compiled);
+    CHECK(compiled->full_match(name));
+    CHECK_FALSE(compiled->full_match(name + "x"));
+    CHECK_FALSE(compiled->full_match("std::vector<char, std::allocator<char> >::operator[]"));
+}

@@ -4,6 +4,7 @@
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "heapkit/emit/stacks/clone_names.hpp"
 #include "heapkit/emit/stacks/dump_labels.hpp"
+#include "heapkit/emit/stacks/standard_frames.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/string_map.hpp"
 #include "heapkit/util/try.hpp"
@@ -112,8 +113,14 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
     out.mutable_period_type()->set_unit(strings.intern(cpu ? "nanoseconds" : "bytes"));
     out.set_period(cpu ? options.cpu->period_nanos : static_cast<int64_t>(profile.period));
     out.set_default_sample_type(strings.intern(cpu ? "cpu" : name_of(options.default_type)));
-    out.set_drop_frames(strings.intern(drop_frames_regex(
-        options.frames.keep_allocator_frames || cpu, options.frames.drop_frames)));
+    // The stacks stay whole: pprof cuts what drop_frames names, as the other views do.
+    bool keep = options.frames.keep_allocator_frames || cpu;
+    std::string drop = drop_frames_regex(keep, options.frames.drop_frames);
+    if (std::string standard = keep ? "" : standard_drop_frames(profile, options.frames);
+        !standard.empty()) {
+        drop += (drop.empty() ? "" : "|") + standard;
+    }
+    out.set_drop_frames(strings.intern(drop));
     if (profile.time_nanos != 0) {
         out.set_time_nanos(profile.time_nanos);
         out.set_duration_nanos(profile.duration_nanos);

@@ -79,17 +79,22 @@ bool drop_frames_match(const Profile& profile, const std::string& drop_frames);
 // A program's own allocation wrapper the allocator list does not know: the frame just
 // above the allocator under most of the bytes, reached from several callers. Naming it
 // with the --drop-frames that cuts it turns "98 % in xyz_alloc" into the callers that
-// asked for the memory.
+// asked for the memory. A stripped program's wrapper has no name to be known by: a
+// function without one just above the allocator, reached from many callers, is named
+// whatever its share (blender's MEM_lockfree_mallocN held 29.9 % from 51 callers).
 struct WrapperHint {
     std::string frame;       // the leaf frame's text, as write_folded spells it
     std::string drop_frames; // a drop_frames regex matching that function's whole name
     double share = 0;        // of all of the sample type's (absolute) value, 0..1
     size_t callers = 0;      // distinct frames just above it
+    bool unnamed = false;    // hinted as an unnamed function with many callers
 };
 
-// The leaf of write_folded(profile, options)'s stacks holding over half of the value,
-// when it is reached from at least two distinct callers; nullopt otherwise.
-Result<std::optional<WrapperHint>> find_wrapper_hint(const Profile& profile,
-                                                     const FoldedOptions& options);
+// The leaves of write_folded(profile, options)'s stacks that look like wrappers, largest
+// share first: one holding over half of the value and reached from at least two distinct
+// callers; and any function without a name that calls the allocator, reached from at
+// least 8 distinct callers and holding at least 2 % of the value.
+Result<std::vector<WrapperHint>> find_wrapper_hints(const Profile& profile,
+                                                    const FoldedOptions& options);
 
 } // namespace heapkit

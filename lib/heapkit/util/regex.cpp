@@ -24,4 +24,15 @@ bool Regex::full_match(std::string_view text) const {
     return RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *m_compiled);
 }
 
+std::string regex_literal(std::string_view text) {
+    std::string regex;
+    for (char c : text) {
+        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) {
+            regex += '\\';
+        }
+        regex += c;
+    }
+    return regex;
+}
+
 } // namespace heapkit

@@ -4,6 +4,7 @@
 #include "heapkit/util/error.hpp"
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace re2 {
@@ -31,5 +32,9 @@ private:
 
     std::shared_ptr<const re2::RE2> m_compiled;
 };
+
+// `text` as a regex matching exactly it, in the syntax both RE2 and Go's regexp read: only
+// the metacharacters are escaped (RE2::QuoteMeta's "\ " is an error to Go).
+std::string regex_literal(std::string_view text);
 
 } // namespace heapkit

@@ -38,6 +38,10 @@ constexpr std::array allocator_patterns = {
     "(void\\* )?fallbackNewImpl<.*>",
     "(void\\* )?handleOOM",
     "(void\\* )?newImpl<.*>",
+    // the exception object a throw allocates (libsupc++'s eh_alloc.cc): the thrower is the
+    // leaf
+    "__cxa_allocate_exception",
+    "__cxa_allocate_dependent_exception",
     // tcmalloc and prefixed jemalloc builds
     "tc_.*",
     "je_.*",

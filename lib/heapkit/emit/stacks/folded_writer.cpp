@@ -7,6 +7,7 @@
 #include "heapkit/emit/stacks/location_frames.hpp"
 #include "heapkit/emit/stacks/sample_stacks.hpp"
 #include "heapkit/emit/stacks/stack_lines.hpp"
+#include "heapkit/emit/stacks/standard_frames.hpp"
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
 #include "heapkit/util/terminal_text.hpp"
@@ -51,56 +52,115 @@ std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& op
 
 } // namespace
 
-// Each location's frame texts (innermost first) as tokens, and whether each is an
-// allocator frame.
-LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
-                               TokenTable& tokens) {
+namespace {
+
+// location_tokens, or without texts when `tokens` is null.
+LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, TokenTable* tokens) {
     AllocatorFrameMatcher matcher(
         drop_frames_regex(options.frames.keep_allocator_frames, options.frames.drop_frames));
+    // Whether a name is the standard library's, answered once per distinct name.
+    bool keep_standard = !options.frames.keep_allocator_frames;
+    std::unordered_map<std::string_view, bool> known; // names live in the profile
+    auto is_standard = [&](std::string_view name) {
+        auto it = known.find(name);
+        return it != known.end()
+                   ? it->second
+                   : known.emplace(name, is_standard_library_function(name)).first->second;
+    };
     LocationTokens all;
     all.first.reserve(profile.locations.size() + 1);
     for (const Location& location : profile.locations) {
-        all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
+        all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
         if (location.frames.empty() || options.style == FrameStyle::address) {
             // drop_frames takes it by a name it has, or by the address text it shows.
-            std::string text = location_address_text(profile, location);
+            std::string text = tokens != nullptr || !options.frames.drop_frames.empty()
+                                   ? location_address_text(profile, location)
+                                   : std::string();
             bool allocator = std::any_of(location.frames.begin(), location.frames.end(),
                                          [&](const Frame& f) {
                                              return matcher.matches(shown_name(f, options));
                                          }) ||
                              (!options.frames.drop_frames.empty() && matcher.matches(text));
-            all.tokens.push_back(tokens.intern(frame_label(text)));
+            // The location is the standard library's when its function and everything
+            // inlined into it are.
+            bool standard =
+                keep_standard && !location.frames.empty() &&
+                std::all_of(location.frames.begin(), location.frames.end(),
+                            [&](const Frame& f) { return is_standard(shown_name(f, options)); });
+            if (tokens != nullptr) {
+                all.tokens.push_back(tokens->intern(frame_label(text)));
+            }
             all.allocator.push_back(allocator);
+            all.standard.push_back(standard);
             continue;
         }
         // Every frame but the last is inlined into the next one.
         for (size_t f = 0; f < location.frames.size(); ++f) {
             const Frame& frame = location.frames[f];
-            all.tokens.push_back(
-                tokens.intern(frame_text(frame, f + 1 < location.frames.size(), options)));
+            if (tokens != nullptr) {
+                all.tokens.push_back(
+                    tokens->intern(frame_text(frame, f + 1 < location.frames.size(), options)));
+            }
             all.allocator.push_back(matcher.matches(shown_name(frame, options)));
+            all.standard.push_back(keep_standard && is_standard(shown_name(frame, options)));
         }
     }
-    all.first.push_back(static_cast<uint32_t>(all.tokens.size()));
+    all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
     return all;
 }
 
-// How many of a stack's frames are printed, counted from the root: jeprof cuts the
-// rootmost allocator (or drop_frames) frame and everything leafward of it.
-uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
-                     std::span<const uint32_t> locations, bool keep_allocator_frames) {
+} // namespace
+
+// Each location's frame texts (innermost first) as tokens, and whether each is an
+// allocator frame, or the standard library's.
+LocationTokens location_tokens(const Profile& profile, const FoldedOptions& options,
+                               TokenTable& tokens) {
+    return layout_of(profile, options, &tokens);
+}
+
+LocationTokens location_kinds(const Profile& profile, const FoldedOptions& options) {
+    return layout_of(profile, options, nullptr);
+}
+
+StackCut stack_cut(const Profile& profile, const LocationTokens& layout,
+                   std::span<const uint32_t> locations, bool keep_allocator_frames) {
     size_t in_allocator = keep_allocator_frames ? 0 : allocator_module_prefix(profile, locations);
-    size_t frames = 0;
-    size_t first_kept = 0; // in leaf-first order
+    uint32_t frames = 0;
+    StackCut cut;
     for (size_t l = 0; l < locations.size(); ++l) {
         for (uint32_t t = layout.first[locations[l]]; t < layout.first[locations[l] + 1]; ++t) {
             ++frames;
             if (l < in_allocator || layout.allocator[t]) {
-                first_kept = frames;
+                cut.allocator = frames;
             }
         }
     }
-    return static_cast<uint32_t>(frames - first_kept);
+    // The standard library's run rootward of the allocator's frames (layout.standard is
+    // all false when they are kept).
+    uint32_t position = 0;
+    for (uint32_t location : locations) {
+        for (uint32_t t = layout.first[location]; t < layout.first[location + 1]; ++t) {
+            if (position++ < cut.allocator) {
+                continue;
+            }
+            if (!layout.standard[t]) {
+                return cut;
+            }
+            ++cut.standard;
+        }
+    }
+    cut.standard = 0; // nothing but the standard library's left: it stays
+    return cut;
+}
+
+uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
+                     std::span<const uint32_t> locations, bool keep_allocator_frames) {
+    uint32_t frames = 0;
+    for (uint32_t location : locations) {
+        frames += layout.first[location + 1] - layout.first[location];
+    }
+    StackCut cut = stack_cut(profile, layout, locations, keep_allocator_frames);
+    return frames - cut.allocator - cut.standard;
 }
 
 namespace {

@@ -44,11 +44,12 @@ private:
 };
 
 // Every location's frames as tokens, innermost first: location l has the entries
-// [first[l], first[l + 1]) of `tokens` and `allocator`.
+// [first[l], first[l + 1]) of `tokens`, `allocator` and `standard`.
 struct LocationTokens {
     std::vector<uint32_t> first; // one per location, and one past the last
     std::vector<uint32_t> tokens;
     std::vector<bool> allocator; // an allocator frame (cut with everything leafward)
+    std::vector<bool> standard;  // a standard library's (cut at the leaf end, after those)
 };
 
 // One output line before it is spelled; 24 bytes, as there may be millions.

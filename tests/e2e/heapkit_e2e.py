@@ -455,6 +455,15 @@ def run_harness(page):
     return result
 
 
+def html_data(page):
+    """The data of a heapfold --html page (gzipped JSON in base64), parsed."""
+    import base64
+    import gzip
+    packed = re.search(r'<script type="text/plain" id="data"[^>]*>(.*?)</script>', page, re.S)
+    check(packed, "no data in the HTML page")
+    return json.loads(gzip.decompress(base64.b64decode("".join(packed.group(1).split()))))
+
+
 def skip_without_debug_file(binary, package, why):
     """Skips the test (exit 77), naming the Debian package to install, where `binary` has no
     separate debug file under /usr/lib/debug/.build-id (its names and lines come from it)."""

@@ -36,8 +36,12 @@ ChartInput chart_input(const GrowthSeries& series, std::span<const StackTrend> t
         grows ? fmt::format("{} over time: the {} that grow{}", name_of(folded.sample),
                             top.size() == 1 ? "stack" : fmt::format("{} stacks", top.size()),
                             top.size() == 1 ? "s" : "")
-              : fmt::format("{} over time: nothing grows; the {} largest stacks",
-                            name_of(folded.sample), top.size());
+              : fmt::format("{} over time: nothing grows{}; the {} largest stacks",
+                            name_of(folded.sample),
+                            step_count(series) > 0
+                                ? fmt::format(" ({} grew and then stopped)", step_count(series))
+                                : std::string(),
+                            top.size());
     // Dumps written within one tick of the file clock share a time: drawn over seconds,
     // their values would stack up as vertical jumps. Then the axis counts dumps.
     bool apart =

@@ -69,6 +69,30 @@ void drop_growth_below_one_step(StackTrend& stack, double span, const std::vecto
     }
 }
 
+// Growth that stopped: the value held still over the last quarter (3 dumps at least) of
+// every run long enough to tell (4 dumps), so that what it grew is a step however steep
+// the climb before it was. A later half's slope alone still saw the climb: a stack that
+// went 0 -> 5.83 MB and then held for 4 dumps was a suspect, one that went 0 -> 116 MB a
+// little earlier was said not to grow.
+bool stopped(const std::vector<int64_t>& values, const std::vector<size_t>& bounds) {
+    bool told = false;
+    for (size_t r = 0; r + 1 < bounds.size(); ++r) {
+        size_t end = bounds[r + 1];
+        size_t length = end - bounds[r];
+        if (length < 4) {
+            continue;
+        }
+        size_t tail = std::max<size_t>(3, (length + 3) / 4);
+        if (!std::all_of(values.begin() + static_cast<ptrdiff_t>(end - tail),
+                         values.begin() + static_cast<ptrdiff_t>(end),
+                         [&](int64_t value) { return value == values[end - 1]; })) {
+            return false;
+        }
+        told = true;
+    }
+    return told;
+}
+
 void fit_all(GrowthSeries& series) {
     std::vector<double> numbers(series.dumps);
     for (size_t d = 0; d < series.dumps; ++d) {
@@ -87,6 +111,9 @@ void fit_all(GrowthSeries& series) {
         }
         stack.trend = series.timed ? stack.per_second : stack.per_dump;
         drop_growth_below_one_step(stack, span, series.bounds);
+        if (stopped(stack.values, series.bounds)) {
+            stack.trend.late_slope = 0;
+        }
     }
 }
 
@@ -230,6 +257,47 @@ void note_final_dumps(std::span<const Profile> dumps, GrowthSeries& series) {
         fmt::join(finals, ", ")));
 }
 
+std::vector<std::string_view> frames_of(std::string_view stack) {
+    std::vector<std::string_view> frames;
+    while (!stack.empty()) {
+        size_t semicolon = stack.find(';');
+        frames.push_back(stack.substr(0, semicolon));
+        stack = semicolon == std::string_view::npos ? "" : stack.substr(semicolon + 1);
+    }
+    return frames;
+}
+
+// Stacks that allocate at one site, told apart: each site followed by the frame where its
+// stack parts from the others', leaf upwards ("site via worker_loop"). The same pool grown
+// from the main thread and from a worker read as one row twice, the stacks unshown.
+void tell_apart(std::vector<std::string>& sites, std::span<const StackTrend> stacks) {
+    std::map<std::string, std::vector<size_t>> by_site;
+    for (size_t s = 0; s < sites.size(); ++s) {
+        by_site[sites[s]].push_back(s);
+    }
+    for (const auto& [site, members] : by_site) {
+        if (members.size() < 2) {
+            continue;
+        }
+        for (size_t s : members) {
+            std::vector<std::string_view> mine = frames_of(stacks[s].stack);
+            size_t shared = 0; // frames from the leaf shared with the nearest other stack
+            for (size_t t : members) {
+                std::vector<std::string_view> theirs = frames_of(stacks[t].stack);
+                size_t common = 0;
+                while (t != s && common < mine.size() && common < theirs.size() &&
+                       mine[mine.size() - 1 - common] == theirs[theirs.size() - 1 - common]) {
+                    ++common;
+                }
+                shared = std::max(shared, common);
+            }
+            std::string_view parting =
+                shared < mine.size() ? mine[mine.size() - 1 - shared] : mine.front();
+            sites[s] = fmt::format("{} via {}", site, parting);
+        }
+    }
+}
+
 } // namespace
 
 size_t growing_count(const GrowthSeries& series) {
@@ -237,6 +305,14 @@ size_t growing_count(const GrowthSeries& series) {
     auto grows = [](const StackTrend& stack) { return stack.trend.persistent() > 0; };
     return static_cast<size_t>(std::find_if_not(series.stacks.begin(), series.stacks.end(), grows) -
                                series.stacks.begin());
+}
+
+bool is_step(const StackTrend& stack) {
+    return stack.trend.persistent() <= 0 && stack.last() > stack.first();
+}
+
+size_t step_count(const GrowthSeries& series) {
+    return static_cast<size_t>(std::count_if(series.stacks.begin(), series.stacks.end(), is_step));
 }
 
 size_t suspect_count(const GrowthSeries& series, size_t wanted) {
@@ -302,6 +378,7 @@ Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps
         sites.emplace_back(leaf_of(stack.stack));
     }
     if (folded.style != FrameStyle::function) {
+        tell_apart(sites, stacks);
         return sites; // lines are spelled already, or there are none to spell
     }
     return catching([&]() -> Result<std::vector<std::string>> {
@@ -336,6 +413,7 @@ Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps
                 }
             }
         }
+        tell_apart(sites, stacks);
         return sites;
     });
 }

@@ -59,6 +59,8 @@ Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedO
 // The allocating frame (leaf) of each of `stacks` with "(file:line)", as
 // FrameStyle::function_line spells it, from the last dump that holds the stack; the leaf
 // as spelled when no line is known, or when `folded` spells lines or addresses already.
+// Stacks of `stacks` that share a site are told apart: "site via F", F the frame where
+// the stack parts from the others' (leaf upwards).
 Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps,
                                                   const FoldedOptions& folded,
                                                   std::span<const StackTrend> stacks);
@@ -70,5 +72,13 @@ size_t suspect_count(const GrowthSeries& series, size_t wanted);
 
 // How many of the stacks grow (persistent growth above 0).
 size_t growing_count(const GrowthSeries& series);
+
+// A step: a stack that grew over the series (its last value above its first) and then
+// stopped (no persistent growth): a cache that filled, a pool made once. Neither a suspect
+// nor a stack that "does not grow".
+bool is_step(const StackTrend& stack);
+
+// How many of the stacks are steps.
+size_t step_count(const GrowthSeries& series);
 
 } // namespace heapkit

@@ -8,6 +8,7 @@
 #include "heapkit/emit/flame/tree.hpp"
 #include "heapkit/emit/quantity.hpp"
 #include "heapkit/emit/writers.hpp"
+#include "heapkit/growth/allocation_sites.hpp"
 #include "heapkit/growth/chart.hpp"
 #include "heapkit/growth/growth.hpp"
 #include "heapkit/growth/stack_trends.hpp"

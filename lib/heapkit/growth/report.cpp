@@ -2,6 +2,7 @@
 // write_growth_report (heapkit.hpp): the table of leak suspects of a series.
 #include "heapkit/emit/quantity.hpp"
 #include "heapkit/emit/writers.hpp"
+#include "heapkit/growth/allocation_sites.hpp"
 #include "heapkit/growth/growth.hpp"
 #include "heapkit/growth/stack_trends.hpp"
 #include "heapkit/util/try.hpp"

@@ -56,15 +56,6 @@ struct GrowthSeries {
 // for fewer than 3 dumps.
 Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedOptions& folded);
 
-// The allocating frame (leaf) of each of `stacks` with "(file:line)", as
-// FrameStyle::function_line spells it, from the last dump that holds the stack; the leaf
-// as spelled when no line is known, or when `folded` spells lines or addresses already.
-// Stacks of `stacks` that share a site are told apart: "site via F", F the frame where
-// the stack parts from the others' (leaf upwards).
-Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps,
-                                                  const FoldedOptions& folded,
-                                                  std::span<const StackTrend> stacks);
-
 // How many of the ranked stacks a view shows as suspects: those that grow (persistent
 // growth above 0, a prefix of the ranking), at most `wanted` (0: no bound); when none
 // grows, the first `wanted` as ranked, so that a view still shows what is largest.

@@ -11,7 +11,8 @@ from heapkit_e2e import (SOURCE_DIR, check, check_near, pprof_raw, run, run_fixt
                          heapfold, workdir)
 
 if shutil.which("rustc") is None:
-    print("rustc not installed: skipping")
+    print("SKIP: rustc is not installed (Debian package rustc; tests/install-packages.sh leaves it "
+          "out)")
     sys.exit(77)
 
 source = os.path.join(SOURCE_DIR, "fixtures", "rust_fixture.rs")

@@ -55,9 +55,11 @@ TEST_CASE("heapkit::series_order keeps a process's dumps together in a tick they
 
 TEST_CASE("heapkit::run_bounds starts a run where the pid or the load address changes") {
     std::vector<DumpStamp> stamps{
-        {1, DumpName{100, 0, {}, {}}, 0x5000}, {2, DumpName{100, 1, {}, {}}, 0x5000},
-        {3, DumpName{200, 0, {}, {}}, 0x5000},                            // another process, ASLR off
-        {4, DumpName{200, 1, {}, {}}, 0x5000}, {5, std::nullopt, 0x7000}, // renamed, moved
+        {1, DumpName{100, 0, {}, {}}, 0x5000},
+        {2, DumpName{100, 1, {}, {}}, 0x5000},
+        {3, DumpName{200, 0, {}, {}}, 0x5000}, // another process, ASLR off
+        {4, DumpName{200, 1, {}, {}}, 0x5000},
+        {5, std::nullopt, 0x7000}, // renamed, moved
         {6, std::nullopt, 0x7000},
     };
     CHECK(run_bounds(stamps) == std::vector<size_t>{0, 2, 4, 6});

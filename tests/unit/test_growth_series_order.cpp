@@ -67,7 +67,9 @@ TEST_CASE("heapkit::run_bounds starts a run where the pid or the load address ch
 }
 
 TEST_CASE("heapkit::concurrent_processes finds processes whose dumps interleave") {
-    auto of = [](uint64_t pid, int64_t time) { return DumpStamp{time, DumpName{pid, 0}, {}}; };
+    auto of = [](uint64_t pid, int64_t time) {
+        return DumpStamp{time, DumpName{pid, 0, {}, {}}, {}};
+    };
     std::vector<DumpStamp> after{of(7, 1), of(7, 2), of(9, 3), of(9, 4)};
     CHECK(concurrent_processes(after, run_bounds(after)).empty());
     std::vector<DumpStamp> together{of(7, 1), of(9, 2), of(7, 3), of(9, 4), of(9, 5)};

@@ -376,6 +376,30 @@ check(f"{len(single) + 1} dumps in 2 runs" in header and
 check(f"note: a run of one dump ({alone}), which shows no growth" in text,
       f"no note on the run of one dump:\n{text}")
 
+# A series where nothing grows at the end: one stack rose 0 -> 8 kB and held for its last
+# 4 dumps (a step), one held 4 kB throughout. The header says none grows and that one grew
+# and then stopped, above the rows that read "0B -> 8.00kB".
+steps_dir = os.path.join(work, "steps")
+os.makedirs(steps_dir)
+held = [0, 4096, 8192, 8192, 8192, 8192]
+for d, step in enumerate(held):
+    path = os.path.join(steps_dir, f"jeprof.4242.{d}.i{d}.heap")
+    stacks = [("0x555500001010 0x555500002010", 1, 4096)]
+    if step:
+        stacks.append(("0x555500001020 0x555500002020", step // 4096, step))
+    total = sum(count for _, count, _ in stacks), sum(size for _, _, size in stacks)
+    with open(path, "w") as f:
+        f.write(f"heap_v2/1\n  t*: {total[0]}: {total[1]} [0: 0]\n")
+        f.writelines(f"@ {frames}\n  t*: {count}: {size} [0: 0]\n" for frames, count, size in stacks)
+        f.write("\nMAPPED_LIBRARIES:\n555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
+    os.utime(path, (1_700_000_000 + d, 1_700_000_000 + d))
+text = run([tool("heapfold"), "-q", "--no-symbolize", "--growth",
+            *glob.glob(f"{steps_dir}/*.heap")]).stdout
+header, rows = growth_table(text)
+check("2 stacks, none grows, 1 grew and then stopped; the largest, 2 shown" in header and
+      [(r["first"], r["last"]) for r in rows] == [("0B", "8.00kB"), ("4.00kB", "4.00kB")],
+      f"a series of a step and a flat stack:\n{text}")
+
 # 7. Two stacks leak at one site (leak_steadily called from main and from leak_again):
 # each row says which it is, in the table and in the HTML report, where no stack is shown.
 callers = leaky_series(12, "callers", "two-callers")

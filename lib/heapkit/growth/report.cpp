@@ -40,13 +40,13 @@ std::string describe_series(const GrowthSeries& series, const FoldedOptions& fol
 Result<std::string> left_out(std::span<const Profile> dumps, const FoldedOptions& folded,
                              const GrowthSeries& series, size_t growing) {
     bool bytes = unit_of(folded.sample) == "bytes";
-    std::vector<StackTrend> steps;
-    std::vector<StackTrend> flat;
+    std::vector<const StackTrend*> steps;
+    std::vector<const StackTrend*> flat;
     for (size_t s = growing; s < series.stacks.size(); ++s) {
-        (is_step(series.stacks[s]) ? steps : flat).push_back(series.stacks[s]);
+        (is_step(series.stacks[s]) ? steps : flat).push_back(&series.stacks[s]);
     }
-    std::stable_sort(steps.begin(), steps.end(), [](const StackTrend& a, const StackTrend& b) {
-        return a.last() - a.first() > b.last() - b.first();
+    std::stable_sort(steps.begin(), steps.end(), [](const StackTrend* a, const StackTrend* b) {
+        return a->last() - a->first() > b->last() - b->first();
     });
     std::string out;
     for (auto [stacks, which] :
@@ -54,7 +54,10 @@ Result<std::string> left_out(std::span<const Profile> dumps, const FoldedOptions
         if (stacks->empty()) {
             continue;
         }
-        std::span<const StackTrend> named(stacks->data(), std::min<size_t>(3, stacks->size()));
+        std::vector<StackTrend> named;
+        for (size_t s = 0; s < stacks->size() && s < 3; ++s) {
+            named.push_back(*(*stacks)[s]);
+        }
         HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, named));
         std::string listed;
         for (size_t s = 0; s < named.size(); ++s) {

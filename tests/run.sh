@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds heapkit (into ./build unless BUILD_DIR says otherwise) and runs the whole test
-# suite; ends with a plain "N passed, N failed, N skipped" line. Extra arguments go to
+# Installs the Debian packages the suite runs against when any is missing (asking sudo
+# where not root; HEAPKIT_NO_INSTALL=1 installs nothing and lets the tests that need them
+# skip), builds heapkit (into ./build unless BUILD_DIR says otherwise) and runs the whole
+# test suite; ends with a plain "N passed, N failed, N skipped" line. Extra arguments go to
 # `meson test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${HEAPKIT_NO_INSTALL:-0}" != 1 ]; then
+  ./tests/install-packages.sh
+fi
 build=${BUILD_DIR:-build}
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" --wrap-mode=nodownload ${HEAPKIT_MESON_ARGS:-}

@@ -98,7 +98,8 @@ _heapkit_jestat() {
 }
 complete -F _heapkit_jestat jestat
 
-# heapkit-index [--cache-dir DIR] [--debug-dir DIR]... [--sysroot DIR] [-q] [--background] FILE...
+# heapkit-index [--cache-dir DIR] [--debug-dir DIR]... [--sysroot DIR] [-q] [--background]
+#               [--stats] [--prune] [FILE...]
 _heapkit_index() {
     local cur prev words cword
     _init_completion || return
@@ -110,7 +111,7 @@ _heapkit_index() {
         ;;
     esac
     if [[ $cur == -* ]]; then
-        _heapkit_reply '-h --help --cache-dir --debug-dir --sysroot -q --quiet --background --version'
+        _heapkit_reply '-h --help --cache-dir --debug-dir --sysroot -q --quiet --background --stats --prune --version'
         return
     fi
     _filedir

@@ -2,6 +2,7 @@
 // heapkit-index: make the address indexes heapfold, jeprof2pprof and the runtime name
 // frames from, ahead of the first profile (at deployment), or for the runtime, which
 // runs it rather than read a module's DWARF in the process it profiles.
+#include "cache_report.hpp"
 #include "heapkit/symbolize/index/detached_indexer.hpp"
 #include "heapkit/symbolize/index/index_files.hpp"
 #include "usage_error.hpp"
@@ -18,11 +19,13 @@ int main(int argc, char** argv) {
     std::vector<std::string> files;
     bool quiet = false;
     bool background = false;
+    bool stats = false;
+    bool prune = false;
     CLI::App app("Make the address index of each ELF file (executable or shared library) "
                  "that has none yet in the cache, so that every later profile of its build "
                  "is named by lookups, from the first.",
                  "heapkit-index");
-    app.add_option("FILE", files, "executables and shared libraries to index")->required();
+    app.add_option("FILE", files, "executables and shared libraries to index");
     app.add_option("--cache-dir", options.cache_directory,
                    "the cache to keep the indexes in (default: $HEAPKIT_CACHE_DIR, else "
                    "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)")
@@ -40,19 +43,31 @@ int main(int argc, char** argv) {
                  "index: at the lowest CPU and I/O priority, at most 10 minutes of CPU, "
                  "nothing when the cache's file system has under 256 MB free, and a build "
                  "another process is indexing left to it");
+    app.add_flag("--stats", stats,
+                 "say what the cache holds: where, how many indexes, their bytes against the "
+                 "bound they are kept within, and the rest of the cache's files");
+    app.add_flag("--prune", prune,
+                 "remove the least recently used indexes beyond the bound now (every run that "
+                 "adds an index does so after it)");
     app.set_version_flag("--version",
                          std::string("heapkit-index (heapkit) ") + heapkit::cmd::version);
     app.footer("Each line of output: FILE, then \"built\" or \"kept\", the build id (with "
                "\"-symbols\" when the file has no DWARF), the index's size and path.\n"
+               "The indexes are kept within $HEAPKIT_CACHE_MAX_MB megabytes (default 1024): "
+               "a run that adds one removes the least recently used beyond it.\n"
                "Exit status: 0 when every FILE has its index, 1 otherwise.\n"
                "Examples:\n"
                "  heapkit-index /usr/bin/redis-server /usr/lib/x86_64-linux-gnu/libc.so.6\n"
-               "  heapkit-index --cache-dir /var/cache/heapkit ./build/server");
+               "  heapkit-index --cache-dir /var/cache/heapkit ./build/server\n"
+               "  HEAPKIT_CACHE_MAX_MB=200 heapkit-index --prune --stats");
     try {
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& error) {
             return heapkit::cmd::usage_error(app, error);
+        }
+        if (files.empty() && !stats && !prune) {
+            return heapkit::cmd::usage_error(app, CLI::RequiredError("FILE (or --stats, --prune)"));
         }
         if (options.cache_directory.empty()) {
             options.cache_directory = heapkit::default_cache_directory();
@@ -73,6 +88,11 @@ int main(int argc, char** argv) {
                 return 1;
             }
         }
+        auto max_bytes = heapkit::cache_max_bytes();
+        if (!max_bytes) {
+            fmt::print(stderr, "heapkit-index: error: {}\n", max_bytes.error().message);
+            return 1;
+        }
         std::vector<std::string> warnings;
         auto results = heapkit::index_files(files, options, warnings,
                                             background ? heapkit::BuildLock::Wait::no
@@ -88,6 +108,13 @@ int main(int argc, char** argv) {
             } else if (!quiet) {
                 fmt::print("{} {} {} {} {}\n", result.path, result.built ? "built" : "kept",
                            result.key, result.bytes, result.index);
+            }
+        }
+        if (prune || stats) {
+            auto said = heapkit::cmd::tend_cache(options.cache_directory, *max_bytes, prune, stats);
+            if (!said) {
+                fmt::print(stderr, "heapkit-index: error: {}\n", said.error().message);
+                return 1;
             }
         }
         return status;

@@ -3,6 +3,7 @@
 #include "heapkit/heapkit.hpp"
 
 #include "heapkit/emit/html/report.hpp"
+#include "heapkit/load/final_dump.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -88,12 +89,17 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
     case ViewKind::flame_graph:
         return views.base ? write_flame_graph_diff(*views.base, after, folded, options.flame, sink)
                           : write_flame_graph(after, folded, options.flame, sink);
-    case ViewKind::text:
+    case ViewKind::text: {
         if (after.from_log) {
             return write_log_report(after, folded, options.text, sink);
         }
-        return views.base ? write_text_report_diff(*views.base, after, folded, options.text, sink)
-                          : write_text_report(after, folded, options.text, sink);
+        if (views.base) {
+            return write_text_report_diff(*views.base, after, folded, options.text, sink);
+        }
+        TextOptions text = options.text;
+        text.header_note = views.exit_note;
+        return write_text_report(after, folded, text, sink);
+    }
     case ViewKind::lifetimes:
         return write_lifetime_chart(after, folded, options.lifetimes, sink);
     case ViewKind::html:
@@ -105,6 +111,18 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
     return write_pprof_view(views, options, sink);
 }
 
+// A final dump said to be one in every view of it, pointing to the dumps taken while the
+// process ran: the program has freed most of what it held by then.
+void note_final_dump(Views& views, std::span<const Input> inputs) {
+    if (inputs.size() != 1 || inputs.front().bytes || views.profile.from_log) {
+        return;
+    }
+    views.exit_note = final_dump_note(inputs.front().name);
+    if (!views.exit_note.empty()) {
+        views.profile.notes.insert(views.profile.notes.begin(), views.exit_note);
+    }
+}
+
 } // namespace
 
 Result<Views> load_views(const ViewRequest& request) {
@@ -113,6 +131,7 @@ Result<Views> load_views(const ViewRequest& request) {
     }
     Views views;
     HEAPKIT_TRY_ASSIGN(views.profile, load_filtered(request.inputs, request, views));
+    note_final_dump(views, request.inputs);
     if (!request.bases.empty() && views.profile.from_log) {
         // The log's measures are not differences: a change of them would need a second log.
         return fail("an allocation log takes no --base");

@@ -46,6 +46,9 @@ struct Views {
     // Whether --focus, --ignore and --hide matched a frame of some profile loaded (true for an
     // empty pattern): one that matches nothing is most likely a typo.
     FilterMatches matched{false, false, false};
+    // Of a final dump (load/final_dump.hpp): the sentence saying it was written at exit,
+    // also first in the profile's notes; else empty.
+    std::string exit_note;
 };
 
 Result<Views> load_views(const ViewRequest& request);

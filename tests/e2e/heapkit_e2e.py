@@ -512,6 +512,26 @@ def run_harness(page):
     return result
 
 
+def html_data(page):
+    """The data of a heapfold --html page (gzipped JSON in base64), parsed."""
+    import base64
+    import gzip
+    packed = re.search(r'<script type="text/plain" id="data"[^>]*>(.*?)</script>', page, re.S)
+    check(packed, "no data in the HTML page")
+    return json.loads(gzip.decompress(base64.b64decode("".join(packed.group(1).split()))))
+
+
+def skip_without_debug_file(binary, package, why):
+    """Skips the test (exit 77), naming the Debian package to install, where `binary` has no
+    separate debug file under /usr/lib/debug/.build-id (its names and lines come from it)."""
+    notes = subprocess.run(["readelf", "-n", binary], capture_output=True, text=True).stdout
+    found = re.search(r"Build ID: ([0-9a-f]{3,})", notes)
+    identity = found.group(1) if found else ""
+    if not os.path.exists(f"/usr/lib/debug/.build-id/{identity[:2]}/{identity[2:]}.debug"):
+        print(f"SKIP: no debug file for {binary} (Debian package {package}): {why}")
+        sys.exit(77)
+
+
 def skip_if_sanitized(binary, why):
     """Skips the test (exit 77) where `binary` is built with AddressSanitizer, which reserves
     terabytes of address space (no address-space limit fits) and must come first among the

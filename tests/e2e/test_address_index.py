@@ -7,6 +7,7 @@ foreign index file is rebuilt with a warning that names it, and the output stays
 heapkit-index makes them ahead: the first run of a dump is then named from them, the same;
 a file it cannot index is an error naming it."""
 
+import fcntl
 import os
 import shutil
 
@@ -125,4 +126,43 @@ for bad in ("missing", text_file, no_id):
     check(bad in proc.stderr, f"{bad} not named in {proc.stderr!r}")
 check(index_files() == [build_id(program)], f"the good file's index: {index_files()}")
 check(run([tool("heapkit-index"), "--cache-dir"], check=False).returncode == 1, "usage error")
+
+# --stats says where the cache is, how many indexes it holds and their bytes (as the
+# directory lists them) against the bound; --prune keeps them within HEAPKIT_CACHE_MAX_MB,
+# the least recently used removed first, but never one another process holds the lock of
+# (a reader opening it).
+run([tool("heapkit-index"), "-q", *libs], env=env)
+names = sorted(index_files(), key=lambda name: name != libc)  # libc's the oldest
+sizes = {name: os.path.getsize(os.path.join(indexes, name)) for name in names}
+for age, name in enumerate(names):
+    os.utime(os.path.join(indexes, name), (1_000_000_000 + age, 1_000_000_000 + age))
+
+
+def megabytes(size):
+    return f"{size / 2**20:.1f} MB"
+
+
+stats = run([tool("heapkit-index"), "--stats"], env=env).stdout
+check(f"cache: {cache}\n" in stats and
+      f"address indexes: {len(names)} in {indexes}, {megabytes(sum(sizes.values()))} of the "
+      "1024.0 MB they are kept within" in stats, f"--stats: {stats!r}")
+bound = 1  # MB: below libc's index with the rest
+check(sum(sizes.values()) > bound << 20, f"the indexes take {sizes}, no more than {bound} MB")
+held = open(os.path.join(indexes, ".locks", names[0]))
+fcntl.flock(held, fcntl.LOCK_SH)
+kept, total = set(names), sum(sizes.values())
+for name in names[1:]:  # what must go: by age, the held one passed over
+    if total <= bound << 20:
+        break
+    kept.discard(name)
+    total -= sizes[name]
+pruned = run([tool("heapkit-index"), "--prune"], env=dict(env, HEAPKIT_CACHE_MAX_MB=str(bound)))
+check(set(index_files()) == kept and
+      pruned.stdout.startswith(f"pruned: {len(names) - len(kept)} index"),
+      f"--prune to {bound} MB kept {index_files()}, not {sorted(kept)}: {pruned.stdout!r}")
+held.close()
+proc = run([tool("heapkit-index"), "--stats"], env=dict(env, HEAPKIT_CACHE_MAX_MB="lots"),
+           check=False)
+check(proc.returncode == 1 and "HEAPKIT_CACHE_MAX_MB=lots" in proc.stderr,
+      f"a bound that is no number: {proc.returncode} {proc.stderr!r}")
 print("ok")

@@ -61,6 +61,19 @@ def commands(*names):
 mine, everything = commands(*targets), commands("all")
 print(f"demo.sh builds with {mine} of the build's {everything} commands")
 check(mine < everything / 2, f"demo.sh runs {mine} of {everything} build commands")
+# The README's first section says those counts as they are (within a tenth: a source file
+# more or less does not make it wrong), and what each command installs.
+said = re.search(r"\((\d+) of the build's\s+(\d+) commands\)", readme)
+check(said and abs(int(said.group(1)) - mine) <= mine / 10
+      and abs(int(said.group(2)) - everything) <= everything / 10,
+      f"the README says the demo builds {said and said.groups()} commands; ninja: {mine} of {everything}")
+said_all = re.search(r"all (\d+) commands", readme)
+check(said_all and abs(int(said_all.group(1)) - everything) <= everything / 10,
+      f"the README says the build has {said_all and said_all.group(1)} commands; ninja: {everything}")
+run_sh = open(os.path.join(SOURCE_DIR, "run.sh")).read()
+check(re.search(r'HEAPKIT_NO_INSTALL.*\n\s*\./tests/install-packages\.sh\n', run_sh)
+      and "HEAPKIT_NO_INSTALL=1" in readme and "This one installs nothing" not in readme,
+      "tests/run.sh does not install the suite's packages, or the README does not say so")
 check("install-packages.sh --demo" in demo, "demo.sh installs the whole suite's packages")
 listed = {}
 for mode in ("", "--demo"):

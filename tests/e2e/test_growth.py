@@ -12,8 +12,8 @@ import re
 import statistics
 
 from heapkit_e2e import (JEMALLOC_SO, PROFILE_CONF, check, chromium, chromium_browser, fixture,
-                         flame_frames, go_pprof, heapfold, marker_line, png_colours, pprof_raw,
-                         rgb, run, run_fixture, run_harness, tool, workdir, write_file)
+                         flame_frames, go_pprof, heapfold, html_data, marker_line, png_colours,
+                         pprof_raw, rgb, run, run_fixture, run_harness, tool, workdir, write_file)
 
 work = workdir()
 program = fixture("leaky")
@@ -48,6 +48,7 @@ def amount(text):
 
 
 LEFT_OUT = re.compile(r"^(\d+) stacks? that do(es)? not grow left out; ")
+STEPS = re.compile(r"^(\d+) stacks? that grew and then stopped \(steps\) left out; ")
 
 
 def growth_table(text):
@@ -55,8 +56,8 @@ def growth_table(text):
     lines = text.splitlines()
     rows = []
     for line in lines[2:]:
-        if LEFT_OUT.match(line) or line.startswith("note: "):
-            continue  # the lines under the table: what does not grow, notes
+        if LEFT_OUT.match(line) or STEPS.match(line) or line.startswith("note: "):
+            continue  # the lines under the table: steps, what does not grow, notes
         if line.strip().startswith("stack: "):
             rows[-1]["stack"] = line.strip()[len("stack: "):]
             continue
@@ -143,11 +144,50 @@ caches = [r for r in rows if r["stack"].split(";")[-1] == "fill_cache"]
 check(not caches or (amount(caches[0]["slope_s"]) > amount(leak["slope_s"])
                      and amount(caches[0]["growth"]) < 0.25 * amount(leak["growth"])),
       f"the cache's slope should be the larger, its persistent growth almost none: {caches}")
+# A step is never "does not grow": what the table leaves out as not growing ends no higher
+# than it began, and the cache that filled in 8 iterations and then held, when left out,
+# is counted and listed as a stack that grew and then stopped.
+under = text.splitlines()
+for line in (line for line in under if LEFT_OUT.match(line)):
+    for first, last in re.findall(r"\((\S+) -> (\S+)\)", line):
+        check(amount(last) <= amount(first), f"a stack that grew is said not to grow: {line}")
+if not caches:
+    steps = [line for line in under if STEPS.match(line)]
+    check(steps and "fill_cache (leaky.c:" in steps[0] and
+          re.search(r"stacks, \d+ grows?, \d+ grew and then stopped,", header),
+          f"the full cache is not told as a step:\n{text}")
 check(text == run([tool("heapfold"), "-q", "--growth", *series_order(single)]).stdout,
       "the table depends on the order the dumps are given in")
 shown = growth_table(run([tool("heapfold"), "-q", "--growth", "--nodecount", "2", *single]).stdout)
 wanted = min(2, growing(shown[0]))
 check(len(shown[1]) == wanted and f"{wanted} shown" in shown[0], f"--nodecount 2: {shown}")
+
+# A final dump says so on the text's header line, in the SVG's subtitle and the HTML
+# report's header, and names the largest of the interval dumps beside it (by the bytes
+# in use its header line counts); an interval dump says nothing of it.
+(final,) = [d for d in single if d.endswith(".f.heap")]
+intervals = [d for d in single if not d.endswith(".f.heap")]
+
+
+def header_bytes(dump):
+    with open(dump) as f:
+        f.readline()
+        return int(f.readline().split(":")[2].split()[0])
+
+
+largest = max(intervals, key=lambda d: (header_bytes(d), os.path.basename(d)))
+pid = re.search(r"\.(\d+)\.\d+\.f\.heap$", final).group(1)
+said = (f"a final dump, written at exit (prof_final): {len(intervals)} dumps taken while "
+        f"process {pid} ran are beside it, the largest {os.path.basename(largest)}")
+first_line = run([tool("heapfold"), "-q", "--text", final]).stdout.splitlines()[0]
+check(first_line.startswith("inuse_space: ") and said in first_line,
+      f"the final dump's header line: {first_line!r}, wanted {said!r}")
+check(said in run([tool("heapfold"), "-q", "--svg", final]).stdout,
+      "heapfold --svg does not say the dump was written at exit")
+check(said in html_data(run([tool("heapfold"), "-q", "--html", final]).stdout)["notes"][0],
+      "heapfold --html does not say the dump was written at exit")
+check("at exit" not in run([tool("heapfold"), "-q", "--text", largest]).stdout.splitlines()[0],
+      "an interval dump is said to be written at exit")
 
 # 2. Two runs, ASLR on: their addresses differ, their stacks meet by name, and the leak's
 # drop at the restart is no fall (each run has its own intercept).
@@ -335,4 +375,40 @@ check(f"{len(single) + 1} dumps in 2 runs" in header and
       f"grew went {want[0]} -> {want[1]}\n{text}")
 check(f"note: a run of one dump ({alone}), which shows no growth" in text,
       f"no note on the run of one dump:\n{text}")
+
+# A series where nothing grows at the end: one stack rose 0 -> 8 kB and held for its last
+# 4 dumps (a step), one held 4 kB throughout. The header says none grows and that one grew
+# and then stopped, above the rows that read "0B -> 8.00kB".
+steps_dir = os.path.join(work, "steps")
+os.makedirs(steps_dir)
+held = [0, 4096, 8192, 8192, 8192, 8192]
+for d, step in enumerate(held):
+    path = os.path.join(steps_dir, f"jeprof.4242.{d}.i{d}.heap")
+    stacks = [("0x555500001010 0x555500002010", 1, 4096)]
+    if step:
+        stacks.append(("0x555500001020 0x555500002020", step // 4096, step))
+    total = sum(count for _, count, _ in stacks), sum(size for _, _, size in stacks)
+    with open(path, "w") as f:
+        f.write(f"heap_v2/1\n  t*: {total[0]}: {total[1]} [0: 0]\n")
+        f.writelines(f"@ {frames}\n  t*: {count}: {size} [0: 0]\n" for frames, count, size in stacks)
+        f.write("\nMAPPED_LIBRARIES:\n555500000000-555500010000 r-xp 00000000 fe:00 1  /nonexistent/app\n")
+    os.utime(path, (1_700_000_000 + d, 1_700_000_000 + d))
+text = run([tool("heapfold"), "-q", "--no-symbolize", "--growth",
+            *glob.glob(f"{steps_dir}/*.heap")]).stdout
+header, rows = growth_table(text)
+check("2 stacks, none grows, 1 grew and then stopped; the largest, 2 shown" in header and
+      [(r["first"], r["last"]) for r in rows] == [("0B", "8.00kB"), ("4.00kB", "4.00kB")],
+      f"a series of a step and a flat stack:\n{text}")
+
+# 7. Two stacks leak at one site (leak_steadily called from main and from leak_again):
+# each row says which it is, in the table and in the HTML report, where no stack is shown.
+callers = leaky_series(12, "callers", "two-callers")
+text = run([tool("heapfold"), "-q", "--growth", *callers]).stdout
+_, rows = growth_table(text)
+leaks = {r["stack"].split(";")[-2]: r["site"] for r in rows if r["stack"].endswith(";leak_steadily")}
+check(leaks == {"main": f"{LEAK_SITE} via main", "leak_again": f"{LEAK_SITE} via leak_again"},
+      f"the two leaking stacks are not told apart: {leaks}\n{text}")
+suspects = html_data(run([tool("heapfold"), "-q", "--growth", "--html", *callers]).stdout)
+sites = [s["site"] for s in suspects["series"]["suspects"]]
+check(set(leaks.values()) <= set(sites), f"the HTML report's suspects are not told apart: {sites}")
 print("ok")

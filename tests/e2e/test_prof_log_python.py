@@ -10,12 +10,17 @@ import math
 import os
 import sys
 
-from heapkit_e2e import JEMALLOC_SO, check, pprof_raw, run, tool, workdir
+from heapkit_e2e import (JEMALLOC_SO, check, pprof_raw, run, skip_without_debug_file, tool,
+                         workdir)
 
 PYTHON = "/usr/bin/python3"  # Debian's, not a virtual environment's
 if not os.path.exists(PYTHON):
-    print(f"skipping: {PYTHON} is absent")
+    print(f"SKIP: {PYTHON} is absent (Debian package python3)")
     sys.exit(77)
+# The bytearrays' allocating function is named from the interpreter's DWARF.
+INTERPRETER = os.path.realpath(PYTHON)
+skip_without_debug_file(INTERPRETER, os.path.basename(INTERPRETER) + "-dbg",
+                        "PyByteArray_Resize's frames cannot be named")
 
 WORK = """
 import threading, queue

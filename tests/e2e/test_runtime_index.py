@@ -27,9 +27,13 @@ if "libasan" in subprocess.run(["ldd", service], capture_output=True, text=True)
 directory = workdir()
 
 
-def start(cache, indexer):
+def start(cache, indexer, stderr=None):
+    """The service on a free port; `indexer` None: HEAPKIT_INDEXER unset, its default."""
     env = dict(os.environ, HEAPKIT_CACHE_DIR=cache, HEAPKIT_INDEXER=indexer)
-    process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True, env=env)
+    if indexer is None:
+        del env["HEAPKIT_INDEXER"]
+    process = subprocess.Popen([service, "0"], stdout=subprocess.PIPE, text=True, env=env,
+                               stderr=stderr)
     atexit.register(process.kill)  # a failed check leaves no service behind (no-op once ended)
     base = process.stdout.readline().strip().replace("listening on ", "")
     check(base.startswith("http://127.0.0.1:"), f"service said {base!r}")
@@ -237,4 +241,14 @@ process, base = start(workdir(), "")
 heap_profile(base, "in_process.pb.gz")
 check(indexer_runs(base) == {"ok": 0, "failed": 0}, f"no indexer: {indexer_runs(base)}")
 stop(process)
+
+# 5. HEAPKIT_INDEXER unset, the service run from the build tree: this build's heapkit-index,
+# not one where an install would put it (absent from a clone: a failure said on stderr).
+cache = workdir()
+process, base = start(cache, None, stderr=subprocess.PIPE)
+heap_profile(base, "default_indexer.pb.gz")
+check(indexer_runs(base) == {"ok": 1, "failed": 0}, f"default indexer: {indexer_runs(base)}")
+stop(process)
+said = process.stderr.read()
+check("heapkit-index" not in said, f"the default indexer was not the build's: {said!r}")
 print("ok")

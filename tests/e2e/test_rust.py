@@ -16,7 +16,8 @@ from heapkit_e2e import (SOURCE_DIR, check, check_near, go_pprof, pprof_raw, run
                          tool, heapfold, workdir)
 
 if shutil.which("rustc") is None:
-    print("rustc not installed: skipping")
+    print("SKIP: rustc is not installed (Debian package rustc; tests/install-packages.sh leaves it "
+          "out)")
     sys.exit(77)
 
 STANDARD = re.compile(r"^(<)?(std|core|alloc|hashbrown)::|^__r(ust|dl|g)_")

@@ -60,8 +60,9 @@ TEST_CASE("heapkit::write_text_report gives each function its flat and cum, recu
 TEST_CASE("heapkit::write_text_report lists the largest flat first, up to node_count") {
     Profile profile =
         test::named_profile({{{"main", "a"}, 100}, {{"main", "b"}, 300}, {{"main", "c"}, 200}});
-    std::string table = test::written(
-        [&](const Sink& sink) { return write_text_report(profile, {}, TextOptions{2}, sink); });
+    std::string table = test::written([&](const Sink& sink) {
+        return write_text_report(profile, {}, TextOptions{2, {}}, sink);
+    });
     std::istringstream lines(table);
     std::string header, columns, first, second, third;
     std::getline(lines, header);

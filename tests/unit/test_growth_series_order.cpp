@@ -28,7 +28,7 @@ TEST_CASE("heapkit::parse_dump_name reads jemalloc's dump names") {
 
 TEST_CASE("heapkit::series_order sorts by time, then by sequence number") {
     auto stamp = [](int64_t time, uint64_t seq) {
-        return DumpStamp{time, DumpName{100, seq}, std::nullopt};
+        return DumpStamp{time, DumpName{100, seq, {}, {}}, std::nullopt};
     };
     std::vector<DumpStamp> stamps{stamp(30, 5), stamp(10, 2), stamp(30, 4), stamp(20, 3)};
     CHECK(series_order(stamps) == std::vector<size_t>{1, 3, 2, 0});
@@ -40,9 +40,9 @@ TEST_CASE("heapkit::series_order sorts by time, then by sequence number") {
 TEST_CASE("heapkit::series_order keeps a process's dumps together in a tick they share") {
     // One run ends as the next begins: its last dump and the next run's first share a time.
     std::vector<DumpStamp> stamps{
-        {30, DumpName{200, 0}, 0x7000}, {40, DumpName{200, 1}, 0x7000},
-        {10, DumpName{100, 0}, 0x5000}, {20, DumpName{100, 1}, 0x5000},
-        {30, DumpName{100, 2}, 0x5000},
+        {30, DumpName{200, 0, {}, {}}, 0x7000}, {40, DumpName{200, 1, {}, {}}, 0x7000},
+        {10, DumpName{100, 0, {}, {}}, 0x5000}, {20, DumpName{100, 1, {}, {}}, 0x5000},
+        {30, DumpName{100, 2, {}, {}}, 0x5000},
     };
     std::vector<size_t> order = series_order(stamps);
     CHECK(order == std::vector<size_t>{2, 3, 4, 0, 1});
@@ -55,9 +55,11 @@ TEST_CASE("heapkit::series_order keeps a process's dumps together in a tick they
 
 TEST_CASE("heapkit::run_bounds starts a run where the pid or the load address changes") {
     std::vector<DumpStamp> stamps{
-        {1, DumpName{100, 0}, 0x5000}, {2, DumpName{100, 1}, 0x5000},
-        {3, DumpName{200, 0}, 0x5000},                            // another process, ASLR off
-        {4, DumpName{200, 1}, 0x5000}, {5, std::nullopt, 0x7000}, // renamed, moved
+        {1, DumpName{100, 0, {}, {}}, 0x5000},
+        {2, DumpName{100, 1, {}, {}}, 0x5000},
+        {3, DumpName{200, 0, {}, {}}, 0x5000}, // another process, ASLR off
+        {4, DumpName{200, 1, {}, {}}, 0x5000},
+        {5, std::nullopt, 0x7000}, // renamed, moved
         {6, std::nullopt, 0x7000},
     };
     CHECK(run_bounds(stamps) == std::vector<size_t>{0, 2, 4, 6});
@@ -65,7 +67,9 @@ TEST_CASE("heapkit::run_bounds starts a run where the pid or the load address ch
 }
 
 TEST_CASE("heapkit::concurrent_processes finds processes whose dumps interleave") {
-    auto of = [](uint64_t pid, int64_t time) { return DumpStamp{time, DumpName{pid, 0}, {}}; };
+    auto of = [](uint64_t pid, int64_t time) {
+        return DumpStamp{time, DumpName{pid, 0, {}, {}}, {}};
+    };
     std::vector<DumpStamp> after{of(7, 1), of(7, 2), of(9, 3), of(9, 4)};
     CHECK(concurrent_processes(after, run_bounds(after)).empty());
     std::vector<DumpStamp> together{of(7, 1), of(9, 2), of(7, 3), of(9, 4), of(9, 5)};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/sample_stacks.hpp"
+#include "heapkit/growth/allocation_sites.hpp"
 #include "heapkit/growth/stack_trends.hpp"
 #include "test_profiles.hpp"
 

@@ -121,6 +121,8 @@ struct HtmlOptions {
 
 struct TextOptions {
     size_t node_count = 0; // functions listed, largest flat first; 0: all
+    // Said on the header line after the totals: a final dump's note (load/final_dump.hpp).
+    std::string header_note;
 };
 
 } // namespace heapkit

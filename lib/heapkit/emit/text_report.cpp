@@ -117,8 +117,9 @@ Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
                           "functions shown\n",
                           name_of(folded.sample), quantity(total, bytes),
                           quantity(base_total, bytes), shown, rows.size())
-            : fmt::format("{}: {} total, {} of {} functions shown\n", name_of(folded.sample),
-                          quantity(total, bytes), shown, rows.size());
+            : fmt::format("{}: {} total, {} of {} functions shown{}{}\n", name_of(folded.sample),
+                          quantity(total, bytes), shown, rows.size(),
+                          options.header_note.empty() ? "" : "; ", options.header_note);
     out += fmt::format("{:>10} {:>7} {:>7} {:>10} {:>7}  {}\n", "flat", "flat%", "sum%", "cum",
                        "cum%", "function");
     int64_t sum = 0;

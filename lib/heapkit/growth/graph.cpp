@@ -8,6 +8,7 @@
 #include "heapkit/emit/flame/tree.hpp"
 #include "heapkit/emit/quantity.hpp"
 #include "heapkit/emit/writers.hpp"
+#include "heapkit/growth/allocation_sites.hpp"
 #include "heapkit/growth/chart.hpp"
 #include "heapkit/growth/growth.hpp"
 #include "heapkit/growth/stack_trends.hpp"
@@ -36,8 +37,12 @@ ChartInput chart_input(const GrowthSeries& series, std::span<const StackTrend> t
         grows ? fmt::format("{} over time: the {} that grow{}", name_of(folded.sample),
                             top.size() == 1 ? "stack" : fmt::format("{} stacks", top.size()),
                             top.size() == 1 ? "s" : "")
-              : fmt::format("{} over time: nothing grows; the {} largest stacks",
-                            name_of(folded.sample), top.size());
+              : fmt::format("{} over time: nothing grows{}; the {} largest stacks",
+                            name_of(folded.sample),
+                            step_count(series) > 0
+                                ? fmt::format(" ({} grew and then stopped)", step_count(series))
+                                : std::string(),
+                            top.size());
     // Dumps written within one tick of the file clock share a time: drawn over seconds,
     // their values would stack up as vertical jumps. Then the axis counts dumps.
     bool apart =

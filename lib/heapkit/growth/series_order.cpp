@@ -57,7 +57,11 @@ std::optional<DumpName> parse_dump_name(std::string_view path) {
     std::string_view name =
         path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
     remove_suffix(name, ".gz");
-    if (!remove_suffix(name, ".heap") || !is_kind(take_field(name))) {
+    if (!remove_suffix(name, ".heap")) {
+        return std::nullopt;
+    }
+    std::string_view kind = take_field(name);
+    if (!is_kind(kind)) {
         return std::nullopt;
     }
     auto seq = number(take_field(name));
@@ -65,7 +69,7 @@ std::optional<DumpName> parse_dump_name(std::string_view path) {
     if (!seq || !pid || name.empty()) {
         return std::nullopt; // the prefix may hold dots, but it must be there
     }
-    return DumpName{*pid, *seq};
+    return DumpName{*pid, *seq, std::string(kind), std::string(name)};
 }
 
 DumpStamp stamp_of(const Profile& dump) {

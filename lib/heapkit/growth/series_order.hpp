@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,8 @@ namespace heapkit {
 struct DumpName {
     uint64_t pid = 0;
     uint64_t seq = 0;
+    std::string kind;   // "f", "i3", "m0", "u1" (or the peak watcher's "peak", ...)
+    std::string prefix; // the file name before ".<pid>", without its directory
 };
 
 // The pid and sequence number of a path named as jemalloc names dumps (".gz" allowed

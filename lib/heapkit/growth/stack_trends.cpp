@@ -69,6 +69,30 @@ void drop_growth_below_one_step(StackTrend& stack, double span, const std::vecto
     }
 }
 
+// Growth that stopped: the value held still over the last quarter (3 dumps at least) of
+// every run long enough to tell (4 dumps), so that what it grew is a step however steep
+// the climb before it was. A later half's slope alone still saw the climb: a stack that
+// went 0 -> 5.83 MB and then held for 4 dumps was a suspect, one that went 0 -> 116 MB a
+// little earlier was said not to grow.
+bool stopped(const std::vector<int64_t>& values, const std::vector<size_t>& bounds) {
+    bool told = false;
+    for (size_t r = 0; r + 1 < bounds.size(); ++r) {
+        size_t end = bounds[r + 1];
+        size_t length = end - bounds[r];
+        if (length < 4) {
+            continue;
+        }
+        size_t tail = std::max<size_t>(3, (length + 3) / 4);
+        if (!std::all_of(values.begin() + static_cast<ptrdiff_t>(end - tail),
+                         values.begin() + static_cast<ptrdiff_t>(end),
+                         [&](int64_t value) { return value == values[end - 1]; })) {
+            return false;
+        }
+        told = true;
+    }
+    return told;
+}
+
 void fit_all(GrowthSeries& series) {
     std::vector<double> numbers(series.dumps);
     for (size_t d = 0; d < series.dumps; ++d) {
@@ -87,6 +111,9 @@ void fit_all(GrowthSeries& series) {
         }
         stack.trend = series.timed ? stack.per_second : stack.per_dump;
         drop_growth_below_one_step(stack, span, series.bounds);
+        if (stopped(stack.values, series.bounds)) {
+            stack.trend.late_slope = 0;
+        }
     }
 }
 
@@ -100,27 +127,6 @@ void rank(std::vector<StackTrend>& stacks) {
         }
         return a.stack < b.stack;
     });
-}
-
-// Which function_line stack each sample of `dump` has, per its function-style stack in
-// `wanted`: the values of each pair summed. Both spellings come from the same samples, so
-// a line-level stack belongs to exactly one function-level stack, found without parsing.
-std::unordered_map<size_t, std::map<std::string, int64_t>>
-sites_by_stack(const Profile& dump, const SampleStacks& plain, const SampleStacks& lined,
-               const std::unordered_map<std::string_view, size_t>& wanted, SampleType sample) {
-    std::unordered_map<size_t, std::map<std::string, int64_t>> sites;
-    for (size_t s = 0; s < dump.samples.size(); ++s) {
-        uint32_t p = plain.stack_of_sample[s];
-        uint32_t l = lined.stack_of_sample[s];
-        if (p == SampleStacks::none || l == SampleStacks::none) {
-            continue;
-        }
-        auto it = wanted.find(plain.stacks[p]);
-        if (it != wanted.end()) {
-            sites[it->second][lined.stacks[l]] += value_of(dump.samples[s].values, sample);
-        }
-    }
-    return sites;
 }
 
 // How to name the dumps of one process: the path of its first dump with what follows
@@ -239,6 +245,14 @@ size_t growing_count(const GrowthSeries& series) {
                                series.stacks.begin());
 }
 
+bool is_step(const StackTrend& stack) {
+    return stack.trend.persistent() <= 0 && stack.last() > stack.first();
+}
+
+size_t step_count(const GrowthSeries& series) {
+    return static_cast<size_t>(std::count_if(series.stacks.begin(), series.stacks.end(), is_step));
+}
+
 size_t suspect_count(const GrowthSeries& series, size_t wanted) {
     size_t bound = wanted == 0 ? series.stacks.size() : wanted;
     size_t growing = growing_count(series);
@@ -291,52 +305,6 @@ Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedO
         fit_all(series);
         rank(series.stacks);
         return series;
-    });
-}
-
-Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps,
-                                                  const FoldedOptions& folded,
-                                                  std::span<const StackTrend> stacks) {
-    std::vector<std::string> sites;
-    for (const StackTrend& stack : stacks) {
-        sites.emplace_back(leaf_of(stack.stack));
-    }
-    if (folded.style != FrameStyle::function) {
-        return sites; // lines are spelled already, or there are none to spell
-    }
-    return catching([&]() -> Result<std::vector<std::string>> {
-        // Each dump spelled once, the newest first, for the stacks it is the last to hold.
-        FoldedOptions with_lines = folded;
-        with_lines.style = FrameStyle::function_line;
-        for (size_t d = dumps.size(); d-- > 0;) {
-            std::unordered_map<std::string_view, size_t> wanted;
-            for (size_t s = 0; s < stacks.size(); ++s) {
-                auto holds = [&](int64_t v) { return v != 0; };
-                auto last = std::find_if(stacks[s].values.rbegin(), stacks[s].values.rend(), holds);
-                if (last != stacks[s].values.rend() &&
-                    static_cast<size_t>(stacks[s].values.rend() - last) - 1 == d) {
-                    wanted.emplace(stacks[s].stack, s);
-                }
-            }
-            if (wanted.empty()) {
-                continue;
-            }
-            HEAPKIT_TRY_ASSIGN(SampleStacks plain, spell_sample_stacks(dumps[d], folded));
-            HEAPKIT_TRY_ASSIGN(SampleStacks lined, spell_sample_stacks(dumps[d], with_lines));
-            // Lines of one function part by line there: the site holding the most wins
-            // (the first bytewise among equals).
-            for (auto& [s, candidates] :
-                 sites_by_stack(dumps[d], plain, lined, wanted, folded.sample)) {
-                int64_t best = 0;
-                for (const auto& [stack, value] : candidates) {
-                    if (std::abs(value) > best) {
-                        best = std::abs(value);
-                        sites[s] = std::string(leaf_of(stack));
-                    }
-                }
-            }
-        }
-        return sites;
     });
 }
 

@@ -56,13 +56,6 @@ struct GrowthSeries {
 // for fewer than 3 dumps.
 Result<GrowthSeries> follow_stacks(std::span<const Profile> dumps, const FoldedOptions& folded);
 
-// The allocating frame (leaf) of each of `stacks` with "(file:line)", as
-// FrameStyle::function_line spells it, from the last dump that holds the stack; the leaf
-// as spelled when no line is known, or when `folded` spells lines or addresses already.
-Result<std::vector<std::string>> allocation_sites(std::span<const Profile> dumps,
-                                                  const FoldedOptions& folded,
-                                                  std::span<const StackTrend> stacks);
-
 // How many of the ranked stacks a view shows as suspects: those that grow (persistent
 // growth above 0, a prefix of the ranking), at most `wanted` (0: no bound); when none
 // grows, the first `wanted` as ranked, so that a view still shows what is largest.
@@ -70,5 +63,13 @@ size_t suspect_count(const GrowthSeries& series, size_t wanted);
 
 // How many of the stacks grow (persistent growth above 0).
 size_t growing_count(const GrowthSeries& series);
+
+// A step: a stack that grew over the series (its last value above its first) and then
+// stopped (no persistent growth): a cache that filled, a pool made once. Neither a suspect
+// nor a stack that "does not grow".
+bool is_step(const StackTrend& stack);
+
+// How many of the stacks are steps.
+size_t step_count(const GrowthSeries& series);
 
 } // namespace heapkit

@@ -14,10 +14,12 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <poll.h>
@@ -27,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 namespace heapkit::runtime {
 namespace {
@@ -73,13 +76,29 @@ std::vector<std::string> problems_in(std::string_view output) {
     return problems;
 }
 
+// The heapkit-index to run when none is configured: this build's own when this code was
+// loaded from its build tree (a clone's agent, before any install), else the installed
+// one; empty when that is absent, so that frames are named in process without a word.
+std::string default_indexer() {
+    Dl_info self{};
+    if (::dladdr(reinterpret_cast<void*>(&default_indexer), &self) != 0 &&
+        self.dli_fname != nullptr) {
+        std::unique_ptr<char, decltype(&std::free)> file(::realpath(self.dli_fname, nullptr),
+                                                         &std::free);
+        if (file && std::string_view(file.get()).starts_with(HEAPKIT_BUILD_ROOT "/")) {
+            return ::access(HEAPKIT_BUILD_INDEXER, X_OK) == 0 ? HEAPKIT_BUILD_INDEXER : "";
+        }
+    }
+    return ::access(HEAPKIT_INDEXER_PATH, X_OK) == 0 ? HEAPKIT_INDEXER_PATH : "";
+}
+
 } // namespace
 
 const IndexerSettings& indexer_settings() {
     static const IndexerSettings settings = [] {
         IndexerSettings read;
         const char* program = std::getenv("HEAPKIT_INDEXER");
-        read.program = program != nullptr ? program : HEAPKIT_INDEXER_PATH;
+        read.program = program != nullptr ? program : default_indexer();
         read.cache_directory = default_cache_directory();
         return read;
     }();

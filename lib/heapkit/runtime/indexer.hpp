@@ -21,7 +21,8 @@ struct IndexerSettings {
 };
 
 // From the environment, read once: $HEAPKIT_INDEXER (set and empty: no indexer), else
-// heapkit-index where it is installed; the tools' cache directory ($HEAPKIT_CACHE_DIR,
+// heapkit-index where it is installed (this build's, when run from the build tree; none
+// when absent); the tools' cache directory ($HEAPKIT_CACHE_DIR,
 // else $XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit).
 const IndexerSettings& indexer_settings();
 

@@ -5,6 +5,7 @@
 #include "heapkit/emit/html/assets.hpp"
 #include "heapkit/emit/html/report_data.hpp"
 #include "heapkit/emit/writers.hpp"
+#include "heapkit/growth/allocation_sites.hpp"
 #include "heapkit/growth/stack_trends.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/try.hpp"

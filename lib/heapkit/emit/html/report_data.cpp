@@ -6,7 +6,9 @@
 #include "heapkit/util/try.hpp"
 
 #include <fmt/format.h>
+#include <functional>
 #include <limits>
+#include <string_view>
 
 namespace heapkit {
 namespace {
@@ -82,6 +84,38 @@ uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
     return it->second;
 }
 
+uint32_t ReportData::leaf_of(const std::vector<uint32_t>& path) {
+    uint64_t hash = std::hash<std::string_view>()(
+        std::string_view(reinterpret_cast<const char*>(path.data()), path.size() * sizeof path[0]));
+    auto [known, added] = m_leaf_of_path.try_emplace(hash, 0);
+    if (!added && holds_path(m_leaves[known->second], path)) {
+        return known->second;
+    }
+    uint32_t node = 0; // the root's parent, plus one
+    for (uint32_t frame : path) {
+        node = child(node, frame) + 1;
+    }
+    auto [leaf, new_leaf] =
+        m_leaf_of_node.try_emplace(node - 1, static_cast<uint32_t>(m_leaves.size()));
+    if (new_leaf) {
+        m_leaves.push_back(node - 1);
+    }
+    if (added) { // another path of the same hash keeps its entry, and this one walks
+        known->second = leaf->second;
+    }
+    return leaf->second;
+}
+
+bool ReportData::holds_path(uint32_t node, const std::vector<uint32_t>& path) const {
+    for (size_t f = path.size(); f-- > 0;) {
+        if (m_node_frame[node] != path[f] || (m_node_parent[node] < 0) != (f == 0)) {
+            return false;
+        }
+        node = static_cast<uint32_t>(m_node_parent[node]);
+    }
+    return true;
+}
+
 uint32_t ReportData::source_of(const Profile& profile, const Location& location, uint32_t index) {
     const Frame& frame = location.frames[index];
     uint32_t file = intern(frame.file);
@@ -119,7 +153,14 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
         }
     }
     auto& column = m_columns.emplace_back(types.size());
+    // Each printed frame's id, per position in the token layout, made on its first use:
+    // stacks share most of their frames, and a frame's id (its name's and file's strings,
+    // its source line noted) is the same in every stack. First uses come in the order
+    // they did uncached, so the tables are numbered as they were.
+    constexpr uint32_t unmade = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> frame_at(layout.tokens.size(), unmade);
     std::vector<Entry> entries;
+    std::vector<uint32_t> path; // the stack's frames, root first
     std::vector<int64_t> values(types.size());
     for (const Sample& sample : profile.samples) {
         bool any = false;
@@ -147,36 +188,34 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
         if (entries.empty() && !thread && !dump) {
             continue; // nothing left once the allocator frames are cut: no stack
         }
-        uint32_t node = 0; // the root's parent, plus one
+        path.clear();
         if (dump) {
-            node = child(node, frame_id(dump_strings[sample.dump], 0, 0, dump_frame)) + 1;
+            path.push_back(frame_id(dump_strings[sample.dump], 0, 0, dump_frame));
         }
         if (thread) {
-            node = child(node, frame_id(thread_strings[static_cast<size_t>(sample.thread)], 0, 0,
-                                        thread_frame)) +
-                   1;
+            path.push_back(
+                frame_id(thread_strings[static_cast<size_t>(sample.thread)], 0, 0, thread_frame));
         }
         for (const Entry& entry : entries) {
-            const Location& location = profile.locations[entry.location];
-            uint32_t name = token_strings[entry.token];
-            uint32_t frame =
-                location.frames.empty()
-                    ? frame_id(name, 0, 0, 0)
-                    : frame_id(name, source_of(profile, location, entry.index),
-                               location.frames[entry.index].line,
-                               entry.index + 1 < location.frames.size() ? inlined_frame : 0);
-            node = child(node, frame) + 1;
-        }
-        auto [leaf, added] =
-            m_leaf_of_node.try_emplace(node - 1, static_cast<uint32_t>(m_leaves.size()));
-        if (added) {
-            m_leaves.push_back(node - 1);
-        }
-        for (size_t t = 0; t < types.size(); ++t) {
-            if (column[t].size() <= leaf->second) {
-                column[t].resize(leaf->second + 1);
+            uint32_t& frame = frame_at[layout.first[entry.location] + entry.index];
+            if (frame == unmade) {
+                const Location& location = profile.locations[entry.location];
+                uint32_t name = token_strings[entry.token];
+                frame =
+                    location.frames.empty()
+                        ? frame_id(name, 0, 0, 0)
+                        : frame_id(name, source_of(profile, location, entry.index),
+                                   location.frames[entry.index].line,
+                                   entry.index + 1 < location.frames.size() ? inlined_frame : 0);
             }
-            column[t][leaf->second] = saturating_add(column[t][leaf->second], values[t]);
+            path.push_back(frame);
+        }
+        uint32_t leaf = leaf_of(path);
+        for (size_t t = 0; t < types.size(); ++t) {
+            if (column[t].size() <= leaf) {
+                column[t].resize(leaf + 1);
+            }
+            column[t][leaf] = saturating_add(column[t][leaf], values[t]);
         }
     }
     return {};

@@ -48,6 +48,12 @@ private:
     static constexpr uint32_t dump_frame = 4;
     uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags);
     uint32_t child(uint32_t parent, uint32_t frame);
+    // The leaf index of the stack of `path`'s frames (root first), its nodes made on its
+    // first walk: a series' dumps hold mostly the same stacks, each found again by its
+    // hash and checked up the tree from its leaf, rather than looked up frame by frame.
+    uint32_t leaf_of(const std::vector<uint32_t>& path);
+    // True when the nodes from `node` up to a root carry `path`'s frames.
+    bool holds_path(uint32_t node, const std::vector<uint32_t>& path) const;
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 
@@ -62,6 +68,7 @@ private:
     std::unordered_map<uint64_t, uint32_t> m_children; // parent + 1 << 32 | frame -> node
     std::vector<uint32_t> m_leaves;                    // nodes where some stack ends
     std::unordered_map<uint32_t, uint32_t> m_leaf_of_node;
+    std::unordered_map<uint64_t, uint32_t> m_leaf_of_path; // a path's hash -> its leaf
     // Per column (profile), per type, per leaf; leaves added later are 0 in earlier columns.
     std::vector<std::vector<std::vector<int64_t>>> m_columns;
     std::map<uint32_t, SourceFile> m_sources; // by the string id of the file's name

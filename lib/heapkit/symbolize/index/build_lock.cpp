@@ -26,6 +26,17 @@ UniqueFd open_lock_file(const std::string& index_directory, const std::string& k
     return fd;
 }
 
+// The lock file of `key` when there is one (a regular file); never made.
+UniqueFd open_existing_lock(const std::string& index_directory, const std::string& key) {
+    std::string path = index_directory + "/.locks/" + key;
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        return {};
+    }
+    return fd;
+}
+
 int flock_retrying(int fd, int operation) {
     int result;
     do {
@@ -49,14 +60,17 @@ std::optional<BuildLock> BuildLock::take(const std::string& index_directory, con
 }
 
 bool BuildLock::busy(const std::string& index_directory, const std::string& key) {
-    std::string path = index_directory + "/.locks/" + key;
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    struct stat st {};
-    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        return false;
-    }
+    UniqueFd fd = open_existing_lock(index_directory, key);
     // Shared probe: fails only while a builder holds it exclusively. Released on close.
-    return flock_retrying(fd.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    return fd && flock_retrying(fd.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
+UniqueFd BuildLock::hold_for_reading(const std::string& index_directory, const std::string& key) {
+    UniqueFd fd = open_existing_lock(index_directory, key);
+    if (fd && flock_retrying(fd.get(), LOCK_SH | LOCK_NB) != 0) {
+        fd.reset();
+    }
+    return fd;
 }
 
 } // namespace heapkit

@@ -28,6 +28,12 @@ public:
     // True when some process is building `key` now.
     static bool busy(const std::string& index_directory, const std::string& key);
 
+    // A reader's hold on `key` while it opens and maps the key's index: shared, and not
+    // waited for (a builder holds the lock through the whole build, and replaces the file
+    // whole). A prune (cache_usage.hpp) removes only files whose lock it takes, so never
+    // one a reader holds. Empty when there is no lock file, or a builder holds it.
+    static UniqueFd hold_for_reading(const std::string& index_directory, const std::string& key);
+
 private:
     explicit BuildLock(UniqueFd fd)
         : m_fd(std::move(fd)) {}

@@ -8,13 +8,6 @@
 
 namespace heapkit {
 
-// Removes the least recently used regular files of `directory` (by modification time,
-// which users of a file refresh) until the rest take at most `max_bytes`. Files other
-// runs remove meanwhile are simply gone. A directory that cannot be listed gives a
-// warning naming `what` ("the address index directory").
-void trim_cache_directory(const std::string& directory, uint64_t max_bytes, std::string_view what,
-                          std::vector<std::string>& warnings);
-
 // Removes the caches earlier versions kept in `directory` (the frame caches,
 // "frames-<version>/": every address's answer is now in the address indexes), so that
 // they stop taking the user's disk. Only regular files and links in them are removed,

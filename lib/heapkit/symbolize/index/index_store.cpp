@@ -4,6 +4,7 @@
 #include "heapkit/symbolize/index/address_index_builder.hpp"
 #include "heapkit/symbolize/index/build_lock.hpp"
 #include "heapkit/symbolize/index/cache_directory.hpp"
+#include "heapkit/symbolize/index/cache_usage.hpp"
 #include "heapkit/util/output.hpp"
 #include "heapkit/util/private_files.hpp"
 
@@ -32,7 +33,13 @@ IndexStore::Held& IndexStore::load(const std::string& key, const std::string& bu
     if (::lstat(path.c_str(), &st) != 0) {
         return held; // not built yet
     }
+    // Held while the file is opened and mapped, so that no prune removes it meanwhile;
+    // one that did before (when no lock file was there) leaves it not built.
+    UniqueFd reading = BuildLock::hold_for_reading(m_directory, key);
     auto mapped = InputBuffer::open_regular(path);
+    if (!mapped && ::lstat(path.c_str(), &st) != 0) {
+        return held;
+    }
     if (!mapped) {
         m_warnings.push_back(fmt::format("address index not used: {}", mapped.error().message));
         return held;
@@ -155,7 +162,7 @@ void IndexStore::save(const std::string& key, Held& held) {
 
 std::vector<std::string> IndexStore::take_warnings() {
     if (m_wrote) {
-        trim_cache_directory(m_directory, m_max_bytes, "the address index directory", m_warnings);
+        prune_indexes(m_directory, m_max_bytes, m_warnings);
         m_wrote = false;
     }
     std::vector<std::string> warnings;

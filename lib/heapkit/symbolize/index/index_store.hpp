@@ -4,6 +4,7 @@
 #include "heapkit/symbolize/elf/elf_module.hpp"
 #include "heapkit/symbolize/index/address_index.hpp"
 #include "heapkit/symbolize/index/build_lock.hpp"
+#include "heapkit/symbolize/index/cache_usage.hpp"
 #include "heapkit/util/input.hpp"
 
 #include <map>
@@ -29,14 +30,15 @@ inline std::string cache_key(const std::string& build_id, bool dwarf) {
 // Files are written whole and renamed into place, so concurrent runs see an old file or
 // a new one, never a part. A file is used only when it opens as an index of this
 // version for the key's build id; any other is rebuilt, with a warning. The directory is
-// kept under `max_bytes` by removing the least recently used files.
+// kept under `max_bytes` by removing the least recently used files (prune_indexes) after
+// a run that added one.
 class IndexStore {
 public:
-    static constexpr uint64_t default_max_bytes = uint64_t{1} << 30;
-
     // `directory` (the cache directory) empty: nothing is kept, and nothing is built
-    // (ready() is false for every key).
-    explicit IndexStore(const std::string& directory, uint64_t max_bytes = default_max_bytes);
+    // (ready() is false for every key). `max_bytes`: by default $HEAPKIT_CACHE_MAX_MB's
+    // (cache_usage.hpp), 1 GiB when unset or not a number.
+    explicit IndexStore(const std::string& directory,
+                        uint64_t max_bytes = cache_max_bytes().value_or(default_cache_max_bytes));
     IndexStore(const IndexStore&) = delete;
     IndexStore& operator=(const IndexStore&) = delete;
 

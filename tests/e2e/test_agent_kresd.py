@@ -9,7 +9,10 @@ Without the agent's guarded backtrace (agent/guarded_backtrace.cpp) kresd under 
 profiling dies of SIGABRT in libgcc's _Unwind_Backtrace, called by jemalloc for a sampled
 allocation whose stack passes through JIT-compiled Lua code: at this sampling rate within
 seconds of the first queries, agent or not. Loopback only; the query loop is bounded in
-count and time."""
+count and time.
+
+Then sampling every 16 bytes, where libgcc's unwinder deadlocked the host at start: it
+answers, and its sampled stacks reach main (walked without libgcc)."""
 
 import os
 import shutil
@@ -121,3 +124,23 @@ try:
     print(f"kresd answered {load.answered} queries through three CPU profiles")
 finally:
     guest.stop()
+
+# --- every 16 bytes sampled: LuaJIT's unwinding takes libgcc's lock, and a sampled
+# allocation inside it once asked libgcc for its stack, waiting for that lock forever (kresd
+# never answered and ignored SIGTERM, agent or not). With the agent, the stack is walked
+# without libgcc (agent/cfi_unwinder.cpp): kresd answers, and its stacks reach main.
+guest = Guest([KRESD, "-n", "-c", config, directory], preload=[AGENT_SO],
+              env={"MALLOC_CONF": "prof:true,lg_prof_sample:4", "HEAPKIT_START_DELAY_MS": "200"})
+try:
+    url = guest.url(timeout=30)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(1)
+        answered = sum(1 for ident in range(40) if ask(sock, ident) == ident)
+    check(answered >= 35, f"kresd sampling every 16 bytes answered {answered} of 40 queries; "
+                          f"stderr: {guest.lines[-10:]}")
+    heap = fetch(url, "/debug/pprof/heap", os.path.join(directory, "heap16.pb.gz"), timeout=60)
+    traces = go_pprof("-traces", "-symbolize=none", heap).stdout
+    check("__libc_start_main" in traces, f"stacks do not reach main:\n{traces[:2000]}")
+finally:
+    guest.stop()
+

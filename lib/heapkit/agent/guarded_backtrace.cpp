@@ -7,8 +7,12 @@
 // or without the agent, not with jit.off()). Taking the trace's address and stopping
 // there keeps every frame that can be named (the C frames below the trace) and never
 // asks libgcc to step through what it cannot. Frames in loaded objects are unwound
-// exactly as jemalloc's own callback does, so other programs' stacks do not change.
+// exactly as jemalloc's own callback does, so other programs' stacks do not change. In a
+// process with LuaJIT the same walk is done without libgcc (cfi_unwinder.hpp), whose
+// lookups there take a lock a sampled allocation inside them would wait for forever.
 #include "guarded_backtrace.hpp"
+
+#include "cfi_unwinder.hpp"
 
 #include <cstdint>
 #include <dlfcn.h>
@@ -66,9 +70,16 @@ void guarded_backtrace(void** frames, unsigned* count, unsigned capacity) {
     g_backtrace(take_frame, &collected);
 }
 
+// The same frames, walked without libgcc (cfi_unwinder.hpp says why): where LuaJIT has
+// registered unwind tables, libgcc's lookups take a mutex that a sampled allocation made
+// inside them would wait for forever.
+void lock_free_backtrace(void** frames, unsigned* count, unsigned capacity) {
+    *count = unwind_this_stack(frames, capacity, g_own_start, g_own_end);
+}
+
 } // namespace
 
-bool install_guarded_backtrace(Mallctl mallctl) {
+bool install_guarded_backtrace(Mallctl mallctl, bool registered_unwind_tables) {
     bool libgcc = false;
     size_t size = sizeof(libgcc);
     if (mallctl("config.prof_libgcc", &libgcc, &size, nullptr, 0) != 0 || !libgcc) {
@@ -84,7 +95,8 @@ bool install_guarded_backtrace(Mallctl mallctl) {
     g_own_start = reinterpret_cast<uintptr_t>(own.dlfo_map_start);
     g_own_end = reinterpret_cast<uintptr_t>(own.dlfo_map_end);
     using Hook = void (*)(void**, unsigned*, unsigned);
-    Hook hook = guarded_backtrace;
+    Hook hook = registered_unwind_tables && cfi_unwinder_available() ? lock_free_backtrace
+                                                                     : guarded_backtrace;
     return mallctl("experimental.hooks.prof_backtrace", nullptr, nullptr, &hook, sizeof(hook)) == 0;
 }
 

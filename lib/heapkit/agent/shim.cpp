@@ -144,7 +144,7 @@ void guard_backtraces() {
             copy.mallctl("opt.prof", &profiling, &size, nullptr, 0) != 0 || !profiling) {
             continue;
         }
-        bool guarded = install_guarded_backtrace(copy.mallctl);
+        bool guarded = install_guarded_backtrace(copy.mallctl, has_luajit());
         g_guarded = i == g_copies.serving ? guarded : g_guarded;
     }
 }

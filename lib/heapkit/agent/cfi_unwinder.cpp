@@ -33,16 +33,18 @@ struct Registers {
 
 enum class Rule : uint8_t { same, undefined, offset, val_offset, copy };
 
+// Trivial types, set where they are made: a walk makes a few rows a frame, and a
+// remember_state stack of them (zeroing those took most of a walk's time).
 struct RegisterRule {
-    Rule rule = Rule::same;
-    int64_t operand = 0; // the offset from the CFA, or the register copied
+    Rule rule;       // Rule::same is 0
+    int64_t operand; // the offset from the CFA, or the register copied
 };
 
 // The state of one row of the call frame table: the CFA and how each register is found.
 struct Row {
-    int cfa_register = rsp;
-    int64_t cfa_offset = 8;
-    bool cfa_expression = false; // not evaluated: the walk ends there
+    int cfa_register;
+    int64_t cfa_offset;
+    bool cfa_expression; // not evaluated: the walk ends there
     RegisterRule rules[register_count];
 };
 
@@ -174,16 +176,24 @@ bool find_fde(uint64_t pc, Fde* fde) {
         count > static_cast<uint64_t>(limit - fields.position()) / entry) {
         return false;
     }
-    // The last entry whose first pc is at or before `pc`.
+    // The last entry whose first pc is at or before `pc`: read directly in the encoding
+    // linkers write (4-byte offsets from .eh_frame_hdr), through Encoded otherwise.
     const uint8_t* table = fields.position();
     uint64_t low = 0;
     uint64_t high = count;
+    constexpr uint8_t linkers_encoding = DW_EH_PE_datarel | DW_EH_PE_sdata4;
     while (high - low > 1) {
         uint64_t middle = low + (high - low) / 2;
-        Encoded at(table + middle * entry, limit, false, 8);
         uint64_t start = 0;
-        if (!read_encoded(at, table_encoding, hdr_address, &start)) {
-            return false;
+        if (table_encoding == linkers_encoding) {
+            int32_t offset;
+            std::memcpy(&offset, table + middle * entry, sizeof(offset));
+            start = hdr_address + static_cast<uint64_t>(static_cast<int64_t>(offset));
+        } else {
+            Encoded at(table + middle * entry, limit, false, 8);
+            if (!read_encoded(at, table_encoding, hdr_address, &start)) {
+                return false;
+            }
         }
         (start <= pc ? low : high) = middle;
     }
@@ -417,10 +427,9 @@ bool step(Registers& registers, uint64_t lookup, uint64_t stack_low, bool* signa
     if (!find_fde(lookup, &fde) || fde.cie.return_register != return_address) {
         return false;
     }
-    Row initial;
-    for (RegisterRule& rule : initial.rules) {
-        rule = {};
-    }
+    Row initial{}; // every register's rule "same", until the CIE says otherwise
+    initial.cfa_register = rsp;
+    initial.cfa_offset = 8;
     if (!run_instructions(fde.cie.instructions, fde.cie.end, fde.cie, fde.pc_begin, UINT64_MAX,
                           initial, initial)) {
         return false;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The agent's lock-free stack walk (agent/cfi_unwinder.cpp) against libgcc's
 // _Unwind_Backtrace, from the same frames: functions of several shapes (a frame pointer
-// and alloca, many callee-saved registers, a tail of libc's qsort
-// calling back), in this executable and through a shared library's code.
+// and alloca, a realigned stack (its CFA a DWARF expression), many callee-saved registers, a tail
+// of libc's qsort calling back), in this executable and through a shared library's code.
 #include "heapkit/agent/cfi_unwinder.hpp"
 
 #include <cstdint>
@@ -46,9 +46,19 @@ __attribute__((noinline)) int with_frame_pointer(Walks& walks, int n) {
     return buffer[0];
 }
 
+// A 64-byte aligned local and alloca: GCC realigns the stack through a dynamic realignment
+// pointer, and its CFA and saved rbp are DWARF expressions.
+__attribute__((noinline)) int realigned(Walks& walks, int n) {
+    alignas(64) volatile char aligned[64];
+    aligned[0] = static_cast<char>(n);
+    auto* more = static_cast<volatile char*>(__builtin_alloca(static_cast<size_t>(n) + 8));
+    more[0] = 1;
+    return with_frame_pointer(walks, n) + aligned[0] + more[0];
+}
+
 __attribute__((noinline)) long with_saved_registers(Walks& walks, long a, long b, long c) {
     volatile long x = a * b, y = b * c, z = a * c;
-    long sum = with_frame_pointer(walks, static_cast<int>(a));
+    long sum = realigned(walks, static_cast<int>(a));
     return sum + x + y + z;
 }
 

@@ -31,20 +31,27 @@ struct Registers {
     bool known[register_count];
 };
 
-enum class Rule : uint8_t { same, undefined, offset, val_offset, copy };
+// at_register: saved at a register's value plus an offset (DW_CFA_expression's
+// DW_OP_breg<N> OFFSET, which GCC writes for rbp in a realigned frame).
+enum class Rule : uint8_t { same, undefined, offset, val_offset, copy, at_register };
 
 // Trivial types, set where they are made: a walk makes a few rows a frame, and a
 // remember_state stack of them (zeroing those took most of a walk's time).
 struct RegisterRule {
     Rule rule;       // Rule::same is 0
-    int64_t operand; // the offset from the CFA, or the register copied
+    uint8_t base;    // at_register: the register
+    int64_t operand; // the offset from the CFA (or from `base`), or the register copied
 };
 
 // The state of one row of the call frame table: the CFA and how each register is found.
 struct Row {
     int cfa_register;
     int64_t cfa_offset;
-    bool cfa_expression; // not evaluated: the walk ends there
+    // A CFA given by an expression: only GCC's for a realigned stack (DW_OP_breg<N> OFFSET;
+    // DW_OP_deref: the CFA saved in the frame) is evaluated; any other ends the walk.
+    bool cfa_expression;
+    const uint8_t* cfa_expression_bytes;
+    uint64_t cfa_expression_size;
     RegisterRule rules[register_count];
 };
 
@@ -84,12 +91,16 @@ bool read_encoded(Encoded& fields, uint8_t encoding, uint64_t hdr, uint64_t* out
 }
 
 bool read_cie(const uint8_t* at, const uint8_t* limit, Cie* cie) {
-    Encoded fields(at, limit, false, 8);
-    auto format = eh_frame::entry_format(fields, limit);
-    auto id = format ? fields.value(format->offset_size == 8 ? DW_EH_PE_udata8 : DW_EH_PE_udata4)
-                     : std::nullopt;
+    Encoded header(at, limit, false, 8);
+    auto format = eh_frame::entry_format(header, limit);
+    if (!format || format->end < header.position()) {
+        return false;
+    }
+    // Every field read within the entry.
+    Encoded fields(header.position(), format->end, false, 8);
+    auto id = fields.value(format->offset_size == 8 ? DW_EH_PE_udata8 : DW_EH_PE_udata4);
     auto version = fields.byte();
-    if (!format || !id || *id != 0 || !version) {
+    if (!id || *id != 0 || !version || (*version != 1 && *version != 3)) {
         return false;
     }
     const char* augmentation = reinterpret_cast<const char*>(fields.position());
@@ -208,11 +219,12 @@ bool find_fde(uint64_t pc, Fde* fde) {
     if (entry_at < static_cast<const uint8_t*>(object.dlfo_map_start) || entry_at >= limit) {
         return false;
     }
-    Encoded body(entry_at, limit, false, 8);
-    auto format = eh_frame::entry_format(body, limit);
-    if (!format || format->offset_size != 4) {
+    Encoded header(entry_at, limit, false, 8);
+    auto format = eh_frame::entry_format(header, limit);
+    if (!format || format->offset_size != 4 || format->end < header.position()) {
         return false;
     }
+    Encoded body(header.position(), format->end, false, 8); // every field within the entry
     const uint8_t* pointer_field = body.position();
     auto cie_offset = body.value(DW_EH_PE_udata4);
     if (!cie_offset || *cie_offset == 0 ||
@@ -238,6 +250,21 @@ bool find_fde(uint64_t pc, Fde* fde) {
     }
     fde->end = format->end;
     return true;
+}
+
+// DW_CFA_expression's value: saved at DW_OP_breg<N> OFFSET (what GCC writes), else not
+// evaluated: unknown.
+RegisterRule register_offset_rule(const uint8_t* p, uint64_t size) {
+    if (size < 2 || *p < DW_OP_breg0 || *p > DW_OP_breg15) {
+        return {Rule::undefined, 0, 0};
+    }
+    Encoded operand(p + 1, p + size, false, 8);
+    auto offset = operand.value(DW_EH_PE_sleb128);
+    if (!offset || operand.position() != p + size) {
+        return {Rule::undefined, 0, 0};
+    }
+    return {Rule::at_register, static_cast<uint8_t>(*p - DW_OP_breg0),
+            static_cast<int64_t>(*offset)};
 }
 
 bool valid_register(uint64_t number) {
@@ -267,7 +294,7 @@ bool run_instructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uint
             if (!a || !valid_register(low)) {
                 return false;
             }
-            row.rules[low] = {Rule::offset, static_cast<int64_t>(*a) * cie.data_align};
+            row.rules[low] = {Rule::offset, 0, static_cast<int64_t>(*a) * cie.data_align};
             continue;
         case DW_CFA_restore:
             if (!valid_register(low)) {
@@ -321,7 +348,7 @@ bool run_instructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uint
                     offset = -offset;
                 }
                 bool value = op == DW_CFA_val_offset || op == DW_CFA_val_offset_sf;
-                row.rules[*a] = {value ? Rule::val_offset : Rule::offset, offset};
+                row.rules[*a] = {value ? Rule::val_offset : Rule::offset, 0, offset};
                 continue;
             }
             case DW_CFA_restore_extended:
@@ -332,8 +359,8 @@ bool run_instructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uint
                     return false;
                 }
                 row.rules[*a] = op == DW_CFA_restore_extended ? initial.rules[*a]
-                                : op == DW_CFA_undefined      ? RegisterRule{Rule::undefined, 0}
-                                                              : RegisterRule{Rule::same, 0};
+                                : op == DW_CFA_undefined      ? RegisterRule{Rule::undefined, 0, 0}
+                                                              : RegisterRule{Rule::same, 0, 0};
                 continue;
             case DW_CFA_register:
                 a = in.value(DW_EH_PE_uleb128);
@@ -341,7 +368,7 @@ bool run_instructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uint
                 if (!a || !b || !valid_register(*a) || !valid_register(*b)) {
                     return false;
                 }
-                row.rules[*a] = {Rule::copy, static_cast<int64_t>(*b)};
+                row.rules[*a] = {Rule::copy, 0, static_cast<int64_t>(*b)};
                 continue;
             case DW_CFA_remember_state:
                 if (depth == most_remembered) {
@@ -392,13 +419,20 @@ bool run_instructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uint
                     if (!a || !valid_register(*a)) {
                         return false;
                     }
-                    row.rules[*a] = {Rule::undefined, 0}; // not evaluated: unknown
-                } else {
-                    row.cfa_expression = true;
                 }
                 b = in.value(DW_EH_PE_uleb128);
                 if (!b || *b > static_cast<uint64_t>(end - in.position())) {
                     return false;
+                }
+                if (op != DW_CFA_def_cfa_expression) {
+                    row.rules[*a] = op == DW_CFA_expression
+                                        ? register_offset_rule(in.position(), *b)
+                                        : RegisterRule{Rule::undefined, 0, 0};
+                }
+                if (op == DW_CFA_def_cfa_expression) {
+                    row.cfa_expression = true;
+                    row.cfa_expression_bytes = in.position();
+                    row.cfa_expression_size = *b;
                 }
                 in = Encoded(in.position() + *b, end, false, 8);
                 continue;
@@ -420,6 +454,34 @@ bool run_instructions(const uint8_t* p, const uint8_t* end, const Cie& cie, uint
     return true;
 }
 
+// True when `at` can be read as a saved value: 8 bytes, aligned, on this stack.
+bool on_stack(uint64_t at, uint64_t stack_low) {
+    return at >= stack_low && at - stack_low <= most_stack && (at & 7) == 0;
+}
+
+// The CFA of a row whose CFA is the expression GCC writes for a realigned stack (DRAP):
+// DW_OP_breg<N> OFFSET; DW_OP_deref, read from the frame. False for any other expression.
+bool saved_cfa(const Row& row, const Registers& registers, uint64_t stack_low, uint64_t* cfa) {
+    const uint8_t* p = row.cfa_expression_bytes;
+    const uint8_t* end = p + row.cfa_expression_size;
+    if (row.cfa_expression_size < 3 || *p < DW_OP_breg0 || *p > DW_OP_breg15) {
+        return false;
+    }
+    int base = *p - DW_OP_breg0;
+    Encoded operand(p + 1, end, false, 8);
+    auto offset = operand.value(DW_EH_PE_sleb128);
+    if (!offset || operand.position() + 1 != end || *operand.position() != DW_OP_deref ||
+        !registers.known[base]) {
+        return false;
+    }
+    uint64_t at = registers.value[base] + *offset;
+    if (!on_stack(at, stack_low)) {
+        return false;
+    }
+    std::memcpy(cfa, reinterpret_cast<const void*>(at), 8);
+    return true;
+}
+
 // One step: the caller's registers from this frame's, for the frame at `pc` (to look up:
 // a return address minus one). False where the walk ends.
 bool step(Registers& registers, uint64_t lookup, uint64_t stack_low, bool* signal_frame) {
@@ -435,11 +497,17 @@ bool step(Registers& registers, uint64_t lookup, uint64_t stack_low, bool* signa
         return false;
     }
     Row row = initial;
-    if (!run_instructions(fde.instructions, fde.end, fde.cie, fde.pc_begin, lookup, initial, row) ||
-        row.cfa_expression || !registers.known[row.cfa_register]) {
+    if (!run_instructions(fde.instructions, fde.end, fde.cie, fde.pc_begin, lookup, initial, row)) {
         return false;
     }
-    uint64_t cfa = registers.value[row.cfa_register] + static_cast<uint64_t>(row.cfa_offset);
+    uint64_t cfa = 0;
+    if (row.cfa_expression ? !saved_cfa(row, registers, stack_low, &cfa)
+                           : !registers.known[row.cfa_register]) {
+        return false;
+    }
+    if (!row.cfa_expression) {
+        cfa = registers.value[row.cfa_register] + static_cast<uint64_t>(row.cfa_offset);
+    }
     if (cfa <= registers.value[rsp] || cfa - stack_low > most_stack) {
         return false; // a stack grows down: the caller's frame lies above
     }
@@ -454,7 +522,19 @@ bool step(Registers& registers, uint64_t lookup, uint64_t stack_low, bool* signa
             break;
         case Rule::offset: {
             uint64_t at = cfa + static_cast<uint64_t>(rule.operand);
-            if (at < stack_low || at - stack_low > most_stack || (at & 7) != 0) {
+            if (!on_stack(at, stack_low)) {
+                return false;
+            }
+            std::memcpy(&caller.value[r], reinterpret_cast<const void*>(at), 8);
+            caller.known[r] = true;
+            break;
+        }
+        case Rule::at_register: {
+            if (!registers.known[rule.base]) {
+                return false;
+            }
+            uint64_t at = registers.value[rule.base] + static_cast<uint64_t>(rule.operand);
+            if (!on_stack(at, stack_low)) {
                 return false;
             }
             std::memcpy(&caller.value[r], reinterpret_cast<const void*>(at), 8);

@@ -77,7 +77,24 @@ void lock_free_backtrace(void** frames, unsigned* count, unsigned capacity) {
     *count = unwind_this_stack(frames, capacity, g_own_start, g_own_end);
 }
 
+// Set once unwind tables are registered (LuaJIT loaded from the start, or any later
+// __register_frame call: a module dlopen'ed, a static LuaJIT): from then on the walk is
+// lock-free.
+bool g_tables_registered = false;
+
+void chosen_backtrace(void** frames, unsigned* count, unsigned capacity) {
+    if (__atomic_load_n(&g_tables_registered, __ATOMIC_RELAXED) && cfi_unwinder_available()) {
+        lock_free_backtrace(frames, count, capacity);
+    } else {
+        guarded_backtrace(frames, count, capacity);
+    }
+}
+
 } // namespace
+
+void note_registered_unwind_tables() {
+    __atomic_store_n(&g_tables_registered, true, __ATOMIC_RELAXED);
+}
 
 bool install_guarded_backtrace(Mallctl mallctl, bool registered_unwind_tables) {
     bool libgcc = false;
@@ -95,8 +112,10 @@ bool install_guarded_backtrace(Mallctl mallctl, bool registered_unwind_tables) {
     g_own_start = reinterpret_cast<uintptr_t>(own.dlfo_map_start);
     g_own_end = reinterpret_cast<uintptr_t>(own.dlfo_map_end);
     using Hook = void (*)(void**, unsigned*, unsigned);
-    Hook hook = registered_unwind_tables && cfi_unwinder_available() ? lock_free_backtrace
-                                                                     : guarded_backtrace;
+    if (registered_unwind_tables) {
+        note_registered_unwind_tables();
+    }
+    Hook hook = chosen_backtrace;
     return mallctl("experimental.hooks.prof_backtrace", nullptr, nullptr, &hook, sizeof(hook)) == 0;
 }
 

@@ -18,4 +18,8 @@ using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
 // jemalloc already loaded.
 bool install_guarded_backtrace(Mallctl mallctl, bool registered_unwind_tables);
 
+// From now on the hook walks without libgcc: unwind tables were registered
+// (__register_frame, which the loader sees first: shim.cpp). Async-signal-safe.
+void note_registered_unwind_tables();
+
 } // namespace heapkit::agent

@@ -160,7 +160,12 @@ Meant meant_process() {
         under_wrapper = true;
         ancestor = parent_of(ancestor);
     }
-    return ancestor <= 1 ? Meant::uncertain : Meant::no;
+    // Reached the top (init, or a container's first process): the first process of the tree
+    // is this one, or a wrapper's child.
+    if (ancestor <= 1) {
+        return under_wrapper ? Meant::uncertain : Meant::yes;
+    }
+    return Meant::no;
 }
 
 } // namespace heapkit::agent

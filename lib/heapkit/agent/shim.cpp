@@ -297,3 +297,42 @@ __attribute__((constructor)) void load() {
 
 } // namespace
 } // namespace heapkit::agent
+
+// libgcc's registration of unwind tables, seen on its way (a preloaded library comes
+// first in symbol lookup): a JIT (LuaJIT, however it is loaded or linked) registers the
+// tables of its code, and from then on libgcc's lookups take a lock that a sampled
+// allocation inside them must not wait for (cfi_unwinder.hpp). The call is passed on to
+// libgcc unchanged. Exported (agent.map) for this alone.
+namespace {
+
+using RegisterFrame = void (*)(void*);
+using RegisterFrameInfo = void (*)(const void*, void*);
+
+template <typename Function> Function next_definition(Function* cache, const char* name) {
+    Function next = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (next == nullptr) {
+        next = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+        __atomic_store_n(cache, next, __ATOMIC_RELEASE);
+    }
+    return next;
+}
+
+RegisterFrame g_register_frame = nullptr;
+RegisterFrameInfo g_register_frame_info = nullptr;
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) void __register_frame(void* begin) {
+    heapkit::agent::note_registered_unwind_tables();
+    if (RegisterFrame next = next_definition(&g_register_frame, "__register_frame")) {
+        next(begin);
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) void __register_frame_info(const void* begin,
+                                                                             void* object) {
+    heapkit::agent::note_registered_unwind_tables();
+    if (RegisterFrameInfo next = next_definition(&g_register_frame_info, "__register_frame_info")) {
+        next(begin, object);
+    }
+}

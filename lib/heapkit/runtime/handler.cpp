@@ -59,6 +59,22 @@ Request choosing_copy(const Request& request) {
     return chosen;
 }
 
+// The pages about one copy of jemalloc's heap, which take `jemalloc=`; every other page is
+// about the process, and refuses it rather than answer as if it had been heard.
+bool takes_copy(std::string_view path) {
+    static constexpr std::string_view pages[] = {"/debug/pprof/heap",
+                                                 "/debug/pprof/allocs",
+                                                 "/debug/pprof/heap.folded",
+                                                 "/pprof/heap",
+                                                 "/pprof/conf",
+                                                 "/pprof/heap/report",
+                                                 "/pprof/heap/flamegraph",
+                                                 "/debug/pprof/ui",
+                                                 "/debug/jemalloc/stats",
+                                                 "/debug/jemalloc/log"};
+    return std::find(std::begin(pages), std::end(pages), path) != std::end(pages);
+}
+
 // Sleeps `window` through the server's wait (cut short when it stops), or plainly.
 void pause(const Request& request, std::chrono::milliseconds window) {
     if (request.wait) {
@@ -118,6 +134,11 @@ Response Handler::handle(const Request& asked) const {
         chosen = choosing_copy(asked);
     }
     const Request& request = chosen ? *chosen : asked;
+    if (!request.jemalloc.empty() && !takes_copy(request.path)) {
+        return text(400, fmt::format("{} is about the process, not one copy of jemalloc: it "
+                                     "takes no jemalloc=",
+                                     request.path));
+    }
     const Route* route = find_route(request.path);
     if (route == nullptr) {
         return text(404, fmt::format("no such page: {}", request.path));

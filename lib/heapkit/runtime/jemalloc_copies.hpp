@@ -168,18 +168,22 @@ inline SymbolTable symbol_table(const MappedFile& file, bool* has_symtab) {
     return table;
 }
 
-// True when `address` (a runtime address) lies in one of the object's executable segments.
-inline bool in_code(const dl_phdr_info& info, uintptr_t address) {
+// True when `length` bytes at `address` (a runtime address) lie in one of the object's
+// executable segments.
+inline bool in_code(const dl_phdr_info& info, uintptr_t address, size_t length = 1) {
     for (int i = 0; i < info.dlpi_phnum; ++i) {
         const ElfW(Phdr)& segment = info.dlpi_phdr[i];
         uintptr_t start = info.dlpi_addr + segment.p_vaddr;
         if (segment.p_type == PT_LOAD && (segment.p_flags & PF_X) != 0 && address >= start &&
-            address - start < segment.p_memsz) {
+            address - start < segment.p_memsz && length <= segment.p_memsz - (address - start)) {
             return true;
         }
     }
     return false;
 }
+
+// How many bytes of a function same_code compares: in_code checks they are loaded first.
+constexpr size_t compared_bytes = 32;
 
 // True when the code at `address` (runtime) is the file's at `value` (its virtual address):
 // the file read is the one loaded, not one rebuilt or replaced since the program started.
@@ -190,7 +194,7 @@ inline bool same_code(const MappedFile& file, uintptr_t value, uintptr_t address
         return false;
     }
     const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(file.bytes + header->e_phoff);
-    constexpr size_t compared = 32;
+    constexpr size_t compared = compared_bytes;
     for (int i = 0; i < header->e_phnum; ++i) {
         const ElfW(Phdr)& segment = segments[i];
         if (segment.p_type != PT_LOAD || value < segment.p_vaddr ||
@@ -213,7 +217,7 @@ struct Search {
     // PLT entry is malloc's canonical address, and dlsym returns that.
     bool malloc_defined = false;
     bool new_defined = false; // likewise for `operator new`
-    bool first = true; // the first object dl_iterate_phdr reports is the executable
+    bool first = true;        // the first object dl_iterate_phdr reports is the executable
 };
 
 inline void copy_text(char* into, size_t capacity, const char* text, size_t length) {
@@ -335,12 +339,13 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
             continue;
         }
         if (ends_with(name, length, "mallctl") && length - 7 < sizeof(JemallocCopy::prefix) &&
-            control_count < most && in_code(info, address) &&
+            control_count < most && in_code(info, address, compared_bytes) &&
             same_code(file, symbol.st_value, address)) {
             controls[control_count++] = {length - 7, name, address};
         } else if (ends_with(name, length, "malloc_stats_print") &&
                    length - 18 < sizeof(JemallocCopy::prefix) && printer_count < most &&
-                   in_code(info, address) && same_code(file, symbol.st_value, address)) {
+                   in_code(info, address, compared_bytes) &&
+                   same_code(file, symbol.st_value, address)) {
             printers[printer_count++] = {length - 18, name, address};
         }
     }

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <thread>
 #include <unistd.h>
@@ -142,8 +143,15 @@ bool log_from_startup(const Mallctl& mallctl) {
             }
         }
     };
-    if (const char* const* symbol = mallctl.copy().malloc_conf) {
-        scan(*symbol);
+    // jemalloc reads the first malloc_conf in symbol lookup (the program's own, where it
+    // defines one): for a copy in a library, that is dlsym's; a static copy's is its own.
+    const JemallocCopy& copy = mallctl.copy();
+    std::string name = std::string(copy.prefix) + "malloc_conf";
+    const char* const* conf =
+        copy.in_executable ? copy.malloc_conf
+                           : static_cast<const char* const*>(::dlsym(RTLD_DEFAULT, name.c_str()));
+    if (conf != nullptr) {
+        scan(*conf);
     }
     scan(std::getenv(mallctl.conf_variable().c_str()));
     return on;

@@ -72,6 +72,9 @@ Result<Mallctl> Mallctl::find(std::string_view which) {
                         "another copy's): it holds nothing",
                         which, copy.object);
         }
+        if (copies.split_operators >= 0) {
+            return find(); // the refusal, said once for every copy
+        }
         return Mallctl(copy);
     }
     return fail("jemalloc={}: no such copy of jemalloc in this process{}{}", which,

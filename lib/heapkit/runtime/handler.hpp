@@ -29,7 +29,8 @@ struct Request {
     std::function<bool()> stopping;
     // Which copy of jemalloc a heap page is about, where a process has several (a Rust
     // service's own and a preloaded one): `?jemalloc=PREFIX` or the object's file name,
-    // taken out of the query by the Handler. Empty: the copy that holds the program's heap.
+    // taken out of the query by the Handler (a page about the whole process answers 400 to
+    // it). Empty: the copy that holds the program's heap.
     std::string jemalloc;
 };
 

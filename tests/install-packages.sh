@@ -26,8 +26,10 @@ build_packages=(
 
 packages=(
   "${build_packages[@]}" wrk
-  # the Debian packages built and checked (tests/e2e/test_deb.py), bash completion's helpers
-  debhelper dpkg-dev lintian git bash-completion
+  # the Debian packages built and checked (tests/e2e/test_deb.py: dpkg-buildpackage checks
+  # for build-essential, which a fresh machine's g++ alone does not bring), bash
+  # completion's helpers
+  build-essential debhelper dpkg-dev lintian git bash-completion
   # real consumers and ground truth used by the tests
   elfutils llvm man-db groff-base util-linux curl
   # heapfold --svg's graphs rendered and scripted in a real browser (headless)

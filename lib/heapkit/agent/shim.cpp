@@ -96,12 +96,8 @@ Mallctl serving_mallctl() {
 
 // The copy the process's malloc is, where the agent's own allocations go, or null.
 Mallctl own_mallctl() {
-    for (int i = 0; i < g_copies.count; ++i) {
-        if (g_copies.copies[i].serves_malloc) {
-            return g_copies.copies[i].mallctl;
-        }
-    }
-    return nullptr;
+    const runtime::JemallocCopy* own = runtime::own_copy(g_copies);
+    return own != nullptr ? own->mallctl : nullptr;
 }
 
 // True when LuaJIT is loaded in this process.
@@ -136,15 +132,13 @@ void warn_of_luajit(Mallctl mallctl) {
 // hook needs only jemalloc, and changes no stack that does not pass through such code.
 // Every copy that is called is guarded; the one served decides g_guarded.
 void guard_backtraces() {
+    bool luajit = has_luajit();
     for (int i = 0; i < g_copies.count; ++i) {
         const runtime::JemallocCopy& copy = g_copies.copies[i];
-        bool profiling = false;
-        size_t size = sizeof(profiling);
-        if (runtime::is_unused(copy) ||
-            copy.mallctl("opt.prof", &profiling, &size, nullptr, 0) != 0 || !profiling) {
+        if (runtime::is_unused(copy) || !profiles(copy.mallctl)) {
             continue;
         }
-        bool guarded = install_guarded_backtrace(copy.mallctl, has_luajit());
+        bool guarded = install_guarded_backtrace(copy.mallctl, luajit);
         g_guarded = i == g_copies.serving ? guarded : g_guarded;
     }
 }
@@ -194,9 +188,7 @@ void* start(void* argument) {
         say(why, ": not serving");
         return nullptr;
     }
-    bool profiling = false;
-    size_t size = sizeof(profiling);
-    if (mallctl("opt.prof", &profiling, &size, nullptr, 0) != 0 || !profiling) {
+    if (!profiles(mallctl)) {
         const runtime::JemallocCopy& copy = g_copies.copies[g_copies.serving];
         char variable[32];
         runtime::conf_variable(copy.prefix, variable, sizeof(variable));

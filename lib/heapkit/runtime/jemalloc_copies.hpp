@@ -413,6 +413,16 @@ inline bool is_unused(const JemallocCopy& copy) {
     return copy.prefix[0] == '\0' && !copy.serves_malloc;
 }
 
+// The copy this process's `malloc` is (where a guest's own allocations go), or null.
+inline const JemallocCopy* own_copy(const JemallocCopies& found) {
+    for (int i = 0; i < found.count; ++i) {
+        if (found.copies[i].serves_malloc) {
+            return &found.copies[i];
+        }
+    }
+    return nullptr;
+}
+
 // The environment variable that configures a copy: jemalloc reads its prefix, upper-cased,
 // before "MALLOC_CONF" (tikv-jemallocator's `_RJEM_MALLOC_CONF`, a je_ build's
 // `JE_MALLOC_CONF`). Written into `into`, NUL-terminated.

@@ -82,13 +82,8 @@ Result<Mallctl> Mallctl::find(std::string_view which) {
 }
 
 std::optional<Mallctl> Mallctl::own_allocations() {
-    const JemallocCopies& copies = jemalloc_copies();
-    for (int i = 0; i < copies.count; ++i) {
-        if (copies.copies[i].serves_malloc) {
-            return Mallctl(copies.copies[i]);
-        }
-    }
-    return std::nullopt;
+    const JemallocCopy* own = own_copy(jemalloc_copies());
+    return own != nullptr ? std::optional<Mallctl>(Mallctl(*own)) : std::nullopt;
 }
 
 std::string Mallctl::symbol() const {

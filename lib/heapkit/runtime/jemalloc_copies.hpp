@@ -87,7 +87,10 @@ struct MappedFile {
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
     MappedFile(const unsigned char* borrowed, size_t length)
-        : bytes(length >= sizeof(ElfW(Ehdr)) ? borrowed : nullptr)
+        : bytes(length >= sizeof(ElfW(Ehdr)) &&
+                        reinterpret_cast<uintptr_t>(borrowed) % alignof(ElfW(Ehdr)) == 0
+                    ? borrowed
+                    : nullptr)
         , size(length) {}
     explicit MappedFile(const char* path) {
         int fd = ::open(path, O_RDONLY | O_CLOEXEC);
@@ -115,6 +118,12 @@ struct MappedFile {
     bool holds(uint64_t offset, uint64_t length) const {
         return offset <= size && length <= size - offset;
     }
+    // `count` records of T at `offset`, inside the file and aligned as T must be: a sound
+    // ELF file aligns its headers and tables, and reading one that does not is undefined.
+    template <typename T> bool holds_array(uint64_t offset, uint64_t count) const {
+        return count <= size / sizeof(T) && holds(offset, count * sizeof(T)) &&
+               (reinterpret_cast<uintptr_t>(bytes) + offset) % alignof(T) == 0;
+    }
 };
 
 inline bool ends_with(const char* name, size_t length, const char* suffix) {
@@ -137,7 +146,7 @@ inline SymbolTable symbol_table(const MappedFile& file, bool* has_symtab) {
     const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(file.bytes);
     if (std::memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
         header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_shentsize != sizeof(ElfW(Shdr)) ||
-        !file.holds(header->e_shoff, uint64_t{header->e_shnum} * sizeof(ElfW(Shdr)))) {
+        !file.holds_array<ElfW(Shdr)>(header->e_shoff, header->e_shnum)) {
         return table;
     }
     const auto* sections = reinterpret_cast<const ElfW(Shdr)*>(file.bytes + header->e_shoff);
@@ -153,7 +162,7 @@ inline SymbolTable symbol_table(const MappedFile& file, bool* has_symtab) {
         }
     }
     if (chosen == nullptr || chosen->sh_link >= header->e_shnum ||
-        !file.holds(chosen->sh_offset, chosen->sh_size)) {
+        !file.holds_array<ElfW(Sym)>(chosen->sh_offset, chosen->sh_size / sizeof(ElfW(Sym)))) {
         return table;
     }
     const ElfW(Shdr)& strings = sections[chosen->sh_link];
@@ -190,7 +199,7 @@ constexpr size_t compared_bytes = 32;
 inline bool same_code(const MappedFile& file, uintptr_t value, uintptr_t address) {
     const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(file.bytes);
     if (header->e_phentsize != sizeof(ElfW(Phdr)) ||
-        !file.holds(header->e_phoff, uint64_t{header->e_phnum} * sizeof(ElfW(Phdr)))) {
+        !file.holds_array<ElfW(Phdr)>(header->e_phoff, header->e_phnum)) {
         return false;
     }
     const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(file.bytes + header->e_phoff);
@@ -243,7 +252,7 @@ inline std::pair<const unsigned char*, size_t> section_bytes(const MappedFile& f
                                                              const char* wanted) {
     const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(file.bytes);
     if (header->e_shentsize != sizeof(ElfW(Shdr)) || header->e_shstrndx >= header->e_shnum ||
-        !file.holds(header->e_shoff, uint64_t{header->e_shnum} * sizeof(ElfW(Shdr)))) {
+        !file.holds_array<ElfW(Shdr)>(header->e_shoff, header->e_shnum)) {
         return {nullptr, 0};
     }
     const auto* sections = reinterpret_cast<const ElfW(Shdr)*>(file.bytes + header->e_shoff);

@@ -5,8 +5,8 @@
 
 namespace heapkit {
 
-// What makes a flame graph SVG interactive, for flame_svg.cpp to embed: no file or
-// network is needed to view the graph.
+// What makes a flame graph SVG interactive, for svg.cpp to embed (flame.css and emit/js/'s
+// files, compiled in by embed_assets.py): no file or network is needed to view the graph.
 //
 // The style sheet, for a <style> element's CDATA section.
 std::string_view flame_style();

@@ -2,7 +2,7 @@
 // write_html_report and write_html_series (report.hpp): the data, then the page around it.
 #include "heapkit/emit/html/report.hpp"
 
-#include "heapkit/emit/html/assets.hpp"
+#include "heapkit/emit/assets.hpp"
 #include "heapkit/emit/html/report_data.hpp"
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/growth/allocation_sites.hpp"
@@ -107,7 +107,7 @@ std::string base64(std::string_view bytes) {
 // the gzipped pprof of the same dump.
 Result<void> write_page(const std::string& title, const std::string& json, const Sink& sink) {
     std::string data = base64(gzip(json, 6));
-    std::string_view page = html_assets::page;
+    std::string_view page = assets::report_page;
     std::string escaped_title;
     for (char c : title) {
         switch (c) {
@@ -129,8 +129,8 @@ Result<void> write_page(const std::string& title, const std::string& json, const
         std::string_view text;
     };
     const Slot slots[] = {{"{{TITLE}}", escaped_title},
-                          {"{{STYLE}}", html_assets::style},
-                          {"{{SCRIPT}}", html_assets::script},
+                          {"{{STYLE}}", assets::report_style},
+                          {"{{SCRIPT}}", assets::report_script},
                           {"{{DATA}}", data}};
     while (!page.empty()) {
         size_t open = page.find("{{");

@@ -11,7 +11,7 @@ namespace heapkit::assets {
 // The HTML report (emit/html/report.cpp).
 extern const std::string_view report_page;   // report.html, with {{...}} slots the writer fills
 extern const std::string_view report_style;  // report.css
-extern const std::string_view report_script; // report.js
+extern const std::string_view report_script; // emit/js's shared files, then report_*.js
 
 // The SVG flame graph (emit/flame/script.cpp).
 extern const std::string_view flame_style;  // flame.css

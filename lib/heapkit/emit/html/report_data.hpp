@@ -2,7 +2,7 @@
 // The HTML report's data: every profile's stacks as the other views spell them (allocator
 // frames cut, clones merged, unnamed frames as module!0xSTART), kept compact as a
 // prefix tree of frames over one string table, with one column of values per profile and
-// sample type. The page (report.js) merges frames by function name as --text and the
+// sample type. The page (report_tree.js) merges frames by function name as --text and the
 // flame graph do, and keeps lines apart for tooltips and the source view.
 #pragma once
 

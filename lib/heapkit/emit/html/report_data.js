@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// heapkit's HTML report: the data in <script id="data"> (report_data.cpp) turned into
+// Top, a flame graph (root at the top), callers and callees, source lines, refinement and,
+// for a series, a window over time. Plain JavaScript, no library, nothing fetched; text is
+// written only through textContent. The report's files, in the order meson joins them
+// (lib/heapkit/meson.build), after emit/js's: report_data.js (the data and what the views
+// share), report_tree.js (refinement and the function tree), report_top.js,
+// report_flame.js (the flame graph, callers and callees, tooltips), report_source.js,
+// report_series.js, report_page.js (the header, the events, the start).
+"use strict";
+
+// The data: JSON, gzipped and in base64 (report.cpp), unpacked by the browser.
+function heapkitData() {
+  const text = document.getElementById("data").textContent.replace(/\s+/g, "");
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) {
+    bytes[i] = binary.charCodeAt(i);
+  }
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text().then(JSON.parse);
+}
+
+// Flags of a frame (D.frames holds name, file, line and flags per frame).
+const FRAME_INLINED = 1;
+const FRAME_THREAD = 2;
+const FRAME_DUMP = 4;
+
+let D = null; // the data
+let S = null; // its strings
+let nodeCount = 0; // raw nodes: distinct stack prefixes, lines kept apart
+let nodeName = null; // per raw node: its function's string id
+const sourceFiles = new Map(); // file string id: its excerpts
+const sourceMissing = new Map(); // file string id: where it was looked for
+let state = null; // what the reader chose
+
+function readData(data) {
+  D = data;
+  S = D.strings;
+  nodeCount = D.parentDistances.length;
+  D.parents = new Int32Array(nodeCount);
+  for (let n = 0; n < nodeCount; n++) {
+    D.parents[n] = n - D.parentDistances[n];
+  }
+  nodeName = new Int32Array(nodeCount);
+  for (let n = 0; n < nodeCount; n++) {
+    nodeName[n] = D.frames[D.nodeFrames[n] * 4];
+  }
+  (D.sourceFiles || []).forEach((f) => sourceFiles.set(f.file, f));
+  (D.sourceMissing || []).forEach((f) => sourceMissing.set(f.file, f));
+  state = {
+    type: D.type, side: "new", view: "top", search: "", selected: -1, zoom: 0,
+    refinements: [], sort: D.kind === "profile" ? "flat" : "dflat", sortDown: true,
+    from: 0, to: D.columns.length - 1, thread: -1, orientation: "icicle"
+  };
+}
+
+function $(id) {
+  return document.getElementById(id);
+}
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const k in attrs || {}) {
+    e.setAttribute(k, attrs[k]);
+  }
+  if (text !== undefined) {
+    e.textContent = text;
+  }
+  return e;
+}
+
+// Numbers as --text prints them, in the current type's unit (emit/js/amount.js).
+function isBytes() {
+  return D.types[state.type].unit === "bytes";
+}
+function quantity(value) {
+  return amountText(value, isBytes());
+}
+function signed(value) {
+  return (value > 0 ? "+" : "") + quantity(value);
+}
+function percent(part, total) {
+  return percentText(part, total);
+}
+
+// Which columns the views compare. A profile: one column. A change: base and new. A
+// series: the window's first and last.
+function columns() {
+  if (D.kind === "diff") {
+    return {base: 0, now: 1};
+  }
+  if (D.kind === "series") {
+    return {base: state.from === state.to ? -1 : state.from, now: state.to};
+  }
+  return {base: -1, now: 0};
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// The flame graph (its root at the top, or at the bottom), callers and callees of the
+// selected function, the search that lights frames, and the frames' tooltips.
+"use strict";
+
+// The search's test of a string id (emit/js/matcher.js), or null without a search.
+function searchMatcher() {
+  return state.search ? testById(searchTest(state.search)) : null;
+}
+
+// The share of the zoomed frame held by matching frames, each stack once (the outermost
+// match), as the SVG flame graph reports it (emit/js/flame.js).
+function matchedShare(match) {
+  return matchedValue(state.zoom, (n) => tree.children[n], (n) => match(tree.name[n]), width, false);
+}
+
+const ROW = 17;
+function hue(id) {
+  const s = S[id];
+  let h = 0;
+  for (let i = 0; i < s.length; i++) {
+    h = (h * 31 + s.charCodeAt(i)) | 0;
+  }
+  return h;
+}
+function fill(n, view) {
+  if (view.names[n] < 0) {
+    return "rgb(200,200,215)"; // the root, "all"
+  }
+  if (view.diff) {
+    const change = view.now[n] - view.base[n];
+    const scale = view.maxChange > 0 ? Math.min(1, Math.abs(change) / view.maxChange) : 0;
+    if (change === 0 || scale < 0.002) {
+      return "rgb(220,220,220)";
+    }
+    const v = Math.round(220 * (1 - scale)) + 20;
+    return change > 0 ? "rgb(255," + v + "," + v + ")" : "rgb(" + v + ",235," + v + ")";
+  }
+  const h = hue(view.names[n]);
+  return "hsl(" + (200 + (h & 63)) + "," + (45 + ((h >> 6) & 15)) + "%," + (72 + ((h >> 10) & 7)) + "%)";
+}
+
+// Draws `view` (names, children, widths; the root at the top, or at the bottom where
+// view.flip says so) into `box`, from `view.root` whose ancestors, given in view.above,
+// are drawn full width and dimmed.
+function drawFlame(box, view) {
+  const px = box.clientWidth || 1000;
+  const frag = document.createDocumentFragment();
+  const rootWidth = view.width[view.root];
+  const match = view.match;
+  const rows = [];
+  let depth = 0;
+  function frame(n, x, w, y, dim) {
+    const d = document.createElement("div");
+    d.style.cssText = "left:" + x + "px;width:" + w + "px;background:" + fill(n, view);
+    rows.push([d, y]);
+    // A label only where some of it can be read.
+    if (w >= 14) {
+      d.textContent = n === 0 && view.allName ? view.allName : S[view.names[n]];
+    }
+    d.dataset.node = n;
+    let cls = dim ? "dim" : "";
+    if (match && n !== 0 && match(view.names[n])) {
+      cls += " match";
+    }
+    if (n !== 0 && view.names[n] === state.selected) {
+      cls += " sel";
+    }
+    if (cls) {
+      d.className = cls;
+    }
+    frag.appendChild(d);
+    if (y > depth) {
+      depth = y;
+    }
+  }
+  const above = view.above || [];
+  above.forEach((n, y) => frame(n, 0, px, y, true));
+  if (rootWidth > 0) {
+    const scale = px / rootWidth;
+    const stack = [[view.root, 0, above.length]];
+    while (stack.length) {
+      const [n, x, y] = stack.pop();
+      frame(n, x, view.width[n] * scale, y, false);
+      let cx = x;
+      for (const kid of view.children[n]) { // sorted by name (sortChildren)
+        const cw = view.width[kid] * scale;
+        if (cw >= 1) {
+          stack.push([kid, cx, y + 1]);
+        }
+        cx += Math.max(cw, 0);
+      }
+    }
+  }
+  // The rows are placed once the depth is known: a flame graph's root is at the bottom.
+  rows.forEach((row) => {
+    row[0].style.top = (view.flip ? depth - row[1] : row[1]) * ROW + "px";
+  });
+  box.replaceChildren(frag);
+  box.style.height = (depth + 1) * ROW + "px";
+}
+
+function mainView() {
+  const diff = !!base;
+  let maxChange = 0;
+  if (diff) {
+    for (let n = 1; n < tree.name.length; n++) {
+      maxChange = Math.max(maxChange, Math.abs(now.total[n] - base.total[n]));
+    }
+  }
+  const widths = base && state.side === "base" ? base.total : now.total;
+  return {names: tree.name, children: tree.children, width: widths, root: state.zoom,
+          above: ancestorsOf((n) => tree.parent[n], state.zoom), diff: diff, now: now.total,
+          base: base ? base.total : null, maxChange: maxChange, match: searchMatcher(),
+          allName: "all"};
+}
+
+function renderFlame() {
+  const view = mainView();
+  view.flip = state.orientation === "flame";
+  drawFlame($("flame"), view);
+  if (view.flip && state.view === "flame") {
+    // However deep the graph, the page shows its root: scrolled to the graph's bottom.
+    const bottom = $("flame").getBoundingClientRect().bottom;
+    if (bottom > window.innerHeight) {
+      window.scrollBy(0, bottom - window.innerHeight);
+    }
+  }
+  const crumbs = $("crumbs");
+  crumbs.replaceChildren();
+  view.above.concat([state.zoom]).forEach((n, i) => {
+    if (i > 0) {
+      crumbs.appendChild(document.createTextNode(" \u203a "));
+    }
+    crumbs.appendChild(el("a", {"data-node": n}, n === 0 ? "all" : S[tree.name[n]]));
+  });
+}
+
+// The selected function's callees (its subtrees merged) and callers (the stacks above it,
+// inverted and merged), each occurrence counted once (the outermost).
+function peekTrees(id) {
+  const callees = {names: [id], children: [[]], width: [0], keys: new Map()};
+  const callers = {names: [id], children: [[]], width: [0], keys: new Map()};
+  function add(t, parent, name, value) {
+    const key = parent * S.length + name;
+    let c = t.keys.get(key);
+    if (c === undefined) {
+      c = t.names.length;
+      t.keys.set(key, c);
+      t.names.push(name);
+      t.children.push([]);
+      t.width.push(0);
+      t.children[parent].push(c);
+    }
+    t.width[c] += value;
+    return c;
+  }
+  const widths = base && state.side === "base" ? base.total : now.total;
+  for (const n of tree.occurrences.get(id) || []) {
+    if (widths[n] === 0) {
+      continue;
+    }
+    callees.width[0] += widths[n];
+    callers.width[0] += widths[n];
+    let at = 0;
+    for (let p = tree.parent[n]; p > 0; p = tree.parent[p]) {
+      at = add(callers, at, tree.name[p], widths[n]);
+    }
+    const stack = [[n, 0]];
+    while (stack.length) {
+      const [node, into] = stack.pop();
+      for (const kid of tree.children[node]) {
+        if (widths[kid] !== 0) {
+          stack.push([kid, add(callees, into, tree.name[kid], widths[kid])]);
+        }
+      }
+    }
+  }
+  [callers, callees].forEach((t) => {
+    t.name = t.names;
+    sortChildren(t);
+  });
+  return {callers: callers, callees: callees};
+}
+
+function renderPeek() {
+  const id = state.selected;
+  if (id < 0) {
+    $("callers-title").textContent = "Select a function (in Top or the flame graph) to see its callers and callees.";
+    $("callees-title").textContent = "";
+    $("callers").replaceChildren();
+    $("callees").replaceChildren();
+    return;
+  }
+  const trees = peekTrees(id);
+  const match = searchMatcher();
+  const whole = width(0);
+  $("callers-title").textContent = "Callers of " + S[id] + " (" + quantity(trees.callers.width[0]) + ", " +
+    percent(trees.callers.width[0], whole) + "): each row is called by the row below";
+  $("callees-title").textContent = "Callees of " + S[id];
+  [["callers", trees.callers], ["callees", trees.callees]].forEach(([box, t]) => {
+    drawFlame($(box), {names: t.names, children: t.children, width: t.width, root: 0,
+                       diff: false, match: match});
+  });
+}
+
+// The files and lines of a tree node's frames: kept per tree, as a hover asks often.
+let linesCache = {tree: null, lines: new Map()};
+function frameLines(fn) {
+  if (linesCache.tree !== tree) {
+    linesCache = {tree: tree, lines: new Map()};
+  }
+  let known = linesCache.lines.get(fn);
+  if (!known) {
+    known = findFrameLines(fn);
+    linesCache.lines.set(fn, known);
+  }
+  return known;
+}
+function findFrameLines(fn) {
+  const found = new Map();
+  for (let n = 0; n < nodeCount && found.size < 50; n++) {
+    if (tree.fnOf[n] !== fn || nodeName[n] !== tree.name[fn]) {
+      continue;
+    }
+    const f = D.nodeFrames[n];
+    const file = S[D.frames[f * 4 + 1]];
+    const line = D.frames[f * 4 + 2];
+    const flags = D.frames[f * 4 + 3];
+    if (file) {
+      found.set(file + ":" + line + (flags & FRAME_INLINED ? " (inlined)" : ""), true);
+    } else if (flags & FRAME_THREAD) {
+      found.set("(a thread)", true);
+    } else if (flags & FRAME_DUMP) {
+      found.set("(a dump)", true);
+    }
+  }
+  return Array.from(found.keys());
+}
+function tooltipText(n) {
+  const whole = width(0);
+  let text = n === 0 ? "all" : S[tree.name[n]];
+  if (base) {
+    text += "\nnew " + quantity(now.total[n]) + ", base " + quantity(base.total[n]) +
+      ", change " + signed(now.total[n] - base.total[n]);
+  } else {
+    text += "\n" + quantity(now.total[n]) + " (" + percent(now.total[n], whole) + "), self " +
+      quantity(now.self[n]);
+  }
+  if (n > 0) {
+    const lines = frameLines(n);
+    if (lines.length) {
+      text += "\n" + lines.slice(0, 8).join("\n") + (lines.length > 8 ? "\n..." : "");
+    }
+  }
+  return text;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+// The page: its header (totals, legend, matched share, refinements), the views drawn on
+// each change, the events, and the start.
+"use strict";
+
+function renderLegend() {
+  const legend = $("legend");
+  legend.hidden = false;
+  legend.replaceChildren(document.createTextNode("Colours: "));
+  [["rgb(255,20,20)", "grew (new > base)"], ["rgb(20,235,20)", "shrank (new < base)"],
+   ["rgb(220,220,220)", "unchanged"]].forEach(([colour, text]) => {
+    const swatch = el("span", {class: "swatch"});
+    swatch.style.background = colour;
+    legend.appendChild(swatch);
+    legend.appendChild(document.createTextNode(text));
+  });
+  legend.appendChild(document.createTextNode("; widths by the " + state.side + " values"));
+}
+
+function renderRefinements() {
+  const chips = $("refinements");
+  chips.replaceChildren();
+  (D.applied || []).forEach((text) => {
+    chips.appendChild(el("span", {class: "applied", title: "applied when the report was written"}, text));
+  });
+  state.refinements.forEach((r, i) => {
+    const chip = el("span", {class: "chip"}, r.kind + "=" + r.pattern);
+    chip.appendChild(el("button", {type: "button", "data-undo": i, title: "undo"}, "\u2715"));
+    chips.appendChild(chip);
+  });
+}
+
+function renderHeader() {
+  const diff = !!base;
+  const type = D.types[state.type].name;
+  $("side-label").hidden = !diff;
+  if (diff) {
+    const b = base.total[0];
+    const a = now.total[0];
+    $("total").textContent = type + ": base " + quantity(b) + ", new " + quantity(a) + " (change " +
+      signed(a - b) + ")";
+    renderLegend();
+  } else {
+    $("legend").hidden = true;
+    $("total").textContent = type + ": " + quantity(now.total[0]) + " total";
+  }
+  if (D.kind === "series") {
+    $("total").textContent += " \u2014 window: dump " + (state.from + 1) + " to " + (state.to + 1);
+  }
+  const match = searchMatcher();
+  if (match) {
+    const part = matchedShare(match);
+    $("matched").textContent = matchedLine(part, width(state.zoom), quantity(part));
+  } else {
+    $("matched").textContent = "";
+  }
+  $("selected").textContent = state.selected >= 0 ? "Selected: " + S[state.selected] : "";
+  renderRefinements();
+}
+
+function render() {
+  renderHeader();
+  document.querySelectorAll("#tabs button").forEach((b) => {
+    b.classList.toggle("active", b.dataset.view === state.view);
+  });
+  document.querySelectorAll(".view").forEach((v) => {
+    v.classList.toggle("active", v.id === "view-" + state.view);
+  });
+  const views = {top: renderTop, flame: renderFlame, peek: renderPeek, source: renderSource};
+  if (views[state.view]) {
+    views[state.view]();
+  }
+  if (D.kind === "series") {
+    renderSeries();
+  }
+}
+
+// After a change: of the tree's structure (refinements, thread), or of its values only.
+function refresh(structure) {
+  if (structure) {
+    buildTree();
+    state.zoom = 0;
+  }
+  computeValues();
+  render();
+}
+
+function select(id) {
+  state.selected = id;
+  render();
+}
+
+function files(list) {
+  return list.length > 3 ? list[0] + ", ... (" + (list.length - 2) + " more), " + list[list.length - 1]
+    : list.join(", ");
+}
+
+// The header's controls: type, side, orientation, search and refinements.
+function setupControls() {
+  D.types.forEach((t, i) => $("type").appendChild(el("option", {value: i}, t.name)));
+  $("type").value = state.type;
+  $("type").addEventListener("change", function () {
+    state.type = Number(this.value);
+    refresh(false);
+  });
+  $("side").addEventListener("change", function () {
+    state.side = this.value;
+    render();
+  });
+  $("orientation").addEventListener("change", function () {
+    state.orientation = this.value;
+    render();
+  });
+  $("search").addEventListener("input", function () {
+    state.search = this.value;
+    render();
+  });
+  $("refine-add").addEventListener("click", () => {
+    const pattern = $("refine-pattern").value;
+    const kind = $("refine-kind").value;
+    if (!pattern) {
+      return;
+    }
+    if (!compilePattern(pattern, false)) {
+      $("refine-pattern").setCustomValidity("not a valid regular expression");
+      $("refine-pattern").reportValidity();
+      return;
+    }
+    $("refine-pattern").setCustomValidity("");
+    state.refinements.push({kind: kind, pattern: pattern});
+    $("refine-pattern").value = "";
+    refresh(true);
+  });
+  $("refine-pattern").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      $("refine-add").click();
+    }
+  });
+  $("refinements").addEventListener("click", (event) => {
+    const undo = event.target.getAttribute("data-undo");
+    if (undo !== null) {
+      state.refinements.splice(Number(undo), 1);
+      refresh(true);
+    }
+  });
+}
+
+// Clicks in the views: tabs, Top's heads and rows, frames, crumbs, callers and callees.
+function setupViews() {
+  $("tabs").addEventListener("click", (event) => {
+    const view = event.target.dataset && event.target.dataset.view;
+    if (view) {
+      state.view = view;
+      render();
+    }
+  });
+  $("top").addEventListener("click", (event) => {
+    const th = event.target.closest("th");
+    if (th) {
+      let key = th.dataset.sort;
+      if (key === "flatp" || key === "sump") {
+        key = "flat";
+      }
+      if (key === "cump") {
+        key = "cum";
+      }
+      state.sortDown = state.sort === key ? !state.sortDown : key !== "name";
+      state.sort = key;
+      render();
+      return;
+    }
+    const tr = event.target.closest("tr[data-function]");
+    if (tr) {
+      select(Number(tr.dataset.function));
+    }
+  });
+  $("flame").addEventListener("click", (event) => {
+    const n = event.target.dataset.node;
+    if (n === undefined) {
+      return;
+    }
+    state.zoom = Number(n);
+    state.selected = state.zoom > 0 ? tree.name[state.zoom] : state.selected;
+    render();
+  });
+  $("crumbs").addEventListener("click", (event) => {
+    const n = event.target.dataset.node;
+    if (n !== undefined) {
+      state.zoom = Number(n);
+      render();
+    }
+  });
+  ["callers", "callees"].forEach((id) => {
+    $(id).addEventListener("click", (event) => {
+      const n = event.target.dataset.node;
+      if (n !== undefined) {
+        select(peekTrees(state.selected)[id].names[Number(n)]);
+      }
+    });
+  });
+}
+
+// The flame graph's tooltip, the window's size, and the keys.
+function setupPointerAndKeys() {
+  const tip = $("tooltip");
+  $("flame").addEventListener("mousemove", (event) => {
+    const n = event.target.dataset.node;
+    if (n === undefined) {
+      tip.hidden = true;
+      return;
+    }
+    tip.textContent = tooltipText(Number(n));
+    tip.hidden = false;
+    tip.style.left = Math.min(event.clientX + 12, window.innerWidth - 660) + "px";
+    tip.style.top = event.clientY + 14 + "px";
+  });
+  $("flame").addEventListener("mouseleave", () => { tip.hidden = true; });
+  window.addEventListener("resize", () => render());
+  document.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && event.key === "f") {
+      event.preventDefault();
+      $("search").focus();
+    } else if (event.key === "Escape") {
+      state.search = "";
+      $("search").value = "";
+      state.zoom = 0;
+      render();
+    }
+  });
+}
+
+function setup() {
+  $("title").textContent = D.title;
+  $("sources").textContent = (D.kind === "diff" ? "new: " + files(D.sources) + " \u2014 base: " +
+    files(D.baseSources) : files(D.sources)) + (D.notes.length ? " \u2014 " + D.notes.join(" ") : "");
+  setupControls();
+  setupViews();
+  setupPointerAndKeys();
+  if (D.kind === "series") {
+    setupSeries();
+  }
+  setupThreads();
+  if (D.logTable) {
+    setupLifetimes();
+  }
+}
+
+// An allocation log: its table per site (--text's) with each site linked to the other
+// views, and its lifetime chart (--lifetimes').
+function setupLifetimes() {
+  document.querySelector('#tabs button[data-view="lifetimes"]').hidden = false;
+  const box = $("log-table");
+  D.logTable.replace(/\n$/, "").split("\n").forEach((line, i) => {
+    const row = el("pre", {class: i > 1 ? "logrow" : "loghead"}, line);
+    if (i > 1) {
+      // Eleven figures, then the site (which may hold spaces).
+      const site = line.trim().split(/\s+/).slice(11).join(" ");
+      row.dataset.site = site;
+      row.title = "select " + site;
+    }
+    box.appendChild(row);
+  });
+  box.addEventListener("click", (event) => {
+    const site = event.target.dataset && event.target.dataset.site;
+    const id = site === undefined ? -1 : S.indexOf(site);
+    if (id >= 0) {
+      state.selected = id;
+      state.view = "flame";
+      render();
+    }
+  });
+  $("lifetime-chart").src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(D.lifetimeSvg);
+}
+
+// With --threads every stack starts with its thread's frame: a selector keeps one thread.
+function setupThreads() {
+  const threads = [];
+  for (let n = 0; n < nodeCount; n++) {
+    const f = D.nodeFrames[n];
+    if (D.parents[n] < 0 && (D.frames[f * 4 + 3] & FRAME_THREAD) && threads.indexOf(f) < 0) {
+      threads.push(f);
+    }
+  }
+  if (!threads.length) {
+    return;
+  }
+  const chooser = $("thread");
+  threads.sort((a, b) => (S[D.frames[a * 4]] < S[D.frames[b * 4]] ? -1 : 1));
+  threads.forEach((f) => chooser.appendChild(el("option", {value: f}, S[D.frames[f * 4]])));
+  $("thread-label").hidden = false;
+  chooser.addEventListener("change", function () {
+    state.thread = Number(this.value);
+    refresh(true);
+  });
+}
+
+window.heapkitReady = heapkitData().then((data) => {
+  readData(data);
+  setup();
+  state.view = location.hash === "#flame" ? "flame" : "top";
+  refresh(true);
+  // For scripted checks and the console: the state and the numbers shown.
+  window.heapkitReport = {
+    state: state, data: D,
+    top: () => topRows(),
+    total: () => now.total[0],
+    baseTotal: () => (base ? base.total[0] : null),
+    name: (id) => S[id],
+    quantity: quantity,
+    render: render
+  };
+  window.heapkitReadyAt = performance.now();
+}).catch((error) => {
+  document.getElementById("title").textContent = "This report could not be read: " + error;
+  throw error;
+});

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// Top: one row per function, flat and cum (and in a change, both sides and the change),
+// as --text's table; sorted by any column, searched, and a row selects its function.
+"use strict";
+
+// Top's rows depend on the tree and its values only: kept while they stay (a selection,
+// a search or a new sort order reuses them).
+let topCache = {tree: null, now: null, base: null, rows: null};
+function topRows() {
+  if (topCache.tree === tree && topCache.now === now && topCache.base === base) {
+    return topCache.rows.slice();
+  }
+  topCache = {tree: tree, now: now, base: base, rows: computeTopRows()};
+  return topCache.rows.slice();
+}
+function computeTopRows() {
+  const rows = new Map();
+  function row(id) {
+    let r = rows.get(id);
+    if (!r) {
+      r = {id: id, flat: 0, cum: 0, bflat: 0, bcum: 0};
+      rows.set(id, r);
+    }
+    return r;
+  }
+  for (let n = 1; n < tree.name.length; n++) {
+    if (now.total[n] === 0 && (!base || base.total[n] === 0)) {
+      continue;
+    }
+    const r = row(tree.name[n]);
+    r.flat += now.self[n];
+    if (tree.outer[n]) {
+      r.cum += now.total[n];
+    }
+    if (base) {
+      r.bflat += base.self[n];
+      if (tree.outer[n]) {
+        r.bcum += base.total[n];
+      }
+    }
+  }
+  const list = Array.from(rows.values());
+  list.forEach((r) => {
+    r.dflat = r.flat - r.bflat;
+    r.dcum = r.cum - r.bcum;
+  });
+  return list;
+}
+// The rows in the chosen order, sorted again only when the rows or the order change.
+function sortedTopRows() {
+  let key = state.sort;
+  if (!base && key === "dflat") {
+    key = "flat";
+  }
+  const order = key + (state.sortDown ? " down" : " up");
+  if (topCache.sorted && topCache.order === order && topCache.tree === tree &&
+      topCache.now === now && topCache.base === base) {
+    return topCache.sorted;
+  }
+  const rows = topRows();
+  rows.sort((a, b) => {
+    let x = key === "name" ? 0 : Math.abs(b[key]) - Math.abs(a[key]);
+    if (key === "name") {
+      x = S[a.id] < S[b.id] ? -1 : S[a.id] > S[b.id] ? 1 : 0;
+    }
+    if (!state.sortDown) {
+      x = -x;
+    }
+    return x || Math.abs(b.cum) - Math.abs(a.cum) || (S[a.id] < S[b.id] ? -1 : 1);
+  });
+  topCache.sorted = rows;
+  topCache.order = order;
+  return rows;
+}
+
+const SHOWN_ROWS = 1000;
+function topHead(diff) {
+  const heads = diff
+    ? [["bflat", "base flat"], ["flat", "new flat"], ["dflat", "flat change"], ["bcum", "base cum"],
+       ["cum", "new cum"], ["dcum", "cum change"], ["name", "function"]]
+    : [["flat", "flat"], ["flatp", "flat%"], ["sump", "sum%"], ["cum", "cum"], ["cump", "cum%"],
+       ["name", "function"]];
+  const head = el("tr");
+  heads.forEach((h) => {
+    head.appendChild(el("th", {"data-sort": h[0], class: h[0] === "name" ? "name" : ""},
+                        h[1] + (state.sort === h[0] ? (state.sortDown ? " \u25bc" : " \u25b2") : "")));
+  });
+  return head;
+}
+function renderTop() {
+  const diff = !!base;
+  let rows = sortedTopRows();
+  const match = searchMatcher();
+  if (match) {
+    rows = rows.filter((r) => match(r.id));
+  }
+  const total = now.total[0];
+  const baseTotal = base ? base.total[0] : 0;
+  $("top").tHead.replaceChildren(topHead(diff));
+  const body = document.createElement("tbody");
+  let sum = 0;
+  const shown = Math.min(rows.length, SHOWN_ROWS);
+  for (let i = 0; i < shown; i++) {
+    const r = rows[i];
+    const tr = el("tr", {"data-function": r.id});
+    sum += r.flat;
+    const cells = diff
+      ? [quantity(r.bflat), quantity(r.flat), signed(r.dflat), quantity(r.bcum), quantity(r.cum), signed(r.dcum)]
+      : [quantity(r.flat), percent(r.flat, total), percent(sum, total), quantity(r.cum), percent(r.cum, total)];
+    cells.forEach((text, c) => {
+      const td = el("td", {}, text);
+      if (diff && (c === 2 || c === 5)) {
+        const change = c === 2 ? r.dflat : r.dcum;
+        td.className = change > 0 ? "grow" : change < 0 ? "shrink" : "";
+      }
+      tr.appendChild(td);
+    });
+    tr.appendChild(el("td", {class: "name"}, S[r.id]));
+    if (r.id === state.selected) {
+      tr.className = "sel";
+    }
+    body.appendChild(tr);
+  }
+  $("top").replaceChild(body, $("top").tBodies[0]);
+  $("top-note").textContent = rows.length > shown
+    ? shown + " of " + rows.length + " functions shown: search to find the others"
+    : rows.length + " functions" + (diff ? "; base total " + quantity(baseTotal) : "");
+}

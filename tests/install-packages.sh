@@ -34,6 +34,9 @@ packages=(
   elfutils llvm man-db groff-base util-linux curl
   # heapfold --svg's graphs rendered and scripted in a real browser (headless)
   chromium
+  # the pages' JavaScript (lib/heapkit/emit/js) parsed and run through the vectors the C++
+  # is run through (tests/e2e/test_js_vectors.py): node starts in a tenth of the time chromium does
+  nodejs
   # ld.so's full symbol table (its _dl_start_user label; test_size0_labels)
   libc6-dbg
   # CPython's interpreter with its separate debug file: address indexes compared with

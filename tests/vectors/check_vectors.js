@@ -3,7 +3,8 @@
 // matcher.js and amount.js, loaded as the pages load them: plain scripts, one after the
 // other) run through the vectors the C++ is run through too
 // (tests/unit/test_vectors_filters_and_amounts.cpp). Prints each failure and
-// "N passed, N failed"; exits 1 on a failure.
+// "vectors: N passed, N failed" (not at a line's start: .ci/run adds up the lines that begin
+// so, one per stage); exits 1 on a failure.
 "use strict";
 const fs = require("fs");
 const vm = require("vm");
@@ -64,5 +65,5 @@ for (const v of vectors.thousands) {
   const text = page.withThousands(v.value);
   check(text === v.text, `thousands ${v.value}: ${text}, expected ${v.text}`);
 }
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`vectors: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

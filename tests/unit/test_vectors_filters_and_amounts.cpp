@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // tests/vectors/filters_and_amounts.json through the CLI's own code: the patterns through
-// filter_stacks (focus, ignore, hide), the amounts through quantity(), percent_of() and
-// with_thousands(). The pages' JavaScript is run through the same file by
+// filter_stacks (focus, ignore, hide) and --drop-frames' matcher, the amounts through quantity(),
+// percent_of() and with_thousands(). The pages' JavaScript is run through the same file by
 // tests/e2e/test_js_vectors.py, so that the two cannot drift apart.
 #include "heapkit/emit/quantity.hpp"
+#include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "test_profiles.hpp"
 
 #include <cstdlib>
@@ -117,6 +118,32 @@ TEST_CASE("filter_stacks: the shared vectors' invalid patterns are refused") {
         CAPTURE(pattern);
         Profile profile = one_frame_stacks();
         CHECK_FALSE(filter_stacks(profile, {pattern.get<std::string>(), "", ""}));
+    }
+}
+
+// The names --drop-frames takes with `pattern`.
+std::set<std::string> dropped(const std::string& pattern) {
+    auto matcher = AllocatorFrameMatcher::make(pattern);
+    REQUIRE_MESSAGE(matcher, pattern);
+    std::set<std::string> names;
+    for (const std::string& name : all_names()) {
+        if (matcher->matches(name)) {
+            names.insert(name);
+        }
+    }
+    return names;
+}
+
+TEST_CASE("AllocatorFrameMatcher: the shared vectors' drop patterns take the names they list") {
+    for (const json& vector : vectors()["drop"]) {
+        std::string pattern = vector["pattern"].get<std::string>();
+        CAPTURE(pattern);
+        CHECK(listed(dropped(pattern)) == listed(set_of(vector["matches"])));
+    }
+    for (const json& vector : vectors()["drop_differ"]) {
+        std::string pattern = vector["pattern"].get<std::string>();
+        CAPTURE(pattern);
+        CHECK(listed(dropped(pattern)) == listed(set_of(vector["cli"])));
     }
 }
 

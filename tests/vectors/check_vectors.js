@@ -53,6 +53,18 @@ for (const vector of vectors.differ) {
     checkMatches(vector.pattern, vector.js);
   }
 }
+// drop: the whole name, or the name without its arguments (pprof's drop_frames).
+function checkDrop(pattern, matches) {
+  const test = page.refinementTest("drop", pattern);
+  const found = vectors.names.filter((name) => test(name));
+  check(same(found, matches), `drop ${pattern}: matched ${JSON.stringify(found)}`);
+}
+for (const vector of vectors.drop) {
+  checkDrop(vector.pattern, vector.matches);
+}
+for (const vector of vectors.drop_differ) {
+  checkDrop(vector.pattern, vector.js);
+}
 for (const v of vectors.amounts) {
   const text = page.amountText(v.value, v.bytes);
   check(text === v.text, `amount ${v.value} ${v.bytes}: ${text}, expected ${v.text}`);

@@ -2,7 +2,7 @@
 // Any bytes as an Authorization header and a Host header (runtime/access.cpp, the bearer
 // token and loopback checks; runtime/http/admission.cpp, the Host check): the first line
 // is the configured token, the second the header value.
-#include "heapkit/runtime/access.hpp"
+#include "heapkit/runtime/http/access.hpp"
 #include "heapkit/runtime/http/admission.hpp"
 
 #include <cstddef>

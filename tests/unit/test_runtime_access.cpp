@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Who may talk to the runtime's server: loopback addresses parsed, never looked up, and
 // the bearer-token check.
-#include "heapkit/runtime/access.hpp"
+#include "heapkit/runtime/http/access.hpp"
 
 #include <doctest/doctest.h>
 #include <string>

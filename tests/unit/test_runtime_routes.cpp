@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/runtime/routes.hpp"
+#include "heapkit/runtime/pages/routes.hpp"
 
 #include <doctest/doctest.h>
 #include <set>

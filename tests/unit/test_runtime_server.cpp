@@ -2,7 +2,7 @@
 // The runtime's Server on a loopback port, without jemalloc: its threads, its descriptors
 // (above the floor, close-on-exec, let go once the program closed them), a fork()ed
 // child's copies, and control off by default.
-#include "heapkit/runtime/http/descriptor.hpp"
+#include "heapkit/runtime/guest/descriptor.hpp"
 #include "heapkit/runtime/server.hpp"
 
 #include <algorithm>

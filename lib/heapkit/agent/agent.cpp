@@ -12,10 +12,10 @@
 #include "heapkit/agent/agent_config.hpp"
 #include "heapkit/agent/process_registry.hpp"
 #include "heapkit/runtime/handler.hpp"
-#include "heapkit/runtime/http/server_thread.hpp"
+#include "heapkit/runtime/guest/threads.hpp"
 #include "heapkit/runtime/mallctl.hpp"
 #include "heapkit/runtime/notices.hpp"
-#include "heapkit/runtime/peak_watcher.hpp"
+#include "heapkit/runtime/peaks/peak_watcher.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 

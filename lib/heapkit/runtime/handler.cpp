@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/handler.hpp"
 
-#include "heapkit/runtime/page_query.hpp"
-#include "heapkit/runtime/routes.hpp"
+#include "heapkit/runtime/pages/page_query.hpp"
+#include "heapkit/runtime/pages/routes.hpp"
 #include "heapkit/util/text.hpp"
 
 #include <algorithm>

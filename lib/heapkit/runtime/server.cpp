@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/server.hpp"
 
-#include "heapkit/runtime/access.hpp"
+#include "heapkit/runtime/http/access.hpp"
 #include "heapkit/runtime/http/event_loop.hpp"
 #include "heapkit/runtime/http/listener.hpp"
-#include "heapkit/runtime/http/server_thread.hpp"
-#include "heapkit/runtime/http/waiting_room.hpp"
-#include "heapkit/runtime/http/worker_pool.hpp"
-#include "heapkit/runtime/own_pages.hpp"
-#include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/guest/threads.hpp"
+#include "heapkit/util/waiting_room.hpp"
+#include "heapkit/util/worker_pool.hpp"
+#include "heapkit/runtime/guest/own_pages.hpp"
+#include "heapkit/runtime/pages/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/util/try.hpp"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/http/admission.hpp"
 
-#include "heapkit/runtime/access.hpp"
-#include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/http/access.hpp"
+#include "heapkit/runtime/pages/page_query.hpp"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "heapkit/runtime/handler.hpp"
 #include "heapkit/runtime/pages/routes.hpp"
 
 #include <doctest/doctest.h>

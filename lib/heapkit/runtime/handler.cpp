@@ -192,4 +192,8 @@ Response Handler::handle(const Request& asked) const {
     return route->serve(request);
 }
 
+std::vector<PageInfo> pages() {
+    return listed_pages();
+}
+
 } // namespace heapkit::runtime

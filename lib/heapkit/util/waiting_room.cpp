@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/waiting_room.hpp"
 
-#include "heapkit/runtime/guest/threads.hpp"
+namespace heapkit {
 
-namespace heapkit::runtime::http {
-
-WaitingRoom::WaitingRoom(unsigned max_waiting)
-    : m_max(max_waiting) {}
+WaitingRoom::WaitingRoom(unsigned max_waiting, StartThread start)
+    : m_start(std::move(start))
+    , m_max(max_waiting) {}
 
 WaitingRoom::~WaitingRoom() {
     stop();
@@ -21,7 +20,7 @@ bool WaitingRoom::enter(uint64_t id, std::function<void()> page) {
     ++m_running;
     Guest& guest = m_guests.emplace_back();
     guest.id = id;
-    guest.thread = start_server_thread("heapkit-wait", [this, &guest, page = std::move(page)] {
+    guest.thread = m_start([this, &guest, page = std::move(page)] {
         page();
         std::lock_guard held(m_mutex);
         --m_running;
@@ -94,4 +93,4 @@ void WaitingRoom::join_finished(std::unique_lock<std::mutex>& lock) {
     lock.lock();
 }
 
-} // namespace heapkit::runtime::http
+} // namespace heapkit

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/worker_pool.hpp"
 
-#include "heapkit/runtime/guest/threads.hpp"
+namespace heapkit {
 
-namespace heapkit::runtime::http {
-
-WorkerPool::WorkerPool(unsigned threads) {
+WorkerPool::WorkerPool(unsigned threads, const StartThread& start) {
     for (unsigned i = 0; i < threads; ++i) {
-        m_threads.push_back(start_server_thread("heapkit-worker", [this] { work(); }));
+        m_threads.push_back(start([this] { work(); }));
     }
 }
 
@@ -57,4 +55,4 @@ void WorkerPool::work() {
     }
 }
 
-} // namespace heapkit::runtime::http
+} // namespace heapkit

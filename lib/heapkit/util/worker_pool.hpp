@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The workers that run the Handler for pages that answer at once, so that the event loop
-// never waits on a page (the pages that wait out a window: waiting_room.hpp).
+// A fixed set of threads that run queued jobs in turn. The runtime's server runs its pages
+// that answer at once here, so that its event loop never waits on one (those that wait out
+// a window: waiting_room.hpp).
 #pragma once
+
+#include "heapkit/util/start_thread.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -10,11 +13,12 @@
 #include <thread>
 #include <vector>
 
-namespace heapkit::runtime::http {
+namespace heapkit {
 
 class WorkerPool {
 public:
-    explicit WorkerPool(unsigned threads);
+    // `threads` threads, made by `start`.
+    WorkerPool(unsigned threads, const StartThread& start);
     ~WorkerPool(); // stop()
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;
@@ -34,4 +38,4 @@ private:
     std::vector<std::thread> m_threads;
 };
 
-} // namespace heapkit::runtime::http
+} // namespace heapkit

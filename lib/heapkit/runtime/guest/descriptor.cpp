@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <utility>
 
-namespace heapkit::runtime::http {
+namespace heapkit::runtime {
 namespace {
 
 bool identify(int fd, Identity& identity) {
@@ -150,4 +150,4 @@ void Descriptor::reset() {
     }
 }
 
-} // namespace heapkit::runtime::http
+} // namespace heapkit::runtime

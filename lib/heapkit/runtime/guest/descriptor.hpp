@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The descriptors the server owns, kept where a host program does not reach them and
-// never used once the host has: a program may close every descriptor it did not open
-// (daemons do, at start or after fork) and open files that take the same numbers.
+// The descriptors a guest holds while the host runs (the server's socket, epoll, eventfd),
+// kept where a host program does not reach them and never used once the host has: a
+// program may close every descriptor it did not open (daemons do, at start or after fork)
+// and open files that take the same numbers. Which type: a number kept past the call that
+// opened it is a Descriptor; one opened, used and closed within one call on a thread of
+// ours (a capture written, a dump read back, a pipe to the indexer) is a UniqueFd
+// (util/unique_fd.hpp), as the window in which a host could take it is that call's.
 #pragma once
 
 #include <atomic>
@@ -9,7 +13,7 @@
 #include <memory>
 #include <sys/types.h>
 
-namespace heapkit::runtime::http {
+namespace heapkit::runtime {
 
 // The lowest number the server's descriptors take: half the soft RLIMIT_NOFILE, at most
 // 1000. A host's new descriptors take the lowest free numbers, so its reopened files stay
@@ -81,4 +85,4 @@ private:
     DescriptorTable* m_table = nullptr;
 };
 
-} // namespace heapkit::runtime::http
+} // namespace heapkit::runtime

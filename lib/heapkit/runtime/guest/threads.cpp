@@ -6,7 +6,7 @@
 #include <csignal>
 #include <pthread.h>
 
-namespace heapkit::runtime::http {
+namespace heapkit::runtime {
 
 // (prof.thread_active_init does not do it: jemalloc reads it at a thread's first sample,
 // after the thread is made.) A guest thread also takes arena 0 without a thread cache, so
@@ -22,7 +22,7 @@ void stop_sampling_this_thread() {
     }
 }
 
-std::thread start_server_thread(const char* name, std::function<void()> work) {
+std::thread start_guest_thread(const char* name, std::function<void()> work) {
     // A new thread inherits the mask of the one that makes it: block all, make, restore.
     sigset_t all;
     sigset_t previous;
@@ -37,4 +37,4 @@ std::thread start_server_thread(const char* name, std::function<void()> work) {
     return thread;
 }
 
-} // namespace heapkit::runtime::http
+} // namespace heapkit::runtime

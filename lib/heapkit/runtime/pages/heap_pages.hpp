@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The Handler's pages for jeprof's protocol, profiler control, Go's heap pages and
-// telemetry (routes.cpp lists them with their facts).
+// The Handler's pages for jeprof's protocol, profiler control and Go's heap pages
+// (routes.cpp lists them with their facts).
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/request.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -26,7 +26,5 @@ Response conf(const Request& request);
 // GET /debug/pprof/heap (and the pages built on it): gzipped pprof, or with `folded`
 // collapsed stacks.
 Response go_heap(const Request& request, bool folded);
-// GET /metrics: Prometheus text.
-Response metrics(const Request& request);
 
 } // namespace heapkit::runtime

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/pages/index_page.hpp"
 
+#include "heapkit/runtime/export/stripped_modules.hpp"
+#include "heapkit/runtime/guest/serving_processes.hpp"
 #include "heapkit/runtime/mallctl.hpp"
 #include "heapkit/runtime/pages/page_query.hpp"
-#include "heapkit/runtime/guest/serving_processes.hpp"
-#include "heapkit/runtime/export/stripped_modules.hpp"
 #include "heapkit/util/xml.hpp"
 
 #include <cerrno>
@@ -71,9 +71,9 @@ std::string conf_variable() {
 
 } // namespace
 
-Response index_page(std::string_view prefix) {
+Response index_page(std::string_view prefix, const std::vector<PageInfo>& pages) {
     std::string rows;
-    for (const PageInfo& page : pages()) {
+    for (const PageInfo& page : pages) {
         if (!page.path.starts_with(prefix) || page.path == prefix) {
             continue;
         }

@@ -2,6 +2,7 @@
 #include "heapkit/runtime/pages/jemalloc_stats_page.hpp"
 
 #include "heapkit/read/heap_v2.hpp"
+#include "heapkit/runtime/jemalloc_stats.hpp"
 #include "heapkit/runtime/pages/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/stats/jestat.hpp"
@@ -16,12 +17,6 @@
 
 namespace heapkit::runtime {
 namespace {
-
-using StatsPrint = StatsPrintFunction;
-
-void append(void* out, const char* text) {
-    static_cast<std::string*>(out)->append(text);
-}
 
 // The chart above the table, for a browser. The SVG goes in inline, without its XML
 // declaration (HTML has none).
@@ -76,24 +71,6 @@ uint64_t arenas_in_use(const Mallctl& mallctl) {
     }
     return in_use;
 }
-
-} // namespace
-
-Result<std::string> print_jemalloc_stats(const Mallctl& mallctl) {
-    StatsPrint print = mallctl.copy().stats_print;
-    if (print == nullptr) {
-        return fail("malloc_stats_print is not loaded beside {}", mallctl.symbol());
-    }
-    std::string out;
-    out.reserve(1 << 15);
-    // JSON without what the reconciliation does not read: per-arena ("a"), mutex ("x"),
-    // large-class ("l"), extent ("e") and HPA ("h") tables. The full print is ~50 KB and,
-    // with 9 arenas, tens of milliseconds of mallctl lookups: too slow for every scrape.
-    print(append, &out, "Jaxleh");
-    return out;
-}
-
-namespace {
 
 // What a heap profile of this moment says, when profiling is on and active: a dump per
 // request, so only for the page, never for /metrics' scrapes. nullopt otherwise, or when

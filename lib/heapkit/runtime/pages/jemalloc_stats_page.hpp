@@ -3,8 +3,8 @@
 // this process's own figures (malloc_stats_print and /proc/self/smaps_rollup, read now).
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
 #include "heapkit/runtime/mallctl.hpp"
+#include "heapkit/runtime/request.hpp"
 #include "heapkit/stats/reconcile.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -12,10 +12,6 @@
 #include <string_view>
 
 namespace heapkit::runtime {
-
-// malloc_stats_print's JSON (option "J") of this process, written into a string through
-// its write callback. An error when jemalloc (or its malloc_stats_print) is not loaded.
-Result<std::string> print_jemalloc_stats(const Mallctl& mallctl);
 
 // This process's figures reconciled: the statistics and smaps_rollup read now, and with
 // `with_profile` a heap dump taken now when profiling is active (its in-use total starts

@@ -2,7 +2,7 @@
 // The Handler's allocation-log page (handler.hpp lists the pages).
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/request.hpp"
 
 namespace heapkit::runtime {
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/pages/page_query.hpp"
 
-#include "heapkit/util/terminal_text.hpp"
 #include "heapkit/util/text.hpp"
 
 #include <algorithm>
@@ -87,18 +86,6 @@ Result<unsigned> query_number(const Query& query, const std::string& key, unsign
         return fail("{}={}: expected a whole number from {} to {}", key, text, low, high);
     }
     return value;
-}
-
-Response text(int status, std::string body) {
-    Response response;
-    response.status = status;
-    // An error often quotes what the client sent (a path, a query value): its control
-    // bytes would reach the terminal of whoever reads the answer (curl, jeprof).
-    response.body = status >= 400 ? terminal_safe_lines(body) : std::move(body);
-    if (!response.body.empty() && response.body.back() != '\n') {
-        response.body += '\n';
-    }
-    return response;
 }
 
 Response binary(std::string body, std::string content_type, std::string_view filename) {

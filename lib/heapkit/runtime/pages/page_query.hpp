@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// What the Handler's pages share: reading a query string and writing a simple answer.
+// What the Handler's pages share: reading a query string, and a download's answer (a
+// plain-text one: request.hpp).
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/request.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <map>
@@ -14,6 +15,10 @@
 namespace heapkit::runtime {
 
 using Query = std::map<std::string, std::string>;
+
+// The longest window a page waits out (?seconds= of a CPU profile, a heap delta): it holds
+// a thread of its own this long.
+inline constexpr unsigned max_window_seconds = 300;
 
 // '%XX' and '+' decoded; nullopt for a malformed escape.
 std::optional<std::string> percent_decode(std::string_view text);
@@ -34,12 +39,6 @@ Result<unsigned> query_number(const Query& query, const std::string& key, unsign
 // where the text is (`text_instead`).
 Result<void> query_debug(const Query& query, std::string_view text_instead);
 
-// A plain-text answer, ending in a newline; an error's (status 400 and up) with its
-// control characters but newlines and tabs escaped (terminal_safe_lines).
-Response text(int status, std::string body);
-inline Response failure(int status, const Error& error) {
-    return text(status, error.message);
-}
 // A 200 with bytes as they are; `filename` non-empty: offered as a download of that name.
 Response binary(std::string body, std::string content_type, std::string_view filename);
 

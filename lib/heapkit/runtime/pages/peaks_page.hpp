@@ -3,7 +3,7 @@
 // jestat's explanation, and the growth over all of them; POST (with control) takes one now.
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/request.hpp"
 
 namespace heapkit::runtime {
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/pages/routes.hpp"
 
+#include "heapkit/runtime/pages/cpu_pages.hpp"
 #include "heapkit/runtime/pages/heap_pages.hpp"
+#include "heapkit/runtime/pages/heap_views.hpp"
 #include "heapkit/runtime/pages/index_page.hpp"
 #include "heapkit/runtime/pages/jemalloc_stats_page.hpp"
 #include "heapkit/runtime/pages/log_page.hpp"
+#include "heapkit/runtime/pages/metrics_page.hpp"
 #include "heapkit/runtime/pages/peaks_page.hpp"
-#include "heapkit/runtime/pages/cpu_pages.hpp"
 
 #include <algorithm>
 
@@ -27,10 +29,10 @@ const std::vector<Route>& routes() {
         const std::vector<std::string_view> get{"GET", "HEAD"};
         return new std::vector<Route>{
             {"/", get, Converts::never, Waits::never, false, "", "this index",
-             [](const Request&) { return index_page("/"); }},
+             [](const Request&) { return index_page("/", listed_pages()); }},
             {"/debug/pprof/", get, Converts::never, Waits::never, false, "",
              "the index of the Go-style pages",
-             [](const Request&) { return index_page("/debug/pprof/"); }},
+             [](const Request&) { return index_page("/debug/pprof/", listed_pages()); }},
             {"/debug/pprof/heap", get, Converts::always, Waits::for_seconds, false,
              "sample=inuse_space|inuse_objects|alloc_space|alloc_objects&symbolize=0|1&threads=0|1"
              "&seconds=N",
@@ -134,7 +136,7 @@ const std::vector<Route>& routes() {
     return *table;
 }
 
-std::vector<PageInfo> pages() {
+std::vector<PageInfo> listed_pages() {
     std::vector<PageInfo> all;
     for (const Route& route : routes()) {
         all.push_back({route.path, route.query, route.about});

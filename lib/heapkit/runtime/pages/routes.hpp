@@ -3,7 +3,7 @@
 // page cannot be left out of the conversion limit or the waiting threads by accident.
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/request.hpp"
 
 #include <functional>
 #include <string_view>
@@ -39,6 +39,8 @@ struct Route {
 
 // The table, in the order index pages list it.
 const std::vector<Route>& routes();
+// Every page, in the order index pages list them (the Handler's pages()).
+std::vector<PageInfo> listed_pages();
 // The route of `path`, or null.
 const Route* find_route(std::string_view path);
 

@@ -2,7 +2,8 @@
 #include "heapkit/runtime/peaks/peak_watcher.hpp"
 
 #include "heapkit/runtime/guest/threads.hpp"
-#include "heapkit/runtime/pages/jemalloc_stats_page.hpp"
+#include "heapkit/runtime/guest/unsampled_scope.hpp"
+#include "heapkit/runtime/jemalloc_stats.hpp"
 #include "heapkit/runtime/notices.hpp"
 #include "heapkit/runtime/peaks/peak_captures.hpp"
 #include "heapkit/runtime/peaks/peak_sample.hpp"
@@ -315,8 +316,7 @@ Result<std::unique_ptr<PeakWatcher>> PeakWatcher::start(PeakOptions options) {
         ::sigaction(signal, &action, &state->previous_action);
     }
     try {
-        state->thread =
-            http::start_server_thread("heapkit-peaks", [raw = state.get()] { raw->run(); });
+        state->thread = start_guest_thread("heapkit-peaks", [raw = state.get()] { raw->run(); });
     } catch (const std::system_error& error) {
         return fail("peaks: cannot start a thread: {}", error.what());
     }

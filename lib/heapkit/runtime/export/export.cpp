@@ -47,7 +47,7 @@ void close_kept_files(const SymbolizeOptions& options) {
 }
 
 // How this process names its own frames: with the files kept across requests, and from
-// address indexes heapkit-index makes (runtime/indexer.hpp) where it can be run.
+// address indexes heapkit-index makes (indexer.hpp) where it can be run.
 SymbolizeOptions own_symbolize_options(SymbolizeOptions options) {
     options.kept = kept_symbols();
     options.index_builder = own_index_builder();

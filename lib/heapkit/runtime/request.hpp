@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The runtime's vocabulary, at the bottom of runtime/: a request as any server hands it
 // over, the answer a page gives, a page as an index lists it, and the plain-text answer
-// every part writes (a page's, a refusal of the server's). Pages and http/ include this, not the
-// Handler.
+// every part writes (a page's, a refusal of the server's). Pages and http/ include this,
+// not the Handler.
 #pragma once
 
 #include "heapkit/util/error.hpp"

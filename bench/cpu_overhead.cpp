@@ -4,8 +4,8 @@
 // the modes taking turns for ROUNDS rounds. Prints units per second (median) and the loss
 // against no profile, then what writing one profile as pprof took afterwards.
 //   heapkit-cpu-overhead [THREADS (cores)] [SECONDS (5)] [ROUNDS (3)]
-#include "heapkit/runtime/cpu_export.hpp"
-#include "heapkit/runtime/cpu_sampler.hpp"
+#include "heapkit/runtime/cpu/cpu_export.hpp"
+#include "heapkit/runtime/cpu/cpu_sampler.hpp"
 
 #include <algorithm>
 #include <atomic>

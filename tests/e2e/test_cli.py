@@ -61,7 +61,7 @@ with open(os.path.join(MAN_DIR, "heapkit-agent.7")) as f:
     agent_page = f.read()
 check(re.search(r"^\.ds agent /\S+/heapkit/libheapkit-agent\.so$", agent_page, re.M),
       "heapkit-agent.7 does not name the agent where this build installs it")
-with open(os.path.join(os.path.dirname(source_man), "lib/heapkit/runtime/routes.cpp")) as f:
+with open(os.path.join(os.path.dirname(source_man), "lib/heapkit/runtime/pages/routes.cpp")) as f:
     routes = set(re.findall(r'\{"(/[^"]*)"', f.read()))
 agent_page = agent_page.replace("\\-", "-")
 missing = sorted(route for route in routes if f"\\fB{route}\\fR" not in agent_page)

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Any bytes as an Authorization header and a Host header (runtime/access.cpp, the bearer
-// token and loopback checks; runtime/http/admission.cpp, the Host check): the first line
-// is the configured token, the second the header value.
-#include "heapkit/runtime/access.hpp"
+// Any bytes as an Authorization header and a Host header (runtime/http/admission.cpp: the
+// bearer token and loopback checks, and the Host check): the first line is the configured
+// token, the second the header value.
 #include "heapkit/runtime/http/admission.hpp"
 
 #include <cstddef>
@@ -12,6 +11,7 @@
 #include <string_view>
 
 using namespace heapkit::runtime;
+using namespace heapkit::runtime::http;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Any bytes as a page's query string (runtime/page_query.cpp): split, decoded, and read
+// Any bytes as a page's query string (runtime/pages/page_query.cpp): split, decoded, and read
 // as the CPU and heap pages read their parameters.
-#include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/pages/page_query.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Any bytes as the body of POST /pprof/symbol (runtime/heap_pages.cpp): '+'-joined hex
+// Any bytes as the body of POST /pprof/symbol (runtime/pages/heap_pages.cpp): '+'-joined hex
 // addresses, parsed as jeprof sends them (naming them needs this process's files, which
 // the symbolizer target covers).
-#include "heapkit/runtime/heap_pages.hpp"
+#include "heapkit/runtime/pages/heap_pages.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,8 +4,9 @@
 // and the peak watcher reads (a pressure file's "some avg10", memory.events' fields):
 // each of its parsers gets the same input; the kernel writes them, but a container may
 // mount anything there.
-#include "heapkit/runtime/peak_sample.hpp"
 #include "heapkit/runtime/telemetry.hpp"
+
+#include "heapkit/runtime/peaks/peak_sample.hpp"
 
 #include <cstddef>
 #include <cstdint>

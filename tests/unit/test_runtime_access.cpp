@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Who may talk to the runtime's server: loopback addresses parsed, never looked up, and
 // the bearer-token check.
-#include "heapkit/runtime/access.hpp"
+#include "heapkit/runtime/http/admission.hpp"
 
 #include <doctest/doctest.h>
 #include <string>
 
 using namespace heapkit::runtime;
+using namespace heapkit::runtime::http;
 
 TEST_CASE("heapkit::runtime::is_loopback_address takes numeric loopback addresses only") {
     for (const char* yes :

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The SIGPROF sampler in a process of 16 busy threads at the highest frequency: what CI's
 // sanitizer builds run (the jemalloc example service cannot run under ASan).
-#include "heapkit/runtime/cpu_export.hpp"
-#include "heapkit/runtime/cpu_sampler.hpp"
+#include "heapkit/runtime/cpu/cpu_export.hpp"
+#include "heapkit/runtime/cpu/cpu_sampler.hpp"
 #include "heapkit/runtime/handler.hpp"
 
 #include <atomic>

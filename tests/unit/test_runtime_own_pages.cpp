@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/runtime/own_pages.hpp"
+#include "heapkit/runtime/guest/own_pages.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>

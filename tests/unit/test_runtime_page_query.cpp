@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/pages/page_query.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/runtime/peak_sample.hpp"
-#include "heapkit/runtime/peak_triggers.hpp"
+#include "heapkit/runtime/peaks/peak_sample.hpp"
+#include "heapkit/runtime/peaks/peak_triggers.hpp"
 
 #include <doctest/doctest.h>
 

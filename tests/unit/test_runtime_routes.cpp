@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/runtime/routes.hpp"
+#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/pages/routes.hpp"
 
 #include <doctest/doctest.h>
 #include <set>

@@ -2,7 +2,7 @@
 // The runtime's Server on a loopback port, without jemalloc: its threads, its descriptors
 // (above the floor, close-on-exec, let go once the program closed them), a fork()ed
 // child's copies, and control off by default.
-#include "heapkit/runtime/http/descriptor.hpp"
+#include "heapkit/runtime/guest/descriptor.hpp"
 #include "heapkit/runtime/server.hpp"
 
 #include <algorithm>
@@ -67,14 +67,14 @@ std::vector<int> descriptors_from(int floor) {
 
 } // namespace
 
-TEST_CASE("heapkit::runtime::http::Descriptor moves above the floor and knows its object") {
-    int floor = http::descriptor_floor();
-    http::Descriptor pipe_end;
+TEST_CASE("heapkit::runtime::Descriptor moves above the floor and knows its object") {
+    int floor = descriptor_floor();
+    Descriptor pipe_end;
     {
         int ends[2];
         REQUIRE(::pipe2(ends, O_CLOEXEC) == 0);
         ::close(ends[1]);
-        pipe_end = http::Descriptor::adopt(ends[0], nullptr);
+        pipe_end = Descriptor::adopt(ends[0], nullptr);
         CHECK(::fcntl(ends[0], F_GETFD) == -1); // the low number is closed
     }
     CHECK(pipe_end.number() >= floor);
@@ -137,7 +137,7 @@ TEST_CASE("heapkit::runtime::Server stops serving once the program closed its de
         std::lock_guard lock(mutex);
         said.push_back(line);
     };
-    int floor = http::descriptor_floor();
+    int floor = descriptor_floor();
     auto before = descriptors_from(floor);
     auto server = Server::start(options);
     REQUIRE(server);
@@ -174,7 +174,7 @@ TEST_CASE("heapkit::runtime::Server after fork(): the child closes its copies, t
     auto server = Server::start(ServerOptions{});
     REQUIRE(server);
     int port = (*server)->port();
-    int floor = http::descriptor_floor();
+    int floor = descriptor_floor();
     auto before = descriptors_from(floor);
     pid_t child = ::fork();
     if (child == 0) {

@@ -43,7 +43,7 @@ std::vector<uint64_t> own_code_addresses() {
 }
 
 // A profile of this process's addresses, placed in its mappings as the runtime places its
-// own (runtime/export.cpp).
+// own (runtime/export/export.cpp).
 Profile own_profile(const std::vector<uint64_t>& addresses) {
     RawDump dump;
     dump.source = "/proc/self/maps";

@@ -11,11 +11,11 @@
 //    links statically stays hidden (meson.build), so no symbol of the host binds to ours.
 #include "heapkit/agent/agent_config.hpp"
 #include "heapkit/agent/process_registry.hpp"
+#include "heapkit/runtime/guest/threads.hpp"
 #include "heapkit/runtime/handler.hpp"
-#include "heapkit/runtime/http/server_thread.hpp"
 #include "heapkit/runtime/mallctl.hpp"
 #include "heapkit/runtime/notices.hpp"
-#include "heapkit/runtime/peak_watcher.hpp"
+#include "heapkit/runtime/peaks/peak_watcher.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/runtime/server.hpp"
 
@@ -184,7 +184,7 @@ void serve_now() {
 // (AgentConfig::start_delay_ms), it serves.
 void start_serving() {
     try {
-        runtime::http::start_server_thread("heapkit-agent", [] {
+        runtime::start_guest_thread("heapkit-agent", [] {
             std::this_thread::sleep_for(std::chrono::milliseconds(g_agent->config.start_delay_ms));
             serve_now();
         }).detach();

@@ -3,7 +3,7 @@
 // a preloaded library has no command line of its own.
 #pragma once
 
-#include "heapkit/runtime/peak_watcher.hpp"
+#include "heapkit/runtime/peaks/peak_watcher.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <functional>

@@ -6,7 +6,7 @@
 // skipped, and its entry taken by the next one that serves.
 #pragma once
 
-#include "heapkit/runtime/serving_processes.hpp"
+#include "heapkit/runtime/guest/serving_processes.hpp"
 
 #include <atomic>
 #include <cstdint>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/handler.hpp"
 
-#include "heapkit/runtime/page_query.hpp"
-#include "heapkit/runtime/routes.hpp"
+#include "heapkit/runtime/pages/page_query.hpp"
+#include "heapkit/runtime/pages/routes.hpp"
 #include "heapkit/util/text.hpp"
 
 #include <algorithm>
@@ -190,6 +190,10 @@ Response Handler::handle(const Request& asked) const {
         return response;
     }
     return route->serve(request);
+}
+
+std::vector<PageInfo> pages() {
+    return listed_pages();
 }
 
 } // namespace heapkit::runtime

@@ -118,23 +118,6 @@ Result<void> Profiler::reset(std::optional<size_t> lg_sample) const {
     return m_mallctl.run("prof.reset");
 }
 
-UnsampledScope::UnsampledScope() {
-    auto profiler = Profiler::of_own_allocations();
-    if (!profiler) {
-        return;
-    }
-    if (auto active = profiler->thread_active();
-        active && *active && profiler->set_thread_active(false)) {
-        m_paused = std::move(*profiler);
-    }
-}
-
-UnsampledScope::~UnsampledScope() {
-    if (m_paused) {
-        static_cast<void>(m_paused->set_thread_active(true));
-    }
-}
-
 Result<std::string> Profiler::dump() const {
     HEAPKIT_TRY(require_active());
     std::lock_guard lock(dump_mutex);

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/server.hpp"
 
-#include "heapkit/runtime/access.hpp"
+#include "heapkit/runtime/guest/own_pages.hpp"
+#include "heapkit/runtime/guest/threads.hpp"
+#include "heapkit/runtime/guest/unsampled_scope.hpp"
 #include "heapkit/runtime/http/event_loop.hpp"
 #include "heapkit/runtime/http/listener.hpp"
-#include "heapkit/runtime/http/server_thread.hpp"
-#include "heapkit/runtime/http/waiting_room.hpp"
-#include "heapkit/runtime/http/worker_pool.hpp"
-#include "heapkit/runtime/own_pages.hpp"
-#include "heapkit/runtime/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/util/try.hpp"
+#include "heapkit/util/waiting_room.hpp"
+#include "heapkit/util/worker_pool.hpp"
 
 #include <fmt/format.h>
 #include <thread>
@@ -71,7 +70,7 @@ void warn_on_stderr(const std::string& line) {
 }
 
 bool is_loopback(const std::string& address) {
-    return is_loopback_address(address);
+    return http::is_loopback_address(address);
 }
 
 // Declared in the order they are made; stop() takes them down in its own order.
@@ -80,14 +79,16 @@ struct Server::State {
         : options(server)
         , handler(server.handler)
         , table(loop_options(server).hard_limit + 3) // and listener, epoll, eventfd
-        , waiting(server.max_waiting) {}
+        , waiting(server.max_waiting, [](std::function<void()> page) {
+            return start_guest_thread("heapkit-wait", std::move(page));
+        }) {}
 
     ServerOptions options;
     Handler handler;
-    http::DescriptorTable table; // every descriptor below is listed here
+    DescriptorTable table; // every descriptor below is listed here
     std::unique_ptr<http::EventLoop> loop;
-    std::unique_ptr<http::WorkerPool> workers;
-    http::WaitingRoom waiting;
+    std::unique_ptr<WorkerPool> workers;
+    WaitingRoom waiting;
     std::thread loop_thread;
     int port = 0;
 
@@ -158,7 +159,7 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
     UnsampledScope unsampled;
     HEAPKIT_TRY(check_options(options));
     auto state = std::make_unique<State>(options);
-    HEAPKIT_TRY_ASSIGN(http::Descriptor listener,
+    HEAPKIT_TRY_ASSIGN(Descriptor listener,
                        http::listen_on(options.address, options.port, &state->table));
     state->port = http::bound_port(listener);
     State* shared = state.get();
@@ -168,9 +169,11 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
             std::move(listener), state->table, loop_options(options),
             [shared](uint64_t id, Request request) { shared->dispatch(id, std::move(request)); },
             [shared](uint64_t id) { shared->waiting.abandon(id); }, options.warn));
-    state->workers = std::make_unique<http::WorkerPool>(options.threads);
+    state->workers = std::make_unique<WorkerPool>(options.threads, [](std::function<void()> work) {
+        return start_guest_thread("heapkit-worker", std::move(work));
+    });
     state->loop_thread =
-        http::start_server_thread("heapkit-http", [loop = state->loop.get()] { loop->run(); });
+        start_guest_thread("heapkit-http", [loop = state->loop.get()] { loop->run(); });
     return std::unique_ptr<Server>(new Server(std::move(state)));
 }
 

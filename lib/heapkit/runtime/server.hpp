@@ -52,7 +52,7 @@ struct ServerOptions {
 // The Handler behind heapkit's own HTTP/1.1 server (http/: one event-loop thread, a few
 // workers, a thread for each page that waits), on background threads that block every
 // signal and do not sample their own allocations, so that serving a profile does not
-// show up in the next one. Its descriptors sit above the host's (http/descriptor.hpp)
+// show up in the next one. Its descriptors sit above the host's (guest/descriptor.hpp)
 // and are never used once the host has closed them.
 class Server {
 public:

@@ -3,7 +3,7 @@
 // in its exchange, and the times its deadlines run from.
 #pragma once
 
-#include "heapkit/runtime/http/descriptor.hpp"
+#include "heapkit/runtime/guest/descriptor.hpp"
 #include "heapkit/runtime/http/request_parser.hpp"
 
 #include <chrono>

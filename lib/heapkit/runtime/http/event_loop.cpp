@@ -4,7 +4,7 @@
 #include "heapkit/runtime/http/connection.hpp"
 #include "heapkit/runtime/http/listener.hpp"
 #include "heapkit/runtime/http/response_bytes.hpp"
-#include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/request.hpp"
 
 #include <cerrno>
 #include <cstring>

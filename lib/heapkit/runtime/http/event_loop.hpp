@@ -4,9 +4,9 @@
 // page, and a slow client holds nothing but its connection.
 #pragma once
 
+#include "heapkit/runtime/guest/descriptor.hpp"
 #include "heapkit/runtime/http/admission.hpp"
 #include "heapkit/runtime/http/connection_counts.hpp"
-#include "heapkit/runtime/http/descriptor.hpp"
 #include "heapkit/runtime/http/request_parser.hpp"
 #include "heapkit/util/error.hpp"
 

@@ -2,7 +2,7 @@
 // The listening socket, and who is on the other end of an accepted one.
 #pragma once
 
-#include "heapkit/runtime/http/descriptor.hpp"
+#include "heapkit/runtime/guest/descriptor.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <string>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/http/request_parser.hpp"
 
-#include "heapkit/runtime/page_query.hpp"
+#include "heapkit/runtime/request.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -5,7 +5,7 @@
 // is in. No socket here: the fuzz target feeds it bytes (tests/fuzz/http_request.cpp).
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/request.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // A Response as HTTP/1.1 puts it on the wire.
 #pragma once
 
-#include "heapkit/runtime/handler.hpp"
+#include "heapkit/runtime/request.hpp"
 
 #include <string>
 

@@ -8,8 +8,9 @@
 // The stages are there too, one header each: load/load.hpp (load_profile, load_series),
 // emit/writers.hpp (write_pprof, write_folded, write_flame_graph, write_text_report and
 // their diffs), growth/growth.hpp (what grows in a series). No stage includes this file.
-// Every function reports failure as an Error; none throws. Last, what jeprof2pprof and
-// heapfold do once their flags are read (run_tool, in tool.cpp): the tools are that call.
+// Every function reports failure as an Error; none throws. Last, what the tools do once
+// their flags are read: jeprof2pprof and heapfold (run_tool, in tool.cpp) and heapkit-index
+// (run_index_tool, index_tool.cpp); jestat's is stats/options.hpp's run_jestat.
 #pragma once
 
 #include "heapkit/emit/options.hpp"
@@ -112,6 +113,23 @@ struct ToolOptions {
 // written). Unlike the calls above, a failed allocation propagates as std::bad_alloc,
 // once unwinding has removed any temporary output file: the tools' one catch reports it.
 int run_tool(std::string_view tool, ToolOptions options);
+
+// What heapkit-index takes: the files to index (each executable or shared library), where
+// the cache and debug files are (symbols.cache_directory "": default_cache_directory()),
+// and what else to do.
+struct IndexToolOptions {
+    std::vector<std::string> files;
+    SymbolizeOptions symbols; // its cache_directory, debug_dirs and sysroot
+    bool quiet = false;       // no line per file, problems only
+    bool background = false;  // as the tools start it: lowest priority, bounded (enter_background)
+    bool stats = false;       // say what the cache holds
+    bool prune = false;       // remove the least recently used indexes beyond the bound now
+};
+
+// heapkit-index's run: each file's index made or kept, a line each on standard output,
+// the cache pruned and described as asked. Returns the exit status: 0 when every file has
+// its index, 1 otherwise or when the cache cannot be used (said as "heapkit-index: error:").
+int run_index_tool(const IndexToolOptions& options);
 
 // Whether `pattern` is one --focus, --ignore, --hide and --drop-frames take (RE2's syntax,
 // pprof's): the error says what is wrong with it.

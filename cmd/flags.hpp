@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The flags jeprof2pprof and heapfold share, read into the library's request and view
-// options; only cmd/ sees CLI11, and only cmd/ reads what the user typed.
+// The flags jeprof2pprof and heapfold share, read into the library's ToolOptions (run_tool,
+// heapkit.hpp); only cmd/ sees CLI11, and only cmd/ reads what the user typed.
 #pragma once
 
 #include "heapkit/heapkit.hpp"
-#include "heapkit/util/regex.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -31,19 +30,6 @@ inline std::string absolute_path_map(std::string pair) {
     return pair.substr(0, equals + 1) + absolute_path(pair.substr(equals + 1));
 }
 
-// What both tools take: the library's request and view, and what only a tool decides.
-struct ToolOptions {
-    ViewRequest request;             // inputs, bases, series, loading and stack filters
-    ViewOptions view;                // its kind is the tool's (heapfold: after parsing)
-    std::vector<std::string> inputs; // dump paths; "-" is standard input
-    std::vector<std::string> bases;  // --base dumps
-    std::string output;              // "" or "-" is standard output
-    bool cache = true;               // use the address indexes (default_cache_directory())
-    std::string index = "later";     // --index: when a new build's index is made
-    bool quiet = false;              // no progress line, no warnings
-    bool strict = false;             // unnamed frames make exit status 2; later builds are not used
-};
-
 // A CLI11 validator that accepts what `parse` accepts, with `expected` in its message.
 template <class Parse>
 CLI::Validator parsed_by(Parse parse, std::string what, std::string expected) {
@@ -60,8 +46,8 @@ CLI::Validator parsed_by(Parse parse, std::string what, std::string expected) {
 inline CLI::Validator regex_validator() {
     return CLI::Validator(
         [](std::string& pattern) {
-            auto compiled = heapkit::Regex::compile(pattern);
-            return compiled ? std::string() : compiled.error().message;
+            auto valid = check_pattern(pattern);
+            return valid ? std::string() : valid.error().message;
         },
         "REGEX", "regex");
 }
@@ -184,10 +170,16 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         "--no-cache", [&options] { options.cache = false; },
         "neither read nor make address indexes ($HEAPKIT_CACHE_DIR, else "
         "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
-    app.add_option("--index", options.index,
-                   "when a build met without an address index gets one: later (default: "
-                   "named from its files now, while heapkit-index makes the index in the "
-                   "background for the next run), now (made in this run, then used), never")
+    app.add_option_function<std::string>(
+           "--index",
+           [&options](const std::string& when) {
+               options.index = when == "now"     ? NewIndexes::now
+                               : when == "later" ? NewIndexes::later
+                                                 : NewIndexes::none;
+           },
+           "when a build met without an address index gets one: later (default: "
+           "named from its files now, while heapkit-index makes the index in the "
+           "background for the next run), now (made in this run, then used), never")
         ->option_text("WHEN")
         ->check(CLI::IsMember({"later", "now", "never"}))
         ->envname("HEAPKIT_INDEX");

@@ -1,228 +1,31 @@
 // SPDX-License-Identifier: MIT
-// How jeprof2pprof and heapfold run once their flags are read: one request to the library,
-// one view written, warnings and errors printed as "<tool>: ...", and the exit status.
+// jeprof2pprof's and heapfold's main once their flags are declared: argv read into the
+// options, the library's run_tool (heapkit.hpp), which decides what the tool does and its
+// exit status, and the one catch of the tools.
 #pragma once
 
 #include "flags.hpp"
-#include "heapkit/symbolize/index/detached_indexer.hpp"
-#include "heapkit/util/terminal_text.hpp"
 #include "usage_error.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
 #include <new>
-#include <unistd.h>
 
 namespace heapkit::cmd {
 
-// The dumps a directory holds (the runtime's peak captures, a prof_prefix directory): its
-// *.heap and *.heap.gz files that are not hidden, by name; empty for anything else.
-inline std::vector<std::string> dumps_in_directory(const std::string& path) {
-    std::vector<std::string> dumps;
-    std::error_code error;
-    if (path == "-" || !std::filesystem::is_directory(path, error)) {
-        return dumps;
-    }
-    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-        std::string name = entry.path().filename().string();
-        bool dump = name.ends_with(".heap") || name.ends_with(".heap.gz");
-        if (dump && !name.starts_with(".") && entry.is_regular_file(error)) {
-            dumps.push_back(entry.path().string());
-        }
-    }
-    std::sort(dumps.begin(), dumps.end());
-    return dumps;
-}
-
-// A directory stands for its dumps; one without any stays, for the loader's message.
-inline std::vector<Input> inputs_of(const std::vector<std::string>& paths) {
-    std::vector<Input> inputs;
-    for (const std::string& path : paths) {
-        std::vector<std::string> dumps = dumps_in_directory(path);
-        if (dumps.empty()) {
-            dumps.push_back(path);
-        }
-        for (std::string& dump : dumps) {
-            inputs.push_back(Input{std::move(dump), std::nullopt});
-        }
-    }
-    return inputs;
-}
-
-// What the flags leave to be filled in after parsing: the files, the cache, the progress
-// line, and the view's frames and sample type, which loading chose. A cache directory
-// others could write is not used: one line says so, and the tool runs on without it.
-inline void complete(const std::string& tool, ToolOptions& options) {
-    ViewRequest& request = options.request;
-    request.inputs = inputs_of(options.inputs);
-    request.bases = inputs_of(options.bases);
-    if (options.cache) {
-        std::string directory = default_cache_directory();
-        if (auto usable = check_cache_directory(directory)) {
-            SymbolizeOptions& symbols = request.load.symbols;
-            symbols.cache_directory = directory;
-            symbols.new_indexes = options.index == "now"     ? NewIndexes::now
-                                  : options.index == "later" ? NewIndexes::later
-                                                             : NewIndexes::none;
-            if (std::string indexer = sibling_indexer(); !indexer.empty()) {
-                symbols.index_later = detached_index_builder(
-                    {indexer, directory, symbols.debug_dirs, symbols.sysroot});
-            }
-        } else if (!options.quiet) {
-            fmt::print(stderr, "{}: warning: {}\n", tool, usable.error().message);
-        }
-    }
-    request.load.symbols.progress = !options.quiet && ::isatty(STDERR_FILENO);
-    request.load.symbols.refuse_later_builds = options.strict;
-    FoldedOptions& folded = options.view.folded;
-    // The report shows the filters it was written with beside the ones applied in the page.
-    std::pair<const char*, const std::string*> filters[] = {
-        {"--focus", &request.stacks.focus},
-        {"--ignore", &request.stacks.ignore},
-        {"--hide", &request.stacks.hide},
-        {"--drop-frames", &folded.frames.drop_frames}};
-    for (auto [flag, pattern] : filters) {
-        if (!pattern->empty()) {
-            options.view.html.applied.push_back(fmt::format("{}={}", flag, *pattern));
-        }
-    }
-    folded.sample = request.load.sample;
-    folded.thread_frames = request.load.per_thread;
-}
-
-// A filter pattern that matches no frame cuts nothing, or everything: most likely a typo.
-inline std::vector<std::string> unmatched_filters(const Views& views, const ToolOptions& options) {
-    std::vector<std::string> lines;
-    auto warn = [&](std::string_view flag, const std::string& pattern, std::string_view effect) {
-        lines.push_back(fmt::format(
-            "{} '{}' matches no frame{}: {} (frames are matched by their names as shown, "
-            "and unnamed ones by their text, e.g. 'libfoo.so!0x1a20' or 'libfoo.so\\+0x1a2b')",
-            flag, pattern, options.inputs.size() + options.bases.size() > 1 ? " of any dump" : "",
-            effect));
-    };
-    if (!views.matched.focus) {
-        warn("--focus", options.request.stacks.focus, "nothing is shown");
-    }
-    if (!views.matched.ignore) {
-        warn("--ignore", options.request.stacks.ignore, "nothing is left out");
-    }
-    if (!views.matched.hide) {
-        warn("--hide", options.request.stacks.hide, "nothing is hidden");
-    }
-    const std::string& drop = options.view.folded.frames.drop_frames;
-    if (!drop.empty()) {
-        bool matched =
-            drop_frames_match(views.profile, drop) ||
-            (views.base && drop_frames_match(*views.base, drop)) ||
-            std::any_of(views.series.begin(), views.series.end(),
-                        [&](const Profile& dump) { return drop_frames_match(dump, drop); });
-        if (!matched) {
-            warn("--drop-frames", drop, "nothing is cut (it must match a whole function name)");
-        }
-    }
-    return lines;
-}
-
-// Wrappers the allocator list does not know, above most of the value or, without a
-// name, called from many places: which --drop-frames would cut each. (Not when the
-// allocator's frames are kept: then the leaf is malloc; nor for a series or a change.)
-inline std::vector<std::string> wrapper_hint(const Views& views, const ToolOptions& options) {
-    const FoldedOptions& folded = options.view.folded;
-    if (folded.frames.keep_allocator_frames || !views.series.empty() || views.base) {
-        return {};
-    }
-    auto hints = find_wrapper_hints(views.profile, folded);
-    if (!hints) {
-        return {};
-    }
-    std::string more =
-        folded.frames.drop_frames.empty() ? std::string() : "|" + folded.frames.drop_frames;
-    std::vector<std::string> lines;
-    for (const WrapperHint& found : *hints) {
-        if (found.unnamed) {
-            lines.push_back(fmt::format(
-                "{} is a function without a name that calls the allocator, under {:.0f}% of "
-                "{} and called from {} places: most likely an allocation wrapper; "
-                "--drop-frames '{}{}' cuts it so that its callers are the leaves",
-                found.frame, found.share * 100, name_of(folded.sample), found.callers,
-                found.drop_frames, more));
-        } else {
-            lines.push_back(
-                fmt::format("{} is the frame just above the allocator under {:.0f}% of {}, called "
-                            "from {} places: if it only allocates for its callers, --drop-frames "
-                            "'{}{}' cuts it so that they are the leaves",
-                            found.frame, found.share * 100, name_of(folded.sample), found.callers,
-                            found.drop_frames, more));
-        }
-    }
-    return lines;
-}
-
-// The view written; 0 done, 1 an input or output error, 2 under --strict when a frame
-// stayed unnamed (a file that may be a later build than the one that ran is not used
-// under --strict: its frames are unnamed). Warnings come last, each file's once for the whole
-// command.
-inline int show(const char* tool, const ToolOptions& given) {
-    auto views = load_views(given.request);
-    // An allocation log has nothing in use: its views default to what was allocated.
-    ToolOptions options = given;
-    if (views) {
-        const LoadOptions& load = given.request.load;
-        options.view.folded.sample =
-            default_sample_of(views->profile, load.sample, load.sample_given);
-    }
-    std::vector<std::string> warnings;
-    if (views && !options.quiet) {
-        warnings = unmatched_filters(*views, options);
-        for (std::string& line : wrapper_hint(*views, options)) {
-            warnings.push_back(std::move(line));
-        }
-    }
-    // The writer takes the views themselves, not a copy: a copy of the profile of a dump of
-    // millions of stacks was as big as the profile, and set the command's peak memory.
-    // Only the report is wanted afterwards, for the warnings.
-    LoadReport report = views ? std::move(views->report) : LoadReport{};
-    Result<void> written =
-        views ? write_output(options.output, is_binary(options.view.kind),
-                             [&](const Sink& sink) {
-                                 return write_view(std::move(*views), options.view, sink);
-                             })
-              : tl::unexpected(views.error());
-    // Messages name files and frames as the dump spells them: escaped like the views.
-    if (!written) {
-        fmt::print(stderr, "{}: error: {}\n", tool, terminal_safe(written.error().message));
-        return 1;
-    }
-    if (!options.quiet) {
-        std::vector<std::string> said = report.warnings;
-        said.insert(said.end(), warnings.begin(), warnings.end());
-        for (std::string& line : unnamed_warnings(report, options.request.load.list_unnamed,
-                                                  options.request.load.symbols.cache_directory)) {
-            said.push_back(std::move(line));
-        }
-        for (const std::string& warning : said) {
-            fmt::print(stderr, "{}: warning: {}\n", tool, terminal_safe(warning));
-        }
-    }
-    return options.strict && report.unnamed_locations > 0 ? 2 : 0;
-}
-
-// Parses argv into `options` and shows the view, with the one catch of the tools: what
-// the library reports as Result errors, a failed allocation (or an exception from a
-// dependency) is reported the same way, after unwinding has removed any temporary output
-// file. Usage errors exit 1.
+// Parses argv into `options` and runs the tool. What the library reports as Result errors,
+// a failed allocation (or an exception from a dependency) is reported the same way, after
+// unwinding has removed any temporary output file. Usage errors exit 1; --help and
+// --version, 0.
 inline int run(CLI::App& app, int argc, char** argv, ToolOptions& options) {
     std::string tool = app.get_name();
     try {
-        app.parse(argc, argv);
-        complete(tool, options);
-        return show(tool.c_str(), options);
-    } catch (const CLI::Success& done) {
-        return app.exit(done);
-    } catch (const CLI::ParseError& error) {
-        return usage_error(app, error);
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::ParseError& error) {
+            return usage_error(app, error);
+        }
+        return run_tool(tool, options);
     } catch (const std::bad_alloc&) {
         fmt::print(stderr,
                    "{}: error: out of memory (the input needs more memory than this "

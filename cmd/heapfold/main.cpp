@@ -71,7 +71,7 @@ CLI::Option* add_flame_flags(CLI::App& app, heapkit::ViewOptions& view) {
 }
 
 // heapfold's own flags: the frame text, and which view (--svg, --text; else the stacks).
-void add_view_flags(CLI::App& app, heapkit::cmd::ToolOptions& options) {
+void add_view_flags(CLI::App& app, heapkit::ToolOptions& options) {
     heapkit::ViewOptions& view = options.view;
     app.add_option_function<std::string>(
            "--frame",
@@ -143,7 +143,7 @@ void add_view_flags(CLI::App& app, heapkit::cmd::ToolOptions& options) {
 } // namespace
 
 int main(int argc, char** argv) {
-    heapkit::cmd::ToolOptions options;
+    heapkit::ToolOptions options;
     CLI::App app("Fold jemalloc heap profiles into collapsed stacks (flamegraph.pl's input), "
                  "or draw them as a flame graph.",
                  "heapfold");

@@ -3,7 +3,7 @@
 #include "../run.hpp"
 
 int main(int argc, char** argv) {
-    heapkit::cmd::ToolOptions options;
+    heapkit::ToolOptions options;
     options.view.kind = heapkit::ViewKind::pprof;
     heapkit::PprofOptions& pprof = options.view.pprof;
     CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format).",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // jestat: why is RSS bigger than the heap profile? jemalloc's statistics, reconciled.
-#include "heapkit/stats/jestat.hpp"
+#include "heapkit/stats/options.hpp"
 #include "usage_error.hpp"
 #include "version.hpp"
 

@@ -8,7 +8,9 @@
 // The stages are there too, one header each: load/load.hpp (load_profile, load_series),
 // emit/writers.hpp (write_pprof, write_folded, write_flame_graph, write_text_report and
 // their diffs), growth/growth.hpp (what grows in a series). No stage includes this file.
-// Every function reports failure as an Error; none throws.
+// Every function reports failure as an Error; none throws. Last, what the tools do once
+// their flags are read: jeprof2pprof and heapfold (run_tool, in tool.cpp) and heapkit-index
+// (run_index_tool, index_tool.cpp); jestat's is stats/options.hpp's run_jestat.
 #pragma once
 
 #include "heapkit/emit/options.hpp"
@@ -20,6 +22,8 @@
 #include "heapkit/util/sink.hpp"
 
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace heapkit {
@@ -86,5 +90,49 @@ Result<void> write_view(Views views, const ViewOptions& options, const Sink& sin
 
 // Whether `kind` writes binary data (refused on a terminal).
 bool is_binary(ViewKind kind);
+
+// What jeprof2pprof and heapfold take: a request and a view, and what only a tool decides.
+// run_tool fills in the request's inputs and bases, and its symbolizer's cache, from these.
+struct ToolOptions {
+    ViewRequest request;                  // series, loading and stack filters
+    ViewOptions view;                     // its kind is the tool's (heapfold: after parsing)
+    std::vector<std::string> inputs;      // dumps, or directories of dumps; "-": standard input
+    std::vector<std::string> bases;       // --base dumps, likewise
+    std::string output;                   // "" or "-" is standard output
+    bool cache = true;                    // use the address indexes (default_cache_directory())
+    NewIndexes index = NewIndexes::later; // --index: when a new build's index is made
+    bool quiet = false;                   // no progress line, no warnings
+    bool strict = false; // unnamed frames make exit status 2; later builds are not used
+};
+
+// The tools' run: the view `options` ask for written to options.output, what a person
+// should know said on standard error as "<tool>: warning: ...", each file's once, after
+// the view (a cache directory that cannot be used: before loading). Returns the exit
+// status: 0 done; 1 an input or output error, said as "<tool>: error: ..." (the output is
+// left as it was); 2 under options.strict when a frame stayed unnamed (the view is still
+// written). Unlike the calls above, a failed allocation propagates as std::bad_alloc,
+// once unwinding has removed any temporary output file: the tools' one catch reports it.
+int run_tool(std::string_view tool, ToolOptions options);
+
+// What heapkit-index takes: the files to index (each executable or shared library), where
+// the cache and debug files are (symbols.cache_directory "": default_cache_directory()),
+// and what else to do.
+struct IndexToolOptions {
+    std::vector<std::string> files;
+    SymbolizeOptions symbols; // its cache_directory, debug_dirs and sysroot
+    bool quiet = false;       // no line per file, problems only
+    bool background = false;  // as the tools start it: lowest priority, bounded (enter_background)
+    bool stats = false;       // say what the cache holds
+    bool prune = false;       // remove the least recently used indexes beyond the bound now
+};
+
+// heapkit-index's run: each file's index made or kept, a line each on standard output,
+// the cache pruned and described as asked. Returns the exit status: 0 when every file has
+// its index, 1 otherwise or when the cache cannot be used (said as "heapkit-index: error:").
+int run_index_tool(const IndexToolOptions& options);
+
+// Whether `pattern` is one --focus, --ignore, --hide and --drop-frames take (RE2's syntax,
+// pprof's): the error says what is wrong with it.
+Result<void> check_pattern(std::string_view pattern);
 
 } // namespace heapkit

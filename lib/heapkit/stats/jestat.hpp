@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The stats stage's front door: inputs named in JestatOptions in, a report out.
+// The stats stage's parts: inputs named in JestatOptions in, a report out (run_jestat,
+// options.hpp, runs them in order).
 #pragma once
 
 #include "heapkit/read/raw_dump.hpp"
@@ -31,9 +32,5 @@ Result<Reconciliation> load_reconciliation(const JestatOptions& options,
 
 // The report in the chosen format.
 std::string render(const Reconciliation& report, ReportFormat format, std::string_view source);
-
-// Reads, reconciles and writes the report to options.output (all or nothing); returns
-// the notes for the user (load_reconciliation's).
-Result<std::vector<std::string>> run_jestat(const JestatOptions& options);
 
 } // namespace heapkit::stats

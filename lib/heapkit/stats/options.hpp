@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// What jestat (and a program calling the stats stage) asks for.
+// What jestat (and a program calling the stats stage) asks for, and the call that answers:
+// the stats stage's public face (jestat.hpp holds its parts).
 #pragma once
 
+#include "heapkit/util/error.hpp"
+
 #include <string>
+#include <vector>
 
 namespace heapkit::stats {
 
@@ -15,5 +19,9 @@ struct JestatOptions {
     ReportFormat format = ReportFormat::text;
     std::string output; // "" or "-": standard output
 };
+
+// Reads, reconciles and writes the report to options.output (all or nothing); returns
+// the notes for the user (what was skipped in the inputs, one line each).
+Result<std::vector<std::string>> run_jestat(const JestatOptions& options);
 
 } // namespace heapkit::stats

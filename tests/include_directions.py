@@ -22,7 +22,8 @@ FLOORS = [
     ["stats/", "growth/"],
     ["emit/html/"],  # heapfold --html: a series' growth is one of its views
     ["load/"],
-    ["heapkit."],  # the front door: heapkit.hpp, heapkit.cpp
+    # the front door: heapkit.hpp, heapkit.cpp, and the tools' run behind it
+    [("the front door", ["heapkit.", "tool.", "index_tool."])],
     # runtime/: its ground (the vocabulary, the process's jemalloc, notices), then the
     # folders, then the two front doors a service includes.
     [

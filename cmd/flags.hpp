@@ -67,7 +67,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     FrameOptions& frames = options.view.folded.frames;
     app.add_option("DUMP", options.inputs,
                    "jemalloc heap_v2 dumps or jeprof symbolized profiles, plain or gzipped; "
-                   "'-' reads standard input; several are merged (with --growth, a series); "
+                   "or one pprof profile (heap or CPU, any producer's; .pb.gz); '-' reads standard "
+                   "input; several are merged (with --growth, a series); "
                    "or jemalloc's allocation log (prof_log: <prefix>.<pid>.<seq>.json) with a "
                    "dump of the same process for its map")
         ->required();
@@ -81,19 +82,17 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
     app.add_option_function<std::string>(
            "--sample",
            [&load](const std::string& name) {
-               load.sample = *parse_sample_type(name);
+               load.sample = parse_sample_type(name).value_or(load.sample);
+               load.sample_name = name;
                load.sample_given = true;
            },
            sample_help +
                ": inuse_space (default; alloc_space for an allocation log), inuse_objects, "
                "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
                "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
-               "temporary: freed within 1 ms)")
-        ->option_text("TYPE")
-        ->check(parsed_by(parse_sample_type, "sample type",
-                          "inuse_space, inuse_objects, alloc_space, alloc_objects, "
-                          "temporary_objects, temporary_space, byte_seconds, "
-                          "cross_thread_objects or cross_thread_space"));
+               "temporary: freed within 1 ms); of a pprof profile, its own sample types (a CPU "
+               "profile's samples or cpu; default: its default type)")
+        ->option_text("TYPE");
     app.add_flag("--free-sites", load.log_free_sites,
                  "of an allocation log: stacks where objects were freed, not allocated");
     app.add_flag("--growth", options.request.series,

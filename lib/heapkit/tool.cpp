@@ -169,8 +169,8 @@ int show(std::string_view tool, const ToolOptions& given) {
     ToolOptions options = given;
     if (views) {
         const LoadOptions& load = given.request.load;
-        options.view.folded.sample =
-            default_sample_of(views->profile, load.sample, load.sample_given);
+        // load_views checked the choice: an error here is only a series' (no profile).
+        options.view.folded.sample = chosen_sample(views->profile, load).value_or(load.sample);
     }
     std::vector<std::string> warnings;
     if (views && !options.quiet) {

@@ -16,9 +16,10 @@
 
 namespace heapkit {
 
-// One dump to load: a jemalloc heap_v2 dump or a jeprof symbolized profile, plain or
-// gzipped; or jemalloc's allocation log (<prefix>.<pid>.<seq>.json), given with one dump
-// of the same process for its memory map.
+// One dump to load: a jemalloc heap_v2 dump, a jeprof symbolized profile or a pprof
+// profile (any producer's: heap or CPU; read on its own), plain or gzipped; or jemalloc's
+// allocation log (<prefix>.<pid>.<seq>.json), given with one dump of the same process for its
+// memory map.
 struct Input {
     std::string name; // the file to read ("-": standard input), or a name for messages
     std::optional<std::string_view> bytes; // the dump already in memory (borrowed for the
@@ -30,6 +31,9 @@ struct LoadOptions {
     // `sample` was chosen, not left at its default: an allocation log, which has nothing
     // in use, refuses inuse_* only when chosen (its views default to alloc_space).
     bool sample_given = false;
+    // The name it was chosen by (--sample), when one was: a pprof's own sample types
+    // (samples, cpu, ...) are known only once it is read. Empty: `sample` as it is.
+    std::string sample_name;
     bool per_thread = false; // one sample per (stack, thread)
     SymbolizeOptions symbols;
     bool list_unnamed = false; // the report lists every address left without a name
@@ -40,9 +44,10 @@ struct LoadOptions {
     uint64_t max_inflated = 0;
 };
 
-// The sample type a view of `profile` shows when none was chosen: alloc_space for an
-// allocation log (nothing is in use), else `chosen`.
-SampleType default_sample_of(const Profile& profile, SampleType chosen, bool given);
+// The sample type a view of `profile` shows: the one chosen (by name: an error naming
+// the file and its types when it has none of that name); when none was, a pprof's
+// default, alloc_space for an allocation log (nothing is in use), else options.sample.
+Result<SampleType> chosen_sample(const Profile& profile, const LoadOptions& options);
 
 // What loading could not do, for the user: nothing here stops the profile from being used.
 struct LoadReport {

@@ -5,6 +5,8 @@
 #include "heapkit/load/merge_rules.hpp"
 #include "heapkit/load/unnamed_share.hpp"
 #include "heapkit/model/build_profile.hpp"
+#include "heapkit/model/pprof_profile.hpp"
+#include "heapkit/read/pprof_reader.hpp"
 #include "heapkit/read/read_dump.hpp"
 #include "heapkit/symbolize/debug_files/debian_package.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
@@ -21,20 +23,27 @@
 namespace heapkit {
 namespace {
 
-// What pass 1 read: dumps, and allocation logs (told apart by their first byte). The
-// dumps' stacks went into `stream` as they were read (passes 2 and 3 with them): `dumps`
-// keep the rest.
+// What pass 1 read: dumps, allocation logs and pprof profiles (told apart by their first
+// bytes). The dumps' stacks went into `stream` as they were read (passes 2 and 3 with
+// them): `dumps` keep the rest. A pprof is a profile at once (its values are unsampled).
 struct ReadInputs {
     explicit ReadInputs(const BuildOptions& options)
         : stream(options) {}
 
     std::vector<RawDump> dumps;
     std::vector<ProfLog> logs;
+    std::vector<Profile> pprofs;
     ProfileStream stream;
 };
 
 Result<void> parse_text(std::string_view text, const std::string& name, ReadInputs& into,
                         const ParsedUpTo& parsed_up_to = {}) {
+    if (looks_like_pprof(text)) {
+        HEAPKIT_TRY_ASSIGN(PprofFile file, read_pprof(text, name));
+        HEAPKIT_TRY_ASSIGN(Profile profile, profile_of_pprof(file, name));
+        into.pprofs.push_back(std::move(profile));
+        return {};
+    }
     if (looks_like_prof_log(text)) {
         HEAPKIT_TRY_ASSIGN(ProfLog log, parse_prof_log(text, name));
         into.logs.push_back(std::move(log));
@@ -51,7 +60,8 @@ Result<void> read_input(const Input& input, uint64_t max_inflated, ReadInputs& i
     }
     if (!input.bytes) {
         // read_dump's way: mapped, pages released as the parser goes by.
-        HEAPKIT_TRY_ASSIGN(InputBuffer buffer, InputBuffer::open(input.name, max_inflated));
+        HEAPKIT_TRY_ASSIGN(InputBuffer buffer,
+                           InputBuffer::open(input.name, max_inflated, looks_like_pprof));
         size_t dumps = into.dumps.size();
         HEAPKIT_TRY(parse_text(buffer.text(), buffer.name(), into,
                                [&](const char* position) { buffer.release_before(position); }));
@@ -61,8 +71,8 @@ Result<void> read_input(const Input& input, uint64_t max_inflated, ReadInputs& i
         return {};
     }
     if (is_gzip(*input.bytes)) {
-        HEAPKIT_TRY_ASSIGN(std::string text,
-                           gunzip(*input.bytes, input.name, {max_inflated, true}));
+        HEAPKIT_TRY_ASSIGN(std::string text, gunzip(*input.bytes, input.name,
+                                                    {max_inflated, true, looks_like_pprof}));
         return parse_text(text, input.name, into);
     }
     return parse_text(*input.bytes, input.name, into);
@@ -90,8 +100,28 @@ Result<ReadInputs> read_inputs(std::span<const Input> inputs, uint64_t max_infla
     return read;
 }
 
+// A pprof on its own: merging one with others (dumps, logs, pprofs) is not done yet.
+Result<Profile> one_pprof(ReadInputs read) {
+    std::string_view pprof = read.pprofs.front().sources.front();
+    if (read.pprofs.size() > 1) {
+        return fail("{} and {} are both pprof profiles: give one at a time (or one with "
+                    "--base)",
+                    pprof, read.pprofs[1].sources.front());
+    }
+    if (!read.dumps.empty() || !read.logs.empty()) {
+        return fail("{} is a pprof profile and {} is not: a pprof is read on its own (a dump "
+                    "may be its --base)",
+                    pprof,
+                    read.dumps.empty() ? read.logs.front().source : read.dumps.front().source);
+    }
+    return std::move(read.pprofs.front());
+}
+
 // Passes 2 and 3, unsample and model: one profile of all dumps, or of the one log.
 Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& report) {
+    if (!read.pprofs.empty()) {
+        return one_pprof(std::move(read));
+    }
     if (read.logs.empty()) {
         HEAPKIT_TRY(check_mergeable(read.dumps));
         return read.stream.finish(read.dumps);
@@ -118,8 +148,7 @@ void name_frames(Loaded& loaded, const LoadOptions& options) {
     loaded.report.unnamed_locations = symbols.unnamed_locations;
     loaded.report.modules = std::move(symbols.modules);
     loaded.report.unmapped = std::move(symbols.unmapped);
-    measure_unnamed(loaded.profile,
-                    default_sample_of(loaded.profile, options.sample, options.sample_given),
+    measure_unnamed(loaded.profile, chosen_sample(loaded.profile, options).value_or(options.sample),
                     loaded.report);
 }
 
@@ -170,16 +199,24 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));
-        HEAPKIT_TRY(
-            check_sample_type(loaded.profile, default_sample_of(loaded.profile, options.sample,
-                                                                options.sample_given)));
+        HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
+        HEAPKIT_TRY(check_sample_type(loaded.profile, sample));
         name_frames(loaded, options);
         return loaded;
     });
 }
 
-SampleType default_sample_of(const Profile& profile, SampleType chosen, bool given) {
-    return profile.from_log && !given ? SampleType::alloc_space : chosen;
+Result<SampleType> chosen_sample(const Profile& profile, const LoadOptions& options) {
+    if (options.sample_given && !options.sample_name.empty()) {
+        return sample_type_of(profile, options.sample_name);
+    }
+    if (options.sample_given) {
+        return options.sample;
+    }
+    if (profile.default_type) {
+        return *profile.default_type;
+    }
+    return profile.from_log ? SampleType::alloc_space : options.sample;
 }
 
 void merge_report(LoadReport& into, LoadReport more) {

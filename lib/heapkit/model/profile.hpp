@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -92,6 +93,12 @@ struct LogSample {
     std::vector<Lifetime> lifetimes; // of each allocation, in the log's order
 };
 
+// A sample type as a pprof profile names it (model/pprof_profile.hpp).
+struct NamedSampleType {
+    std::string name; // e.g. "inuse_space", "samples", "cpu"; empty: a slot left unused
+    std::string unit; // e.g. "bytes", "count", "nanoseconds"
+};
+
 // The unsampled, merged content of one or more dumps.
 struct Profile {
     uint64_t period = 1;    // R of the first dump, bytes
@@ -120,6 +127,15 @@ struct Profile {
     // every figure: one sentence saying so, for the text and chart views (also in
     // `notes`); empty when there were none.
     std::string log_window_note;
+    // Of a profile read from pprof: the name and unit of each of HeapValues' four slots
+    // (by SampleType, alloc_objects to inuse_space) it fills with its own sample types,
+    // kept as the file names them (a CPU profile's samples/count and cpu/nanoseconds);
+    // empty for dumps, whose slots are the heap's four. Its named locations keep the
+    // names it gave them: only the unnamed ones are symbolized.
+    std::vector<NamedSampleType> named_types;
+    // Of a pprof: the type its views show unless one is chosen (its default_sample_type,
+    // else its last, as go tool pprof's).
+    std::optional<SampleType> default_type;
     // The texts of every location's frames. Shared: a copy of the profile keeps the
     // texts its frames point to alive.
     std::shared_ptr<StringPool> strings = std::make_shared<StringPool>();
@@ -147,6 +163,24 @@ inline int64_t value_of(const Profile& profile, const Sample& sample, SampleType
                ? value_of(profile.log_samples[sample.log].values, type)
                : 0;
 }
+
+// A sample type's name and unit as `profile`'s views say them: a pprof's own, else
+// name_of and unit_of.
+std::string_view sample_name(const Profile& profile, SampleType type);
+std::string_view sample_unit(const Profile& profile, SampleType type);
+
+// The type `name` chooses in `profile` (a pprof's own names, or the heap's and a log's):
+// nullopt when it has none of that name.
+std::optional<SampleType> sample_type_named(const Profile& profile, std::string_view name);
+
+// An error, naming the first source, when `name` chooses no type of `profile`: the
+// types it has listed.
+Result<SampleType> sample_type_of(const Profile& profile, std::string_view name);
+
+// An error naming both sources when `a` and `b` (a profile and its base) disagree on what
+// their samples measure: a pprof's sample types (names and units) against another's, or
+// against a dump's.
+Result<void> check_same_types(const Profile& a, const Profile& b);
 
 // An error when `type` needs accumulated counts and the profile has none, when it is a
 // log's type and the profile is a dump's, or an in-use type and the profile a log's.

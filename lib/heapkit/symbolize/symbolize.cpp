@@ -505,7 +505,13 @@ private:
 
     void name_location(Location& location) {
         const ElfModule* file = location.module == no_module ? nullptr : m_files[location.module];
-        if (!m_options.names) {
+        // A pprof's producer named it: its names stay (Profile::named_types).
+        bool named_by_producer = !m_profile.named_types.empty() && !location.frames.empty();
+        if (named_by_producer) {
+            if (location.module != no_module) {
+                m_profile.modules[location.module].has_functions = true;
+            }
+        } else if (!m_options.names) {
             location.frames.clear();
         } else if (file != nullptr) {
             const Module& module = m_profile.modules[location.module];

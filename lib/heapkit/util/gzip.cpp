@@ -130,7 +130,8 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source,
     // Only the default bound refuses a ratio: a bound the user gives is taken as it is.
     bool by_ratio = limits.max_bytes == default_max_inflated;
     auto measure = [&](std::string_view chunk, uint64_t consumed) -> Result<void> {
-        if (limits.text && size == 0 && chunk.find('\0') != std::string_view::npos) {
+        if (limits.text && size == 0 && chunk.find('\0') != std::string_view::npos &&
+            (limits.binary_ok == nullptr || !limits.binary_ok(chunk))) {
             return fail("{}: inflates to binary data, not text", source);
         }
         size += chunk.size();

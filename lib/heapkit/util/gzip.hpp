@@ -32,6 +32,9 @@ constexpr uint64_t bomb_ratio_from = uint64_t{64} << 20;
 struct GunzipLimits {
     uint64_t max_bytes = default_max_inflated;
     bool text = false;
+    // With `text`: binary data this accepts from its first chunk is taken too (a binary
+    // format the caller reads as well); null: none.
+    bool (*binary_ok)(std::string_view first_chunk) = nullptr;
 };
 
 // Inflates every gzip member in `compressed` (concatenated members, as `cat a.gz b.gz`

@@ -60,12 +60,13 @@ Result<UniqueFd> open_file(const std::string& path, std::string_view expected = 
 }
 
 // Reads all of `fd` (standard input when not open), inflated when gzipped.
-Result<std::string> read_text(const UniqueFd& fd, const std::string& name, uint64_t max_inflated) {
+Result<std::string> read_text(const UniqueFd& fd, const std::string& name,
+                              const GunzipLimits& limits) {
     auto bytes = read_all(fd ? fd.get() : STDIN_FILENO, name);
     if (!bytes || !is_gzip(*bytes)) {
         return bytes;
     }
-    return gunzip(*bytes, name, {max_inflated, true});
+    return gunzip(*bytes, name, limits);
 }
 
 } // namespace
@@ -75,7 +76,7 @@ Result<InputText> read_input(const std::string& path, uint64_t max_inflated,
     InputText input;
     input.name = path == "-" ? "<stdin>" : path;
     HEAPKIT_TRY_ASSIGN(UniqueFd fd, open_file(path, expected));
-    HEAPKIT_TRY_ASSIGN(input.bytes, read_text(fd, input.name, max_inflated));
+    HEAPKIT_TRY_ASSIGN(input.bytes, read_text(fd, input.name, {max_inflated, true}));
     return input;
 }
 
@@ -83,16 +84,17 @@ void InputBuffer::Unmap::operator()(char* start) const {
     ::munmap(start, size);
 }
 
-Result<InputBuffer> InputBuffer::open(const std::string& path, uint64_t max_inflated) {
-    return from(open_file(path), path, max_inflated);
+Result<InputBuffer> InputBuffer::open(const std::string& path, uint64_t max_inflated,
+                                      bool (*binary_ok)(std::string_view)) {
+    return from(open_file(path), path, {max_inflated, true, binary_ok});
 }
 
 Result<InputBuffer> InputBuffer::open_regular(const std::string& path) {
-    return from(open_regular_file(path), path, default_max_inflated);
+    return from(open_regular_file(path), path, {default_max_inflated, true});
 }
 
 Result<InputBuffer> InputBuffer::from(Result<UniqueFd> opened, const std::string& path,
-                                      uint64_t max_inflated) {
+                                      const GunzipLimits& limits) {
     InputBuffer input;
     input.m_name = path == "-" ? "<stdin>" : path;
     HEAPKIT_TRY_ASSIGN(UniqueFd fd, std::move(opened));
@@ -110,14 +112,14 @@ Result<InputBuffer> InputBuffer::from(Result<UniqueFd> opened, const std::string
                 ::madvise(start, size, MADV_SEQUENTIAL); // read ahead, front to back
                 return input;
             }
-            auto inflated = gunzip({input.m_map.get(), size}, input.m_name, {max_inflated, true});
+            auto inflated = gunzip({input.m_map.get(), size}, input.m_name, limits);
             input.m_map.reset();
             HEAPKIT_TRY_ASSIGN(input.m_bytes, std::move(inflated));
             return input;
         }
     }
     // Pipes, terminals, files that cannot be mapped: read them.
-    HEAPKIT_TRY_ASSIGN(input.m_bytes, read_text(fd, input.m_name, max_inflated));
+    HEAPKIT_TRY_ASSIGN(input.m_bytes, read_text(fd, input.m_name, limits));
     return input;
 }
 

@@ -30,8 +30,10 @@ Result<InputText> read_input(const std::string& path, uint64_t max_inflated = de
 // Standard input, pipes and gzip input are read (and inflated) into memory.
 class InputBuffer {
 public:
+    // `binary_ok`: gzipped binary data it accepts is taken too (GunzipLimits::binary_ok).
     static Result<InputBuffer> open(const std::string& path,
-                                    uint64_t max_inflated = default_max_inflated);
+                                    uint64_t max_inflated = default_max_inflated,
+                                    bool (*binary_ok)(std::string_view) = nullptr);
     // The same for a file in a cache: only a regular file, never through a symbolic link
     // (open_regular_file in private_files.hpp says why).
     static Result<InputBuffer> open_regular(const std::string& path);
@@ -51,7 +53,7 @@ public:
 
 private:
     static Result<InputBuffer> from(Result<UniqueFd> opened, const std::string& path,
-                                    uint64_t max_inflated);
+                                    const GunzipLimits& limits);
 
     struct Unmap {
         size_t size;

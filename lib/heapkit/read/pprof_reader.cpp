@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/read/pprof_reader.hpp"
+
+#include "heapkit/util/try.hpp"
+#include "profile.pb.h"
+
+#include <algorithm>
+#include <climits>
+#include <google/protobuf/arena.h>
+#include <unordered_map>
+
+namespace heapkit {
+namespace {
+
+namespace pb = perftools::profiles;
+
+// Ids (any non-zero uint64) to positions: one hash look-up each, never a scan.
+using IdIndex = std::unordered_map<uint64_t, uint32_t>;
+
+// Checks one string index against the table: every text the file names goes through here.
+class Strings {
+public:
+    Strings(size_t size, std::string_view source)
+        : m_size(size)
+        , m_source(source) {}
+
+    Result<uint32_t> index(int64_t at, std::string_view what) const {
+        if (at < 0 || static_cast<uint64_t>(at) >= m_size) {
+            return fail("{}: {}: string index {} is outside the string table ({} strings)",
+                        m_source, what, at, m_size);
+        }
+        return static_cast<uint32_t>(at);
+    }
+
+private:
+    size_t m_size;
+    std::string_view m_source;
+};
+
+// Positions of entries by id; an error for id 0 or an id given twice.
+template <class Entries>
+Result<IdIndex> index_ids(const Entries& entries, std::string_view what, std::string_view source) {
+    IdIndex ids;
+    ids.reserve(static_cast<size_t>(entries.size()));
+    for (int i = 0; i < entries.size(); ++i) {
+        uint64_t id = entries.Get(i).id();
+        if (id == 0 || !ids.emplace(id, static_cast<uint32_t>(i)).second) {
+            return fail("{}: {} id {} is {}", source, what, id, id == 0 ? "zero" : "given twice");
+        }
+    }
+    return ids;
+}
+
+Result<uint32_t> position_of(const IdIndex& ids, uint64_t id, std::string_view what,
+                             std::string_view source) {
+    auto found = ids.find(id);
+    if (found == ids.end()) {
+        return fail("{}: no {} has id {}", source, what, id);
+    }
+    return found->second;
+}
+
+Result<void> read_header(const pb::Profile& in, const Strings& strings, PprofFile& out) {
+    for (const pb::ValueType& type : in.sample_type()) {
+        HEAPKIT_TRY_ASSIGN(uint32_t name, strings.index(type.type(), "sample type"));
+        HEAPKIT_TRY_ASSIGN(uint32_t unit, strings.index(type.unit(), "sample type's unit"));
+        out.sample_types.push_back({name, unit});
+    }
+    HEAPKIT_TRY_ASSIGN(out.default_sample_type,
+                       strings.index(in.default_sample_type(), "default sample type"));
+    out.time_nanos = in.time_nanos();
+    out.duration_nanos = in.duration_nanos();
+    out.period = in.period();
+    return {};
+}
+
+Result<void> read_mappings(const pb::Profile& in, const Strings& strings, PprofFile& out) {
+    for (const pb::Mapping& mapping : in.mapping()) {
+        PprofMapping kept{mapping.memory_start(), mapping.memory_limit(), mapping.file_offset(), 0,
+                          0};
+        HEAPKIT_TRY_ASSIGN(kept.file, strings.index(mapping.filename(), "mapping's file"));
+        HEAPKIT_TRY_ASSIGN(kept.build_id, strings.index(mapping.build_id(), "mapping's build id"));
+        out.mappings.push_back(kept);
+    }
+    return {};
+}
+
+Result<void> read_functions(const pb::Profile& in, const Strings& strings, PprofFile& out) {
+    for (const pb::Function& function : in.function()) {
+        PprofFunction kept{0, 0, 0, function.start_line()};
+        HEAPKIT_TRY_ASSIGN(kept.name, strings.index(function.name(), "function name"));
+        HEAPKIT_TRY_ASSIGN(kept.system_name,
+                           strings.index(function.system_name(), "function's system name"));
+        HEAPKIT_TRY_ASSIGN(kept.file, strings.index(function.filename(), "function's file"));
+        out.functions.push_back(kept);
+    }
+    return {};
+}
+
+Result<void> read_locations(const pb::Profile& in, std::string_view source, PprofFile& out) {
+    HEAPKIT_TRY_ASSIGN(IdIndex mappings, index_ids(in.mapping(), "mapping", source));
+    HEAPKIT_TRY_ASSIGN(IdIndex functions, index_ids(in.function(), "function", source));
+    out.locations.reserve(static_cast<size_t>(in.location_size()));
+    for (const pb::Location& location : in.location()) {
+        PprofLocation kept;
+        kept.address = location.address();
+        if (location.mapping_id() != 0) {
+            HEAPKIT_TRY_ASSIGN(kept.mapping,
+                               position_of(mappings, location.mapping_id(), "mapping", source));
+        }
+        for (const pb::Line& line : location.line()) {
+            HEAPKIT_TRY_ASSIGN(uint32_t function,
+                               position_of(functions, line.function_id(), "function", source));
+            kept.lines.push_back({function, line.line(), line.column()});
+        }
+        out.locations.push_back(std::move(kept));
+    }
+    return {};
+}
+
+Result<void> read_samples(const pb::Profile& in, std::string_view source, PprofFile& out) {
+    HEAPKIT_TRY_ASSIGN(IdIndex locations, index_ids(in.location(), "location", source));
+    out.samples.reserve(static_cast<size_t>(in.sample_size()));
+    for (int s = 0; s < in.sample_size(); ++s) {
+        const pb::Sample& sample = in.sample(s);
+        if (static_cast<size_t>(sample.value_size()) != out.sample_types.size()) {
+            return fail("{}: sample {} has {} values for {} sample types", source, s + 1,
+                        sample.value_size(), out.sample_types.size());
+        }
+        PprofSample kept;
+        kept.values.assign(sample.value().begin(), sample.value().end());
+        kept.locations.reserve(static_cast<size_t>(sample.location_id_size()));
+        for (uint64_t id : sample.location_id()) {
+            HEAPKIT_TRY_ASSIGN(uint32_t at, position_of(locations, id, "location", source));
+            kept.locations.push_back(at);
+        }
+        out.samples.push_back(std::move(kept));
+    }
+    return {};
+}
+
+} // namespace
+
+bool looks_like_pprof(std::string_view bytes) {
+    if (bytes.empty()) {
+        return false;
+    }
+    // Fields 1-6 (the repeated messages and strings) are length-delimited (wire type 2);
+    // 7-15 are varints (wire type 0).
+    auto tag = static_cast<unsigned char>(bytes.front());
+    unsigned field = tag >> 3;
+    unsigned wire = tag & 7;
+    if (!((field >= 1 && field <= 6 && wire == 2) || (field >= 7 && field <= 15 && wire == 0))) {
+        return false;
+    }
+    // Some of those tags are letters ('h' of "heap_v2/"): an encoded message has control
+    // bytes within its first fields (lengths, varint tags), which a text never has.
+    std::string_view head = bytes.substr(0, 4096);
+    return std::any_of(head.begin(), head.end(), [](char c) {
+        auto byte = static_cast<unsigned char>(c);
+        return byte < 0x09 || (byte >= 0x0e && byte < 0x20);
+    });
+}
+
+Result<PprofFile> read_pprof(std::string_view bytes, std::string_view source) {
+    if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+        return fail("{}: a pprof profile of {} bytes is larger than protobuf reads (2 GiB)", source,
+                    bytes.size());
+    }
+    google::protobuf::Arena arena;
+    pb::Profile& in = *google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
+    if (!in.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+        return fail("{}: not a pprof profile: its protobuf encoding is damaged or cut short",
+                    source);
+    }
+    if (in.string_table_size() == 0 || !in.string_table(0).empty()) {
+        return fail("{}: not a pprof profile: its string table does not start with \"\"", source);
+    }
+    if (in.sample_type_size() == 0) {
+        return fail("{}: the pprof profile has no sample type", source);
+    }
+    PprofFile out;
+    Strings strings(static_cast<size_t>(in.string_table_size()), source);
+    HEAPKIT_TRY(read_header(in, strings, out));
+    HEAPKIT_TRY(read_mappings(in, strings, out));
+    HEAPKIT_TRY(read_functions(in, strings, out));
+    HEAPKIT_TRY(read_locations(in, source, out));
+    HEAPKIT_TRY(read_samples(in, source, out));
+    out.strings.assign(in.string_table().begin(), in.string_table().end());
+    return out;
+}
+
+} // namespace heapkit

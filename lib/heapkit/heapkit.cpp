@@ -138,13 +138,22 @@ Result<Views> load_views(const ViewRequest& request) {
     }
     if (!request.bases.empty()) {
         HEAPKIT_TRY_ASSIGN(views.base, load_filtered(request.bases, request, views));
+        HEAPKIT_TRY(check_same_types(views.profile, *views.base));
     }
     return views;
 }
 
 Result<void> write_view(Views views, const ViewOptions& options, const Sink& sink) {
-    return views.series.empty() ? write_profile_view(views, options, sink)
-                                : write_series_view(views, options, sink);
+    if (!views.series.empty()) {
+        return write_series_view(views, options, sink);
+    }
+    // A pprof's own sample types are named as it names them (a CPU profile's "samples").
+    ViewOptions named = options;
+    if (!views.profile.named_types.empty()) {
+        named.folded.sample_name = sample_name(views.profile, options.folded.sample);
+        named.folded.sample_unit = sample_unit(views.profile, options.folded.sample);
+    }
+    return write_profile_view(views, named, sink);
 }
 
 bool is_binary(ViewKind kind) {

@@ -147,14 +147,14 @@ std::vector<std::string> wrapper_hint(const Views& views, const ToolOptions& opt
                 "{} is a function without a name that calls the allocator, under {:.0f}% of "
                 "{} and called from {} places: most likely an allocation wrapper; "
                 "--drop-frames '{}{}' cuts it so that its callers are the leaves",
-                found.frame, found.share * 100, name_of(folded.sample), found.callers,
-                found.drop_frames, more));
+                found.frame, found.share * 100, name_of(folded), found.callers, found.drop_frames,
+                more));
         } else {
             lines.push_back(
                 fmt::format("{} is the frame just above the allocator under {:.0f}% of {}, called "
                             "from {} places: if it only allocates for its callers, --drop-frames "
                             "'{}{}' cuts it so that they are the leaves",
-                            found.frame, found.share * 100, name_of(folded.sample), found.callers,
+                            found.frame, found.share * 100, name_of(folded), found.callers,
                             found.drop_frames, more));
         }
     }

@@ -194,7 +194,7 @@ Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& f
                                    "site by {} (red lines: 1 ms, 10 ms, 1 s)",
                                    static_cast<double>(profile.duration_nanos) / 1e9,
                                    profile.log_free_sites ? "freeing" : "allocating",
-                                   name_of(folded.sample))));
+                                   name_of(folded))));
         if (!note.empty()) { // under the title, in two lines at its colon
             size_t colon = note.find("): ");
             size_t cut = colon == std::string::npos ? note.size() : colon + 2;

@@ -91,7 +91,7 @@ Result<void> write_log_report(const Profile& profile, const FoldedOptions& folde
             "allocation log: {} objects ({}) allocated and freed in {:.3f}s, unsampled; "
             "per {} site by {}, {} of {} sites shown\n",
             with_thousands(static_cast<uint64_t>(objects)), quantity(bytes, true), seconds,
-            profile.log_free_sites ? "freeing" : "allocating", name_of(folded.sample), shown,
+            profile.log_free_sites ? "freeing" : "allocating", name_of(folded), shown,
             sites.size());
         out += fmt::format(
             "{:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>10} {:>6}  {}\n",

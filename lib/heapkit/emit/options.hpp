@@ -54,6 +54,10 @@ enum class FrameStyle {
 
 struct FoldedOptions {
     SampleType sample = SampleType::inuse_space;
+    // How the views name `sample` and its unit, when a pprof names it ("samples",
+    // "count"; write_view sets them from the profile); empty: name_of and unit_of.
+    std::string sample_name;
+    std::string sample_unit;
     FrameOptions frames;
     bool thread_frames = false; // prefix each stack with its thread's label
     FrameStyle style = FrameStyle::function;
@@ -62,6 +66,14 @@ struct FoldedOptions {
     // names it), before the thread frame.
     bool dump_frames = false;
 };
+
+// `folded.sample`'s name and unit as the views say them.
+inline std::string_view name_of(const FoldedOptions& folded) {
+    return folded.sample_name.empty() ? name_of(folded.sample) : folded.sample_name;
+}
+inline std::string_view unit_of(const FoldedOptions& folded) {
+    return folded.sample_unit.empty() ? unit_of(folded.sample) : folded.sample_unit;
+}
 
 // Colour schemes of a flame graph, named as flamegraph.pl's --colors names them.
 enum class Palette { mem, hot, io, red, green, blue, aqua, yellow, purple, orange };

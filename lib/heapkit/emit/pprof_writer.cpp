@@ -83,6 +83,15 @@ private:
 };
 
 std::vector<SampleType> sample_types_of(const Profile& profile) {
+    if (!profile.named_types.empty()) { // a pprof's: the slots it fills, as it names them
+        std::vector<SampleType> types;
+        for (size_t slot = 0; slot < profile.named_types.size(); ++slot) {
+            if (!profile.named_types[slot].name.empty()) {
+                types.push_back(static_cast<SampleType>(slot));
+            }
+        }
+        return types;
+    }
     if (profile.from_log) { // nothing is in use: what was allocated, and the log's measures
         std::vector<SampleType> types = {SampleType::alloc_objects, SampleType::alloc_space};
         types.insert(types.end(), std::begin(log_sample_types), std::end(log_sample_types));
@@ -100,8 +109,8 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
                 std::span<const ExtraSampleType> extra) {
     for (SampleType type : types) {
         pb::ValueType* value_type = out.add_sample_type();
-        value_type->set_type(strings.intern(name_of(type)));
-        value_type->set_unit(strings.intern(unit_of(type)));
+        value_type->set_type(strings.intern(sample_name(profile, type)));
+        value_type->set_unit(strings.intern(sample_unit(profile, type)));
     }
     for (const ExtraSampleType& type : extra) {
         pb::ValueType* value_type = out.add_sample_type();
@@ -112,7 +121,8 @@ void add_header(pb::Profile& out, StringTable& strings, const Profile& profile,
     out.mutable_period_type()->set_type(strings.intern(cpu ? "cpu" : "space"));
     out.mutable_period_type()->set_unit(strings.intern(cpu ? "nanoseconds" : "bytes"));
     out.set_period(cpu ? options.cpu->period_nanos : static_cast<int64_t>(profile.period));
-    out.set_default_sample_type(strings.intern(cpu ? "cpu" : name_of(options.default_type)));
+    out.set_default_sample_type(
+        strings.intern(cpu ? "cpu" : sample_name(profile, options.default_type)));
     // The stacks stay whole: pprof cuts what drop_frames names, as the other views do.
     bool keep = options.frames.keep_allocator_frames || cpu;
     std::string drop = drop_frames_regex(keep, options.frames.drop_frames);

@@ -103,7 +103,7 @@ Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
                         const TextOptions& options, const Sink& sink) {
     NodeValues values = node_values(graph);
     std::vector<Row> rows = rows_of(graph, values);
-    bool bytes = unit_of(folded.sample) == "bytes";
+    bool bytes = unit_of(folded) == "bytes";
     int64_t total = values.cum[0];
     // A change's percentages are of the base's total, as go tool pprof -diff_base gives
     // them: of the net change, a small net made -2423 % of a 28 kB shrink.
@@ -115,9 +115,9 @@ Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
         graph.differential()
             ? fmt::format("change of {}: {} total, percentages of the base's {}; {} of {} "
                           "functions shown\n",
-                          name_of(folded.sample), quantity(total, bytes),
-                          quantity(base_total, bytes), shown, rows.size())
-            : fmt::format("{}: {} total, {} of {} functions shown{}{}\n", name_of(folded.sample),
+                          name_of(folded), quantity(total, bytes), quantity(base_total, bytes),
+                          shown, rows.size())
+            : fmt::format("{}: {} total, {} of {} functions shown{}{}\n", name_of(folded),
                           quantity(total, bytes), shown, rows.size(),
                           options.header_note.empty() ? "" : "; ", options.header_note);
     out += fmt::format("{:>10} {:>7} {:>7} {:>10} {:>7}  {}\n", "flat", "flat%", "sum%", "cum",

@@ -31,14 +31,13 @@ std::string rate(double value, bool bytes, bool timed) {
 ChartInput chart_input(const GrowthSeries& series, std::span<const StackTrend> top,
                        const std::vector<std::string>& sites, const FoldedOptions& folded) {
     ChartInput input;
-    bool bytes = unit_of(folded.sample) == "bytes";
+    bool bytes = unit_of(folded) == "bytes";
     bool grows = !top.empty() && top.front().trend.persistent() > 0;
     input.title =
-        grows ? fmt::format("{} over time: the {} that grow{}", name_of(folded.sample),
+        grows ? fmt::format("{} over time: the {} that grow{}", name_of(folded),
                             top.size() == 1 ? "stack" : fmt::format("{} stacks", top.size()),
                             top.size() == 1 ? "s" : "")
-              : fmt::format("{} over time: nothing grows{}; the {} largest stacks",
-                            name_of(folded.sample),
+              : fmt::format("{} over time: nothing grows{}; the {} largest stacks", name_of(folded),
                             step_count(series) > 0
                                 ? fmt::format(" ({} grew and then stopped)", step_count(series))
                                 : std::string(),
@@ -141,7 +140,7 @@ Result<void> write_graph(std::span<const Profile> dumps, const FoldedOptions& fo
     HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, top));
     Chart chart = growth_chart(chart_input(series, top, sites, folded), flame.width);
 
-    bool bytes = unit_of(folded.sample) == "bytes";
+    bool bytes = unit_of(folded) == "bytes";
     if (flame.countname.empty()) {
         flame.countname = bytes ? "bytes" : "objects";
     }

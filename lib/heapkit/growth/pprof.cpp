@@ -83,7 +83,7 @@ Result<std::string> write_growth_pprof(std::span<const Profile> dumps,
         // pprof knows no rate units: "bytes_per_second" was printed unscaled and glued to
         // the number (6545498bytes_per_second). In bytes (or count) go tool pprof scales
         // them (6.24MB); the comments say they are per second.
-        std::string unit(unit_of(folded.sample));
+        std::string unit(unit_of(folded));
         ExtraSampleType types[] = {
             {"growth", unit, shares(last, spelled, growth, folded.sample)},
             {"slope", unit, shares(last, spelled, slope, folded.sample)},

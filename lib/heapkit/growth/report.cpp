@@ -30,7 +30,7 @@ std::string describe_series(const GrowthSeries& series, const FoldedOptions& fol
                             : fmt::format("none grows{}; the largest", stepped);
     return fmt::format("{}: {} dumps in {} run{}{}; {} stacks, {}, {} shown, ranked by growth "
                        "that persists (monotonic first, then the later half's slope x R^2)\n",
-                       name_of(folded.sample), series.dumps, runs, runs == 1 ? "" : "s", span,
+                       name_of(folded), series.dumps, runs, runs == 1 ? "" : "s", span,
                        series.stacks.size(), which, shown);
 }
 
@@ -39,7 +39,7 @@ std::string describe_series(const GrowthSeries& series, const FoldedOptions& fol
 // largest steps), then what does not grow (the first as ranked), up to 3 of each.
 Result<std::string> left_out(std::span<const Profile> dumps, const FoldedOptions& folded,
                              const GrowthSeries& series, size_t growing) {
-    bool bytes = unit_of(folded.sample) == "bytes";
+    bool bytes = unit_of(folded) == "bytes";
     std::vector<const StackTrend*> steps;
     std::vector<const StackTrend*> flat;
     for (size_t s = growing; s < series.stacks.size(); ++s) {
@@ -94,7 +94,7 @@ Result<void> write_growth_report(std::span<const Profile> dumps, const FoldedOpt
         size_t shown = suspect_count(series, options.node_count);
         std::span<const StackTrend> top(series.stacks.data(), shown);
         HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, top));
-        bool bytes = unit_of(folded.sample) == "bytes";
+        bool bytes = unit_of(folded) == "bytes";
         std::string out = describe_series(series, folded, shown);
         out += fmt::format("{:>4} {:>11} {:>11} {:>11} {:>5} {:>10} -> {:<10} {:<4} {}\n", "rank",
                            series.timed ? "growth/s" : "growth/dump", "slope/s", "slope/dump",

@@ -145,12 +145,11 @@ bool looks_like_pprof(std::string_view bytes) {
     if (bytes.empty()) {
         return false;
     }
-    // Fields 1-6 (the repeated messages and strings) are length-delimited (wire type 2);
-    // 7-15 are varints (wire type 0).
+    // One of Profile's fields 1-15, a varint (wire type 0) or length-delimited (2).
     auto tag = static_cast<unsigned char>(bytes.front());
     unsigned field = tag >> 3;
     unsigned wire = tag & 7;
-    if (!((field >= 1 && field <= 6 && wire == 2) || (field >= 7 && field <= 15 && wire == 0))) {
+    if (field < 1 || field > 15 || (wire != 0 && wire != 2)) {
         return false;
     }
     // Some of those tags are letters ('h' of "heap_v2/"): an encoded message has control

@@ -40,13 +40,15 @@ Result<void> draw(const StackProducer& produce, const FlameOptions& options, con
 FlameOptions with_unit(FlameOptions options, const FoldedOptions& folded) {
     if (options.title.empty()) {
         options.title = fmt::format("{} of {}", options.inverted ? "Icicle Graph" : "Flame Graph",
-                                    name_of(folded.sample));
+                                    name_of(folded));
     }
     if (options.countname.empty()) {
-        std::string_view unit = unit_of(folded.sample);
+        std::string_view unit = unit_of(folded);
         options.countname = unit == "bytes"          ? "bytes"
                             : unit == "byte_seconds" ? "byte-seconds"
-                                                     : "objects";
+                            : !folded.sample_name.empty()
+                                ? (unit == "count" ? folded.sample_name : std::string(unit))
+                                : "objects";
     }
     return options;
 }

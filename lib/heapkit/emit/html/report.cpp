@@ -237,7 +237,7 @@ Result<void> append_series(std::string& json, std::span<const Profile> dumps,
     std::span<const StackTrend> top(series.stacks.data(), shown);
     HEAPKIT_TRY_ASSIGN(std::vector<std::string> sites, allocation_sites(dumps, folded, top));
     json += fmt::format("\"series\":{{\"timed\":{},\"ranked\":\"{}\",\"seconds\":[{}],",
-                        series.timed, name_of(folded.sample), fmt::join(series.seconds, ","));
+                        series.timed, name_of(folded), fmt::join(series.seconds, ","));
     json += fmt::format("\"bounds\":[{}],\"suspects\":[", fmt::join(series.bounds, ","));
     for (size_t s = 0; s < shown; ++s) {
         const StackTrend& stack = top[s];

@@ -18,7 +18,7 @@ seconds=${1:-60}
 shift || true
 # Light: small text readers whose inputs are short and quickly covered.
 light_targets="http_request page_query bearer_token symbol_body debian_packages telemetry jemalloc_copies"
-all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer address_index agent_config jemalloc_stats prof_log inflated_debug_file load_series $light_targets"
+all_targets="heap_v2 jeprof_symbolized maps gzip demangle symbolizer address_index agent_config jemalloc_stats prof_log pprof inflated_debug_file load_series $light_targets"
 # The 11 targets a run of all once had SECONDS each: the whole run keeps that length.
 budget_targets=11
 targets=${FUZZ_TARGETS:-$all_targets}
@@ -79,6 +79,16 @@ mkdir -p "$work/load_series" # three dumps of one program, as load_series.cpp cu
 dump=tests/fuzz/corpus/heap_v2/real_dump.heap
 { cat "$dump"; printf '\n%%%%\n'; cat "$dump"; printf '\n%%%%\n'; cat "$dump"; } \
   > "$work/load_series/three"
+mkdir -p "$work/pprof" # pprof profiles heapkit writes of the dumps, named and not (inflated)
+for dump in tests/fuzz/corpus/heap_v2/*; do
+  "$build/cmd/jeprof2pprof" --no-cache --no-symbolize "$dump" -o - | gzip -dc \
+    > "$work/pprof/$(basename "$dump").pb"
+done
+# ... and one with names: the symbolizer's fixture run under jemalloc's profiling.
+MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/named" \
+  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "$work/symbolizer/pie" > /dev/null
+"$build/cmd/jeprof2pprof" --no-cache "$work"/named.*.heap -o - | gzip -dc > "$work/pprof/named.pb"
+rm -f "$work"/named.*.heap
 mkdir -p "$work/address_index" # one range of one frame, build id "ab" (address_index.hpp)
 {
   printf 'HKADDRIX\1\0\0\0\4\3\2\1\1\0\0\0\0\0\0\0'        # version 1, mark, DWARF, id: text 0

@@ -52,6 +52,21 @@ fails(write("huge.heap", HEAD + "@ 0x1\n  t*: 9223372036854775808: 1 [0: 0]\n" +
 fails(write("maps_garbage.heap", HEAD + "@ 0x1\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\nzzz\n"),
       r"maps_garbage\.heap:7: expected a maps line")
 
+# pprof profiles: one heapkit wrote, cut short (plain and gzipped); one whose sample type
+# names string 5 of a table of 2; a sample naming a location that is not there.
+import gzip  # noqa: E402
+run([tool("jeprof2pprof"), real_dump, "-o", os.path.join(directory, "real.pb.gz")])
+with open(os.path.join(directory, "real.pb.gz"), "rb") as f:
+    PPROF = gzip.decompress(f.read())
+fails(write("cut.pb", PPROF[:len(PPROF) // 2]), r"cut\.pb: not a pprof profile: its protobuf "
+      r"encoding is damaged or cut short")
+fails(write("cut.pb.gz", gzip.compress(PPROF[:len(PPROF) - 3])), r"cut\.pb\.gz: not a pprof")
+TABLE = b"\x32\x00\x32\x01x"  # string_table: "", "x"
+fails(write("bad_string.pb", b"\x0a\x04\x08\x05\x10\x01" + TABLE),
+      r"bad_string\.pb: sample type: string index 5 is outside the string table \(2 strings\)")
+fails(write("bad_location.pb", b"\x0a\x04\x08\x01\x10\x01\x12\x05\x0a\x01\x07\x10\x01" + TABLE),
+      r"bad_location\.pb: no location has id 7")
+
 # Truncated at every line and in the middle of every line: either still a valid dump
 # (cut at a line boundary of the maps section) or an error naming its line.
 lines = REAL.splitlines(keepends=True)

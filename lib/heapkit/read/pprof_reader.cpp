@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <google/protobuf/arena.h>
+#include <optional>
 #include <unordered_map>
 
 namespace heapkit {
@@ -139,26 +140,60 @@ Result<void> read_samples(const pb::Profile& in, std::string_view source, PprofF
     return {};
 }
 
+// Whether `tag` is one of Profile's fields with its wire type: the repeated messages and
+// strings (1-6) and period_type (11) length-delimited, comment (13) packed or not, the
+// others varints.
+bool valid_tag(unsigned char tag) {
+    unsigned field = tag >> 3;
+    unsigned wire = tag & 7;
+    if (field < 1 || field > 15) {
+        return false;
+    }
+    if (field <= 6 || field == 11) {
+        return wire == 2;
+    }
+    return wire == 0 || (field == 13 && wire == 2);
+}
+
+// The varint at `at` (moved past it); nullopt when it does not end within 10 bytes.
+std::optional<uint64_t> varint_at(std::string_view bytes, size_t& at) {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 70 && at < bytes.size(); shift += 7) {
+        auto byte = static_cast<unsigned char>(bytes[at++]);
+        value |= uint64_t{byte & 0x7fu} << shift;
+        if ((byte & 0x80) == 0) {
+            return value;
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 bool looks_like_pprof(std::string_view bytes) {
-    if (bytes.empty()) {
-        return false;
+    // The first fields (up to 8) as Profile's: each tag one of its fields with that
+    // field's wire type, each varint ended, each length within the bytes. A text's bytes
+    // fail within a few fields ("heap_v2/": 'h' is field 13's tag, 'a' no tag of it).
+    size_t at = 0;
+    int fields = 0;
+    while (at < bytes.size() && fields < 8) {
+        auto tag = static_cast<unsigned char>(bytes[at++]);
+        if (!valid_tag(tag)) {
+            return false;
+        }
+        auto value = varint_at(bytes, at);
+        if (!value) {
+            return false;
+        }
+        if ((tag & 7) == 2) {
+            if (*value > bytes.size() - at) {
+                return fields > 0 || at + 1 < bytes.size(); // runs past a first chunk
+            }
+            at += static_cast<size_t>(*value);
+        }
+        ++fields;
     }
-    // One of Profile's fields 1-15, a varint (wire type 0) or length-delimited (2).
-    auto tag = static_cast<unsigned char>(bytes.front());
-    unsigned field = tag >> 3;
-    unsigned wire = tag & 7;
-    if (field < 1 || field > 15 || (wire != 0 && wire != 2)) {
-        return false;
-    }
-    // Some of those tags are letters ('h' of "heap_v2/"): an encoded message has control
-    // bytes within its first fields (lengths, varint tags), which a text never has.
-    std::string_view head = bytes.substr(0, 4096);
-    return std::any_of(head.begin(), head.end(), [](char c) {
-        auto byte = static_cast<unsigned char>(c);
-        return byte < 0x09 || (byte >= 0x0e && byte < 0x20);
-    });
+    return fields > 0;
 }
 
 Result<PprofFile> read_pprof(std::string_view bytes, std::string_view source) {

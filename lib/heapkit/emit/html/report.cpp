@@ -58,16 +58,17 @@ void append_strings(std::string& out, std::string_view member,
 }
 
 // What every page's data begins with: its kind, title, types and what was filtered.
-std::string head_json(std::string_view kind, const std::vector<SampleType>& types,
-                      SampleType wanted, const HtmlOptions& options,
-                      const std::vector<std::string>& sources) {
+// The types are named as `named` names them (a pprof's own names).
+std::string head_json(std::string_view kind, const Profile& named,
+                      const std::vector<SampleType>& types, SampleType wanted,
+                      const HtmlOptions& options, const std::vector<std::string>& sources) {
     std::string out = fmt::format("{{\"version\":1,\"kind\":\"{}\",\n\"title\":", kind);
     append_json_string(out, options.title);
     out += ",\n\"types\":[";
     for (size_t t = 0; t < types.size(); ++t) {
         out += t > 0 ? "," : "";
         fmt::format_to(std::back_inserter(out), "{{\"name\":\"{}\",\"unit\":\"{}\"}}",
-                       name_of(types[t]), unit_of(types[t]));
+                       sample_name(named, types[t]), sample_unit(named, types[t]));
     }
     auto chosen = std::find(types.begin(), types.end(), wanted) - types.begin();
     fmt::format_to(std::back_inserter(out), "],\n\"type\":{},\n", chosen);
@@ -209,8 +210,8 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         HEAPKIT_TRY(data.add_profile(*base, types));
     }
     HEAPKIT_TRY(data.add_profile(profile, types));
-    std::string json =
-        head_json(base ? "diff" : "profile", types, folded.sample, options, profile.sources);
+    std::string json = head_json(base ? "diff" : "profile", profile, types, folded.sample, options,
+                                 profile.sources);
     if (base) {
         append_strings(json, "baseSources", base->sources);
     }
@@ -278,7 +279,8 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
     for (const Profile& dump : dumps) {
         HEAPKIT_TRY(data.add_profile(dump, types));
     }
-    std::string json = head_json("series", types, folded.sample, options, sources);
+    std::string json =
+        head_json("series", *profiles.front(), types, folded.sample, options, sources);
     append_strings(json, "notes", dumps.back().notes);
     HEAPKIT_TRY(append_series(json, dumps, folded, growth, data));
     data.write_json(json, options.source_excerpts); // after the suspects: their strings

@@ -90,8 +90,8 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                ": inuse_space (default; alloc_space for an allocation log), inuse_objects, "
                "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
                "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
-               "temporary: freed within 1 ms); of a pprof profile, its own sample types (a CPU "
-               "profile's samples or cpu; default: its default type)")
+               "temporary: freed within 1 ms; of a pprof profile: its own types by name (a CPU "
+               "profile's samples or cpu; default: the profile's own))")
         ->option_text("TYPE");
     app.add_flag("--free-sites", load.log_free_sites,
                  "of an allocation log: stacks where objects were freed, not allocated");

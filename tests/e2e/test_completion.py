@@ -72,7 +72,8 @@ for name in ("jeprof2pprof", "heapfold"):
               f"{name} {flag}: completed {values}, --help lists {help_values(help_text, flag)}")
         for value in values:
             check(accepted(name, flag, value), f"{name} does not take {flag} {value}")
-    check(not accepted(name, "--sample", "in_use"), "the tool's check of values works")
+    # --sample's names are checked once the profile is read (a pprof names its own types):
+    # test_bad_inputs refuses --sample bogus, test_pprof_input a type a pprof lacks.
 
 levels = offered("jeprof2pprof", "--compress-level", "")
 check(levels == [str(n) for n in range(10)], f"--compress-level: {levels}")

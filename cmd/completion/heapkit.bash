@@ -77,8 +77,8 @@ _heapkit_tool() {
         _heapkit_reply "$(_heapkit_flags "${words[0]##*/}")"
         return
     fi
-    # The dumps: jeprof.<pid>.<seq>.f.heap, gzipped or not, or jeprof --raw files of
-    # any name.
+    # The dumps: jeprof.<pid>.<seq>.f.heap, gzipped or not, jeprof --raw files and pprof
+    # profiles (*.pb.gz): any name.
     _filedir
 }
 complete -F _heapkit_tool jeprof2pprof heapfold

@@ -17,7 +17,8 @@ import time
 import urllib.error
 import urllib.request
 
-from heapkit_e2e import check, flame_frames, go_pprof, pprof_raw, pprof_total, run, workdir
+from heapkit_e2e import (check, flame_frames, go_pprof, pprof_raw, pprof_total, run, tool,
+                         workdir)
 
 service = os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "examples", "example_service")
 # As in test_runtime.py: jemalloc and ASan cannot share a process. The sampler's own
@@ -26,6 +27,7 @@ if "libasan" in subprocess.run(["ldd", service], capture_output=True, text=True)
     print("sanitizer build: the jemalloc service cannot run under ASan; skipping")
     sys.exit(77)
 directory = workdir()
+heapfold = tool("heapfold")
 HOT = "burn_cpu_hot_loop"
 
 
@@ -82,6 +84,19 @@ try:
     check(status == 200 and bare and not any(HOT in " ".join(s["frames"]) for s in bare),
           "symbolize=0 still named frames")
     check(any("example_service" in m for m in mappings), f"mappings: {mappings}")
+
+    # heapfold opens both as CPU profiles: the totals go tool pprof gives, the hot loop
+    # named, in the unsymbolized one by heapkit's symbolizer from the mapped file.
+    for path, raw in ((profile, samples), (os.path.join(directory, "bare.pb.gz"), bare)):
+        for sample_type in ("samples", "cpu"):
+            folded = run([heapfold, "--sample", sample_type, path]).stdout
+            stacks = {line.rpartition(" ")[0]: int(line.rpartition(" ")[2])
+                      for line in folded.splitlines()}
+            check(sum(stacks.values()) == pprof_total(raw, sample_type, lambda frames: True),
+                  f"heapfold --sample {sample_type} {path}: {sum(stacks.values())}")
+            check(any(HOT in stack for stack in stacks), f"heapfold {path}: no {HOT}")
+    svg = run([heapfold, "--svg", "--sample", "samples", profile]).stdout
+    check("Flame Graph of samples" in svg and HOT in svg, "heapfold --svg of the CPU profile")
 
     # A client that leaves (curl -m1) ends its profile: the profiler is free again, and
     # SIGPROF is the process's own, long before the 20 s it asked for.

@@ -125,10 +125,18 @@ try:
     check_near(pprof_total(samples, "inuse_space",
                            lambda frames: "(anonymous namespace)::open_sessions()" in frames),
                64 * 16384, "open_sessions in /debug/pprof/heap")
+    # heapfold opens the page's answer: go tool pprof's total, its names.
+    stacks = heapfold(served)
+    check(sum(stacks.values()) == pprof_total(samples, "inuse_space", lambda frames: True)
+          and any("open_sessions" in stack for stack in stacks), "heapfold /debug/pprof/heap")
     status, body = request("/debug/pprof/heap?symbolize=0&threads=1")
     with open(served, "wb") as f:
         f.write(body)
     _, bare, bare_mappings = pprof_raw(served)
+    # ... and names its unnamed form from the service's file, as it names a dump's.
+    stacks = heapfold(served)
+    check(sum(stacks.values()) == pprof_total(bare, "inuse_space", lambda frames: True)
+          and any("open_sessions" in stack for stack in stacks), "heapfold of symbolize=0")
     check(status == 200 and not any("open_sessions" in " ".join(s["frames"]) for s in bare),
           "symbolize=0 still named frames")
     check("[FN]" not in bare_mappings[0], "symbolize=0 mapping claims functions")

@@ -18,9 +18,9 @@ FLOORS = [
     ["unsample/"],
     ["model/"],
     ["symbolize/"],
-    ["emit/"],  # the writers, but for the HTML report (emit/html/, above growth/)
+    ["emit/"],
     ["stats/", "growth/"],
-    ["emit/html/"],  # heapfold --html: a series' growth is one of its views
+    ["report/"],  # heapfold --html: a series' growth is one of its views
     ["load/"],
     # the front door: heapkit.hpp, heapkit.cpp, and the tools' run behind it
     [("the front door", ["heapkit.", "tool.", "index_tool."])],

@@ -2,8 +2,8 @@
 // The front door: what a tool asks for, loaded, and written as one view.
 #include "heapkit/heapkit.hpp"
 
-#include "heapkit/emit/html/report.hpp"
 #include "heapkit/load/final_dump.hpp"
+#include "heapkit/report/report.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>

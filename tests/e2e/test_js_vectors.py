@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The pages' JavaScript (lib/heapkit/emit/js/, emit/html/report_*.js): each file parses
+"""The pages' JavaScript (lib/heapkit/emit/js/, report/report_*.js): each file parses
 (node --check), the SVG flame graph and the HTML report carry each of their files verbatim
 (so what is checked here is what is embedded), and matcher.js and amount.js agree with the
 C++ on tests/vectors/filters_and_amounts.json (tests/unit/test_vectors_filters_and_amounts.cpp

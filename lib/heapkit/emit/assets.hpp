@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The pages' markup, style and scripts, files of emit/html/, emit/js/ and emit/flame/
+// The pages' markup, style and scripts, files of report/, emit/js/ and emit/flame/
 // compiled in by embed_assets.py (meson runs it at build time; lib/heapkit/meson.build
 // lists which files make which asset, in order).
 #pragma once
@@ -8,7 +8,7 @@
 
 namespace heapkit::assets {
 
-// The HTML report (emit/html/report.cpp).
+// The HTML report (report/report.cpp).
 extern const std::string_view report_page;   // report.html, with {{...}} slots the writer fills
 extern const std::string_view report_style;  // report.css
 extern const std::string_view report_script; // emit/js's shared files, then report_*.js

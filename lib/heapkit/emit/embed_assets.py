@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Writes a C++ source defining heapkit::assets::NAME (std::string_view) for each
 NAME=PATH[+PATH...] argument: the pages' markup, style and scripts are kept as real files in
-the tree (emit/html/, emit/js/, emit/flame/) and compiled into the library byte for byte,
+the tree (report/, emit/js/, emit/flame/) and compiled into the library byte for byte,
 the files of one NAME one after the other, each ending in a newline.
 
 An asset goes into a <script> or <style> element, in HTML or in an SVG's CDATA section:

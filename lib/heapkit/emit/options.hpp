@@ -121,7 +121,7 @@ struct LifetimeOptions {
     unsigned width = 1200; // px
 };
 
-// The HTML report (emit/html/report.hpp).
+// The HTML report (report/report.hpp).
 struct HtmlOptions {
     std::string title; // "" for "heapkit: " and the first input's name
     // The filters applied before the report was written, as the command line gave them

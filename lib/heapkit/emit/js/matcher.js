@@ -17,21 +17,34 @@ function compilePattern(pattern, whole) {
   }
 }
 
-// A name without its argument list, what drop matches whole (pprof's drop_frames):
-// "f(int)" is "f"; "(anonymous namespace)::f" keeps its parenthesis.
+// A name without its argument list, what drop matches whole (pprof's drop_frames), as the
+// command line's --drop-frames cuts it (emit/stacks/allocator_frames.cpp,
+// simplified_function_name): at the first "(" that does not begin "(anonymous namespace)"
+// or end "operator()". "f(int)" is "f"; "(anonymous namespace)::f(int)" is
+// "(anonymous namespace)::f".
 function simplifiedName(name) {
-  const open = name.indexOf("(");
-  return open > 0 && name.charAt(name.length - 1) === ")" && name.lastIndexOf("(anonymous", 0) !== 0
-    ? name.slice(0, name.lastIndexOf("(")) : name;
+  const reserved = ["(anonymous namespace)", "operator()"];
+  let from = 0;
+  while ((from = name.indexOf("(", from)) >= 0) {
+    const word = reserved.find((w) => {
+      const start = w.indexOf("(");
+      return from >= start && name.substr(from - start, w.length) === w;
+    });
+    if (word === undefined) {
+      return name.slice(0, from);
+    }
+    from += word.length - word.indexOf("(");
+  }
+  return name;
 }
 
 // Whether a frame's name is one a refinement of `kind` ("focus", "ignore", "hide": a match
-// anywhere in the name; "drop": the whole name, or the name without its arguments) with
+// anywhere in the name; "drop": the whole name without its arguments) with
 // `pattern` applies to. `pattern` is a valid one (compilePattern says).
 function refinementTest(kind, pattern) {
   const re = compilePattern(pattern, kind === "drop");
   if (kind === "drop") {
-    return (name) => re.test(name) || re.test(simplifiedName(name));
+    return (name) => re.test(simplifiedName(name));
   }
   return (name) => re.test(name);
 }

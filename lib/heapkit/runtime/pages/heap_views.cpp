@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/pages/heap_views.hpp"
 
-#include "heapkit/emit/html/report.hpp"
+#include "heapkit/report/report.hpp"
 #include "heapkit/runtime/export/export.hpp"
 #include "heapkit/runtime/pages/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"

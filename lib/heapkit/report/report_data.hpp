@@ -6,9 +6,9 @@
 // flame graph do, and keeps lines apart for tooltips and the source view.
 #pragma once
 
-#include "heapkit/emit/html/source_excerpts.hpp"
 #include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
+#include "heapkit/report/source_excerpts.hpp"
 #include "heapkit/util/error.hpp"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/html/source_excerpts.hpp"
+#include "heapkit/report/source_excerpts.hpp"
 
-#include "heapkit/emit/html/report_data.hpp"
+#include "heapkit/report/report_data.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/html/report_data.hpp"
-#include "heapkit/emit/html/source_excerpts.hpp"
+#include "heapkit/report/report_data.hpp"
+#include "heapkit/report/source_excerpts.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>

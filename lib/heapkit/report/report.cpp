@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // write_html_report and write_html_series (report.hpp): the data, then the page around it.
-#include "heapkit/emit/html/report.hpp"
+#include "heapkit/report/report.hpp"
 
 #include "heapkit/emit/assets.hpp"
-#include "heapkit/emit/html/report_data.hpp"
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/growth/allocation_sites.hpp"
 #include "heapkit/growth/stack_trends.hpp"
+#include "heapkit/report/report_data.hpp"
 #include "heapkit/util/gzip.hpp"
 #include "heapkit/util/try.hpp"
 

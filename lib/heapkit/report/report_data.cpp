@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heapkit/emit/html/report_data.hpp"
+#include "heapkit/report/report_data.hpp"
 
 #include "heapkit/emit/stacks/dump_labels.hpp"
 #include "heapkit/emit/stacks/location_frames.hpp"

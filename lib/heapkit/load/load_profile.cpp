@@ -135,8 +135,8 @@ Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& r
 }
 
 // Pass 4, symbolize: names for every location, and what could not be named, summed up
-// per file with the next step.
-void name_frames(Loaded& loaded, const LoadOptions& options) {
+// per file with the next step; `sample` (load_profile chose it) weighs the unnamed share.
+void name_frames(Loaded& loaded, const LoadOptions& options, SampleType sample) {
     SymbolizeReport symbols = symbolize(loaded.profile, options.symbols);
     loaded.report.out_of_descriptors = symbols.out_of_descriptors;
     for (std::string& warning : symbols.warnings) {
@@ -148,8 +148,7 @@ void name_frames(Loaded& loaded, const LoadOptions& options) {
     loaded.report.unnamed_locations = symbols.unnamed_locations;
     loaded.report.modules = std::move(symbols.modules);
     loaded.report.unmapped = std::move(symbols.unmapped);
-    measure_unnamed(loaded.profile, chosen_sample(loaded.profile, options).value_or(options.sample),
-                    loaded.report);
+    measure_unnamed(loaded.profile, sample, loaded.report);
 }
 
 // Asks dpkg for the files whose debug file is wanted: only those with unnamed addresses
@@ -201,7 +200,7 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         HEAPKIT_TRY(check_totals(loaded.profile));
         HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
         HEAPKIT_TRY(check_sample_type(loaded.profile, sample));
-        name_frames(loaded, options);
+        name_frames(loaded, options, sample);
         return loaded;
     });
 }

@@ -81,16 +81,18 @@ Result<SampleType> sample_type_of(const Profile& profile, std::string_view name)
 
 Result<void> check_same_types(const Profile& a, const Profile& b) {
     // Slot by slot: a dump's slots are the heap's four, so a pprof of a dump (heapkit's,
-    // or go tool pprof's) compares with a dump; two pprofs must name the same ones.
+    // or go tool pprof's) compares with a dump. A slot a pprof leaves empty agrees with a
+    // dump, or with a pprof that leaves it empty too; a filled one must name the same type
+    // and unit on both sides.
+    bool a_dump = a.named_types.empty();
+    bool b_dump = b.named_types.empty();
     bool same = true;
     for (size_t slot = 0; slot < 4; ++slot) {
         auto type = static_cast<SampleType>(slot);
-        const NamedSampleType* in_a = named_slot(a, type);
-        const NamedSampleType* in_b = named_slot(b, type);
-        bool a_dump = a.named_types.empty();
-        bool b_dump = b.named_types.empty();
-        if ((in_a == nullptr && !a_dump) || (in_b == nullptr && !b_dump)) {
-            same = same && (in_a == nullptr || b_dump) && (in_b == nullptr || a_dump);
+        bool in_a = a_dump || named_slot(a, type) != nullptr;
+        bool in_b = b_dump || named_slot(b, type) != nullptr;
+        if (!in_a || !in_b) {
+            same = same && (in_a ? a_dump : in_b ? b_dump : true); // the side present is a dump
             continue;
         }
         same = same && sample_name(a, type) == sample_name(b, type) &&

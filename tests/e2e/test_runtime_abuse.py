@@ -325,9 +325,9 @@ def toggles_under_load():
 
     def reader(path):
         while time.monotonic() < deadline:
-            status = get(port, path, timeout=30)[0]
+            status, _, body, _ = get(port, path, timeout=30)
             if status not in valid[path]:
-                bad.append((path, status))
+                bad.append((path, status, body[:160]))  # the body says why
 
     def toggler():
         active = False

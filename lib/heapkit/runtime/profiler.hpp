@@ -53,8 +53,12 @@ public:
 
     // The raw heap_v2 dump (prof.dump) as bytes: written into a memfd, so no writable
     // directory is needed; a temporary file under $TMPDIR (or /tmp) is the fallback.
-    // Dumps are serialized: one at a time per process.
-    Result<std::string> dump() const;
+    // Dumps are serialized: one at a time per process. Refused while profiling is not
+    // active (require_active), unless the caller has checked already: a page judges its
+    // request once, as it arrives, so that prof.active switched meanwhile by another client
+    // (POST /pprof/conf) cannot turn a request that was fine into a server error.
+    enum class Check { active, done_by_caller };
+    Result<std::string> dump(Check check = Check::active) const;
 
 private:
     Mallctl m_mallctl;

@@ -37,13 +37,6 @@ Result<void> records_accumulated(const Profiler& profiler, SampleType sample) {
     return {};
 }
 
-// A dump that failed: 403 when profiling was switched off meanwhile (a POST /pprof/conf
-// between the check and the dump), else the server's failure.
-Response dump_failure(const Profiler& profiler, const Error& error) {
-    auto active = profiler.require_active();
-    return active ? failure(500, error) : failure(403, active.error());
-}
-
 Response conf_state(const Profiler& profiler) {
     auto active = profiler.active();
     auto lg_sample = profiler.lg_sample();
@@ -60,8 +53,8 @@ Response raw_heap(const Request& request) {
     if (!profiler) {
         return failure(403, profiler.error());
     }
-    auto dump = profiler->dump();
-    return dump ? text(200, std::move(*dump)) : dump_failure(*profiler, dump.error());
+    auto dump = profiler->dump(Profiler::Check::done_by_caller);
+    return dump ? text(200, std::move(*dump)) : failure(500, dump.error());
 }
 
 std::optional<std::vector<uint64_t>> symbol_addresses(std::string_view body) {
@@ -164,9 +157,9 @@ Response go_heap(const Request& request, bool folded) {
     if (auto accum = records_accumulated(*profiler, *sample); !accum) {
         return failure(400, accum.error());
     }
-    auto dump = profiler->dump();
+    auto dump = profiler->dump(Profiler::Check::done_by_caller);
     if (!dump) {
-        return dump_failure(*profiler, dump.error());
+        return failure(500, dump.error());
     }
     LoadOptions options;
     options.sample = *sample;

@@ -62,8 +62,9 @@ Result<HeapRequest> parse_heap(const Request& request) {
     return heap;
 }
 
+// For a request heap_page has let in: profiling was active when it came.
 Result<Profile> heap_now(const Profiler& profiler, const LoadOptions& options) {
-    HEAPKIT_TRY_ASSIGN(std::string dump, profiler.dump());
+    HEAPKIT_TRY_ASSIGN(std::string dump, profiler.dump(Profiler::Check::done_by_caller));
     return own_dump_profile(dump, options);
 }
 
@@ -110,7 +111,7 @@ Response heap_delta(const Request& request) {
     const Profiler& profiler = page->profiler;
     // The first dump as jemalloc wrote it: converted after the window, with the second,
     // when the Handler has given this page a conversion slot (handler.cpp).
-    auto first_dump = profiler.dump();
+    auto first_dump = profiler.dump(Profiler::Check::done_by_caller);
     if (!first_dump) {
         return text(500, first_dump.error().message);
     }

@@ -80,7 +80,7 @@ std::optional<stats::ProfileFigures> profile_now(const Mallctl& mallctl, uint64_
     if (!profiler.require_active()) {
         return std::nullopt;
     }
-    auto bytes = profiler.dump();
+    auto bytes = profiler.dump(Profiler::Check::done_by_caller);
     if (!bytes) {
         return std::nullopt;
     }

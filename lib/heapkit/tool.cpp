@@ -4,7 +4,10 @@
 // cache and its background indexer; the progress line), one view written, warnings and
 // errors printed as "<tool>: ...", and the exit status. What the user typed is read in cmd/.
 #include "heapkit/heapkit.hpp"
+#include "heapkit/load/name_pprof.hpp"
+#include "heapkit/read/pprof_reader.hpp"
 #include "heapkit/symbolize/index/detached_indexer.hpp"
+#include "heapkit/util/input.hpp"
 #include "heapkit/util/regex.hpp"
 #include "heapkit/util/terminal_text.hpp"
 #include "heapkit/util/try.hpp"
@@ -161,6 +164,29 @@ std::vector<std::string> wrapper_hint(const Views& views, const ToolOptions& opt
     return lines;
 }
 
+// The end of a run: the error, or the warnings (each file's once, after the output);
+// the exit status (run_tool says which).
+int finish(std::string_view tool, const ToolOptions& options, const Result<void>& written,
+           LoadReport report, const std::vector<std::string>& warnings) {
+    // Messages name files and frames as the dump spells them: escaped like the views.
+    if (!written) {
+        fmt::print(stderr, "{}: error: {}\n", tool, terminal_safe(written.error().message));
+        return 1;
+    }
+    if (!options.quiet) {
+        std::vector<std::string> said = report.warnings;
+        said.insert(said.end(), warnings.begin(), warnings.end());
+        for (std::string& line : unnamed_warnings(report, options.request.load.list_unnamed,
+                                                  options.request.load.symbols.cache_directory)) {
+            said.push_back(std::move(line));
+        }
+        for (const std::string& warning : said) {
+            fmt::print(stderr, "{}: warning: {}\n", tool, terminal_safe(warning));
+        }
+    }
+    return options.strict && report.unnamed_locations > 0 ? 2 : 0;
+}
+
 // The view written; the exit status (run_tool says which). Warnings come last, each file's
 // once for the whole command.
 int show(std::string_view tool, const ToolOptions& given) {
@@ -189,29 +215,55 @@ int show(std::string_view tool, const ToolOptions& given) {
                                  return write_view(std::move(*views), options.view, sink);
                              })
               : tl::unexpected(views.error());
-    // Messages name files and frames as the dump spells them: escaped like the views.
-    if (!written) {
-        fmt::print(stderr, "{}: error: {}\n", tool, terminal_safe(written.error().message));
-        return 1;
+    return finish(tool, options, written, report, warnings);
+}
+
+// A lone pprof given to jeprof2pprof, with nothing asked that changes its samples: named
+// in place (load/name_pprof.hpp), its labels, comments, sample types and times kept, which
+// the views' way through the model does not. The exit status; none when the input is not
+// such a pprof: then `held` keeps the text read, for the views (an input that cannot be
+// opened again, such as standard input, is read once).
+std::optional<int> name_lone_pprof(std::string_view tool, ToolOptions& options,
+                                   std::optional<InputBuffer>& held) {
+    ViewRequest& request = options.request;
+    const FoldedOptions& folded = options.view.folded;
+    bool changes_samples = request.inputs.size() != 1 || !request.bases.empty() || request.series ||
+                           request.load.per_thread || request.load.sample_given ||
+                           !request.stacks.focus.empty() || !request.stacks.ignore.empty() ||
+                           !request.stacks.hide.empty() || !folded.frames.drop_frames.empty() ||
+                           options.view.pprof.dump_labels;
+    if (options.view.kind != ViewKind::pprof || changes_samples) {
+        return std::nullopt;
     }
-    if (!options.quiet) {
-        std::vector<std::string> said = report.warnings;
-        said.insert(said.end(), warnings.begin(), warnings.end());
-        for (std::string& line : unnamed_warnings(report, options.request.load.list_unnamed,
-                                                  options.request.load.symbols.cache_directory)) {
-            said.push_back(std::move(line));
+    Input& input = request.inputs.front();
+    auto buffer = InputBuffer::open(input.name,
+                                    request.load.max_inflated == 0 ? default_max_inflated
+                                                                   : request.load.max_inflated,
+                                    looks_like_pprof);
+    if (!buffer || !looks_like_pprof(buffer->text())) {
+        if (buffer && buffer->held_in_memory()) {
+            held = std::move(*buffer);
+            input.bytes = held->text();
         }
-        for (const std::string& warning : said) {
-            fmt::print(stderr, "{}: warning: {}\n", tool, terminal_safe(warning));
-        }
+        return std::nullopt; // the views' way says what is wrong with it
     }
-    return options.strict && report.unnamed_locations > 0 ? 2 : 0;
+    auto named =
+        name_pprof(buffer->text(), buffer->name(), request.load, options.view.pprof.compress_level);
+    Result<void> written =
+        named ? write_output(options.output, true,
+                             [&](const Sink& sink) { return sink(named->gzipped); })
+              : tl::unexpected(named.error());
+    return finish(tool, options, written, named ? named->report : LoadReport{}, {});
 }
 
 } // namespace
 
 int run_tool(std::string_view tool, ToolOptions options) {
     complete(tool, options);
+    std::optional<InputBuffer> held; // read once, for whichever way runs
+    if (auto status = name_lone_pprof(tool, options, held)) {
+        return *status;
+    }
     return show(tool, options);
 }
 

@@ -8,7 +8,7 @@ names are as go tool pprof shows them; --sample takes the profile's own type nam
 import os
 import re
 
-from heapkit_e2e import (check, fixture, flame_frames, go_pprof, heapfold, html_data,
+from heapkit_e2e import (check, check_names_like_llvm, fixture, flame_frames, go_pprof, heapfold, html_data,
                          leaf_is, pprof_raw, pprof_total, run, run_fixture,
                          sum_where, tool, workdir, write_file)
 
@@ -92,6 +92,33 @@ for base in (unnamed, dump):
         before, after = line.split()[-2:]
         check(before == after, f"--base {base}: {line!r}")
 
+# --- jeprof2pprof names a pprof in place ----------------------------------------------
+# What rust-jemalloc-pprof writes (mappings, no functions), with a label on every sample:
+# named like the dump, and every sample, value, label and type kept as it was.
+labelled = os.path.join(directory, "labelled.pb.gz")
+run([tool("jeprof2pprof"), "--no-symbolize", "--label-dumps", dump, "-o", labelled])
+fixture_program = fixture("alloc_c_pie")
+for path in (labelled, by_go):
+    out = path.replace(".pb.gz", ".named.pb.gz")
+    proc = run([tool("jeprof2pprof"), path, "-o", out])
+    before_types, before, _ = pprof_raw(path)
+    after_types, after, after_mappings = pprof_raw(out)
+    check(after_types == before_types, f"{path}: types {before_types} became {after_types}")
+    check([(s["values"], s["labels"], [l[0] for l in s["locations"]]) for s in after]
+          == [(s["values"], s["labels"], [l[0] for l in s["locations"]]) for s in before],
+          f"{path}: samples, values, labels or addresses changed when named")
+    check(path != labelled or all(s["labels"].get("dump") for s in after),
+          f"{path}: the dump labels were lost")
+    check(heapfold(out) == heapfold(dump), f"{path} named: folded differs from the dump's")
+    check_names_like_llvm(after, after_mappings, fixture_program)
+    # go tool pprof reads the names (it names nothing itself: -symbolize=none)
+    top = go_pprof("-top", "-symbolize=none", "-sample_index=inuse_space", out).stdout
+    check("hold_pages" in top, f"{path} named: go tool pprof -top has no hold_pages:\n{top}")
+# A named profile is left as it is: nothing to add.
+again = os.path.join(directory, "again.pb.gz")
+run([tool("jeprof2pprof"), named, "-o", again])
+check(pprof_raw(again) == pprof_raw(named), "a named pprof changed when named again")
+
 # --- Go's runtime: a heap profile and a CPU profile -------------------------------------
 go_dir = os.path.join(directory, "go")
 os.mkdir(go_dir)
@@ -155,6 +182,10 @@ held = sum_where(stacks, leaf_is("main.holdBlocks"))
 check(held >= 64 << 16, f"Go heap: main.holdBlocks holds {held} bytes: {stacks}")
 check(any(s.endswith("runtime.main;main.main;main.holdBlocks") for s in stacks),
       f"Go heap: names as go tool pprof shows them: {stacks}")
+
+go_named = os.path.join(go_dir, "go.heap.named.pb.gz")
+run([tool("jeprof2pprof"), go_heap, "-o", go_named])
+check(pprof_raw(go_named) == pprof_raw(go_heap), "Go's heap profile changed when named")
 
 types, samples, _ = pprof_raw(go_cpu)
 check(types == ["samples", "cpu"], f"Go CPU types {types}")

@@ -3,6 +3,7 @@
 #include "heapkit/load/load.hpp"
 #include "heapkit/load/load_log.hpp"
 #include "heapkit/load/merge_rules.hpp"
+#include "heapkit/load/name_frames.hpp"
 #include "heapkit/load/unnamed_share.hpp"
 #include "heapkit/model/build_profile.hpp"
 #include "heapkit/model/pprof_profile.hpp"
@@ -132,23 +133,6 @@ Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& r
                     read.logs[0].source, read.logs[1].source);
     }
     return load_log_profile(std::move(read.logs.front()), std::move(read.dumps), options, report);
-}
-
-// Pass 4, symbolize: names for every location, and what could not be named, summed up
-// per file with the next step; `sample` (load_profile chose it) weighs the unnamed share.
-void name_frames(Loaded& loaded, const LoadOptions& options, SampleType sample) {
-    SymbolizeReport symbols = symbolize(loaded.profile, options.symbols);
-    loaded.report.out_of_descriptors = symbols.out_of_descriptors;
-    for (std::string& warning : symbols.warnings) {
-        loaded.report.warnings.push_back(std::move(warning));
-    }
-    if (!options.symbols.names) {
-        return;
-    }
-    loaded.report.unnamed_locations = symbols.unnamed_locations;
-    loaded.report.modules = std::move(symbols.modules);
-    loaded.report.unmapped = std::move(symbols.unmapped);
-    measure_unnamed(loaded.profile, sample, loaded.report);
 }
 
 // Asks dpkg for the files whose debug file is wanted: only those with unnamed addresses

@@ -43,6 +43,9 @@ public:
     // input (or a file whose time cannot be read).
     int64_t modified_nanos() const { return m_modified_nanos; }
     std::string_view text() const;
+    // The text is held in memory (standard input, a pipe, gzip input), not mapped from a
+    // file that could be opened again.
+    bool held_in_memory() const { return !m_map; }
 
     // The reader is done with text() before `position`: a mapped file's pages there leave
     // this process's memory (they stay in the page cache, and would be read again if

@@ -6,7 +6,9 @@ int main(int argc, char** argv) {
     heapkit::ToolOptions options;
     options.view.kind = heapkit::ViewKind::pprof;
     heapkit::PprofOptions& pprof = options.view.pprof;
-    CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format).",
+    CLI::App app("Convert jemalloc heap profiles to gzipped pprof (go tool pprof's format); "
+                 "given one unsymbolized pprof profile (rust-jemalloc-pprof's, an exporter's), "
+                 "name it in place, keeping all else it holds.",
                  "jeprof2pprof");
     heapkit::cmd::add_common_flags(app, options, "default sample type");
     app.add_option("--compress-level", pprof.compress_level,
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
                "  jeprof2pprof jeprof.1234.0.f.heap -o heap.pb.gz && go tool pprof -http=: "
                "heap.pb.gz\n"
                "  jeprof2pprof --growth jeprof.1234.*.i*.heap -o growth.pb.gz && "
-               "go tool pprof -top -sample_index=growth growth.pb.gz");
+               "go tool pprof -top -sample_index=growth growth.pb.gz\n"
+               "  jeprof2pprof unsymbolized.pb.gz -o named.pb.gz && go tool pprof -top named.pb.gz");
     return heapkit::cmd::run(app, argc, argv, options);
 }

@@ -5,6 +5,7 @@ them), go tool pprof -proto (Go's encoder) and Go's runtime (runtime/pprof's hea
 profiles of a tiny Go program built here). Every view's totals are go tool pprof -raw's;
 names are as go tool pprof shows them; --sample takes the profile's own type names."""
 
+import gzip
 import os
 import re
 
@@ -114,6 +115,19 @@ for path in (labelled, by_go):
     # go tool pprof reads the names (it names nothing itself: -symbolize=none)
     top = go_pprof("-top", "-symbolize=none", "-sample_index=inuse_space", out).stdout
     check("hold_pages" in top, f"{path} named: go tool pprof -top has no hold_pages:\n{top}")
+# A mapping whose build id is not its file's names another build: that file is not used.
+with gzip.open(unnamed) as f:
+    raw = f.read()
+build_id = run(["readelf", "-n", fixture_program]).stdout.split("Build ID: ")[1].split()[0]
+check(build_id.encode() in raw, f"{unnamed}: no build id {build_id} in its string table")
+other_build = os.path.join(directory, "other_build.pb.gz")
+with gzip.open(other_build, "wb") as f:
+    f.write(raw.replace(build_id.encode(), ("0" * len(build_id)).encode()))
+proc = run([tool("jeprof2pprof"), "--verbose", other_build, "-o",
+            os.path.join(directory, "other_build.named.pb.gz")])
+_, samples, _ = pprof_raw(os.path.join(directory, "other_build.named.pb.gz"))
+check(not any("hold_pages" in s["frames"] for s in samples) and "another build" in proc.stderr,
+      f"a mapping of another build id was named from the file: {proc.stderr}")
 # A named profile is left as it is: nothing to add.
 again = os.path.join(directory, "again.pb.gz")
 run([tool("jeprof2pprof"), named, "-o", again])

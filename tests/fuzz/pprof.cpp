@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Any bytes as an (inflated) pprof profile, and when they read, through the model and the
-// views that hold its every sample type: folded stacks, the table, pprof again.
+// views that hold its every sample type: folded stacks, the table, pprof again; and named
+// in place (every unnamed location given a frame), which must read again as the same
+// profile with more lines.
+#include "heapkit/emit/pprof_names.hpp"
 #include "heapkit/emit/pprof_writer.hpp"
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/model/pprof_profile.hpp"
@@ -27,6 +30,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (location >= profile->locations.size()) {
                 __builtin_trap();
             }
+        }
+    }
+    heapkit::Profile named = *profile;
+    for (heapkit::Location& location : named.locations) {
+        if (location.frames.empty()) {
+            location.frames.push_back({"f", "_Z1fv", "f.c", 7, 0, 3});
+        }
+    }
+    auto renamed = heapkit::add_pprof_names(bytes, *file, named);
+    if (renamed) {
+        auto again = heapkit::read_pprof(*renamed, "fuzz, named");
+        if (!again || again->samples.size() != file->samples.size() ||
+            again->locations.size() != file->locations.size() ||
+            again->strings.size() < file->strings.size()) {
+            __builtin_trap();
         }
     }
     if (!heapkit::check_totals(*profile)) {

@@ -10,6 +10,7 @@
 #include "heapkit/symbolize/module_facts.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -81,6 +82,22 @@ private:
 
 // The opened file for module `module` (whose mapping, continued, is `extent`), or null
 // when it cannot be used for names.
+// The build id a pprof's mapping names (Module::build_id before the file is opened; a
+// dump names none) when the file's is another: then the file is not the build the
+// profile saw, whatever its layout. Ids that are not hex (a Go build id) are not compared.
+std::optional<std::string> other_build_id(const Module& module, const ElfModule& file) {
+    std::string wanted = module.build_id;
+    std::transform(wanted.begin(), wanted.end(), wanted.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    bool hex = !wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [](char c) {
+        return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    if (!hex || file.build_id().empty() || file.build_id() == wanted) {
+        return std::nullopt;
+    }
+    return module.build_id;
+}
+
 const ElfModule* open_module(const Module& module, const Module& extent,
                              const SymbolizeOptions& options, CallFiles& cache,
                              ModuleNotes& notes) {
@@ -97,6 +114,13 @@ const ElfModule* open_module(const Module& module, const Module& extent,
             fmt::format("{}: its layout does not fit the mapping {:x}-{:x} at offset "
                         "{:x} in the dump (another build)",
                         path, module.start, module.limit, module.file_offset);
+        return nullptr;
+    }
+    if (auto other = other_build_id(module, *opened.file)) {
+        notes.problem = FileProblem::other_build;
+        notes.problem_text = fmt::format("{}: its build id is {}, the profile's mapping names "
+                                         "build {} (another build)",
+                                         path, opened.file->build_id(), *other);
         return nullptr;
     }
     auto at_dump_path = [&]() { return path == module.path ? nullptr : cache.find(module.path); };

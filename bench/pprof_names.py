@@ -44,9 +44,12 @@ def raw_locations(path):
                 last = int(match.group(1))
                 locations[last] = (int(match.group(2), 16), int(match.group(3)), [])
                 line = match.group(4)
-            named = LINE.match(line.strip())
+            # " name file:line s=start": a line without a function has an empty name
+            named = LINE.match(" " + line.strip())
             if named and last is not None:
-                locations[last][2].append((os.path.basename(named.group(2)), int(named.group(3))))
+                locations[last][2].append((named.group(1).strip(),
+                                           os.path.basename(named.group(2)),
+                                           int(named.group(3))))
         elif section == "Mappings":
             match = MAPPING.match(line)
             if match:
@@ -80,7 +83,8 @@ def llvm_chains(path, vaddrs):
 
 
 def named_share(path, truth_cache):
-    """(locations with a mapping, named, named as llvm-symbolizer names them)."""
+    """(locations with a mapping, named (a function name), with the inline chain of files
+    and lines llvm-symbolizer gives)."""
     locations, mappings = raw_locations(path)
     mapped = [(a, m, lines) for a, m, lines in locations.values() if m in mappings]
     by_file = {}
@@ -103,9 +107,9 @@ def named_share(path, truth_cache):
         for file_offset, lines in entries:
             if not lines:
                 continue
-            named += 1
+            named += any(name for name, _, _ in lines)
             truth = truth_cache.get((file, vaddr_of.get(file_offset)))
-            agree += truth is not None and [l for l in lines] == truth
+            agree += truth is not None and [(f, n) for _, f, n in lines] == truth
     return len(mapped), named, agree
 
 
@@ -161,7 +165,7 @@ def main():
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     print("| unsymbolized pprof | namer | CPU s | wall s | peak RSS MiB | named / with a mapping "
-          "| as llvm-symbolizer |")
+          "| files and lines as llvm-symbolizer's |")
     print("|---|---|---|---|---|---|---|")
     for item, size, results, shares in rows:
         labels = ("jeprof2pprof, cold cache", "jeprof2pprof, warm cache",

@@ -158,6 +158,14 @@ if not caches:
           f"the full cache is not told as a step:\n{text}")
 check(text == run([tool("heapfold"), "-q", "--growth", *series_order(single)]).stdout,
       "the table depends on the order the dumps are given in")
+# The same series as pprof profiles, given in no particular order: ordered by their
+# time_nanos (each its dump's time), the same rows.
+pprofs = []
+for dump in single:
+    pprofs.append(os.path.join(work, os.path.basename(dump) + ".pb.gz"))
+    run([tool("jeprof2pprof"), "-q", dump, "-o", pprofs[-1]])
+from_pprofs = run([tool("heapfold"), "-q", "--growth", *sorted(pprofs)]).stdout
+check(growth_table(from_pprofs)[1] == rows, f"--growth over pprofs:\n{from_pprofs}\nover dumps:\n{text}")
 shown = growth_table(run([tool("heapfold"), "-q", "--growth", "--nodecount", "2", *single]).stdout)
 wanted = min(2, growing(shown[0]))
 check(len(shown[1]) == wanted and f"{wanted} shown" in shown[0], f"--nodecount 2: {shown}")

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <google/protobuf/io/coded_stream.h>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -128,8 +129,9 @@ void append_string(std::string& out, std::string_view text) {
     out.append(text);
 }
 
-// Walks the top-level fields of an encoded Profile, calling `field(number, whole, body)`
-// with each one's bytes (`body`: a length-delimited field's contents, else empty).
+// Walks the top-level fields of an encoded Profile, calling `visit(number, whole, body)`
+// with each one's bytes; number 0 for a field that is not length-delimited (protobuf keeps
+// a field of the wrong wire type as an unknown field, not as an entry of its table).
 template <class Visit> Result<void> each_field(std::string_view encoded, Visit visit) {
     CodedInputStream in(reinterpret_cast<const uint8_t*>(encoded.data()),
                         static_cast<int>(encoded.size()));
@@ -170,7 +172,8 @@ template <class Visit> Result<void> each_field(std::string_view encoded, Visit v
             return fail("the field at byte {} is damaged or of a kind pprof does not use", start);
         }
         auto end = static_cast<size_t>(in.CurrentPosition());
-        visit(tag >> 3, encoded.substr(start, end - start), body);
+        visit((tag & 7) == length_delimited ? tag >> 3 : 0, encoded.substr(start, end - start),
+              body);
     }
 }
 
@@ -193,6 +196,15 @@ Result<std::string> add_pprof_names(std::string_view encoded, const PprofFile& f
     });
     if (!scanned) {
         return tl::unexpected(scanned.error());
+    }
+    uint64_t most_new = 0; // functions: at most one per frame added
+    for (size_t l = 0; l < file.locations.size(); ++l) {
+        if (gains_lines(file.locations[l], named.locations[l])) {
+            most_new += named.locations[l].frames.size();
+        }
+    }
+    if (largest_id > std::numeric_limits<uint64_t>::max() - most_new) {
+        return fail("its function ids leave no room for the {} new ones", most_new);
     }
     additions.set_first_function_id(largest_id + 1);
 

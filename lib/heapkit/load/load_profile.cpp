@@ -8,6 +8,8 @@
 #include "heapkit/model/pprof_profile.hpp"
 #include "heapkit/read/pprof_reader.hpp"
 #include "heapkit/read/read_dump.hpp"
+#include "heapkit/stats/fragmentation.hpp"
+#include "heapkit/stats/jestat.hpp"
 #include "heapkit/symbolize/debug_files/debian_package.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/gzip.hpp"
@@ -134,6 +136,26 @@ Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& r
     return load_log_profile(std::move(read.logs.front()), std::move(read.dumps), options, report);
 }
 
+// Pass 3b, the estimate of fragmentation per stack (options.stats): before names, so the
+// pseudo-stacks' frames are kept as named, and before the sample type is chosen by name.
+Result<void> charge_fragmentation(Profile& profile, const LoadOptions& options) {
+    if (options.stats.empty()) {
+        return {};
+    }
+    if (profile.sources.size() > 1) {
+        return fail("--stats describes one moment: give the one heap dump written with it, "
+                    "not {} and {}",
+                    profile.sources[0], profile.sources[1]);
+    }
+    HEAPKIT_TRY_ASSIGN(
+        InputText text,
+        heapkit::read_input(options.stats,
+                            options.max_inflated == 0 ? default_max_inflated : options.max_inflated,
+                            "jemalloc statistics"));
+    HEAPKIT_TRY_ASSIGN(stats::JemallocStats figures, stats::parse_stats(text.bytes, text.name));
+    return stats::charge_fragmentation(profile, figures, text.name);
+}
+
 // Pass 4, symbolize: names for every location, and what could not be named, summed up
 // per file with the next step; `sample` (load_profile chose it) weighs the unnamed share.
 void name_frames(Loaded& loaded, const LoadOptions& options, SampleType sample) {
@@ -198,6 +220,7 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));
+        HEAPKIT_TRY(charge_fragmentation(loaded.profile, options));
         HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
         HEAPKIT_TRY(check_sample_type(loaded.profile, sample));
         name_frames(loaded, options, sample);
@@ -206,6 +229,12 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
 }
 
 Result<SampleType> chosen_sample(const Profile& profile, const LoadOptions& options) {
+    if (options.sample_given && options.sample_name.starts_with("fragmentation_") &&
+        profile.named_types.empty()) {
+        return fail("{} is estimated from jemalloc's statistics of the dump's moment: give "
+                    "them with --stats STATS.json (malloc_stats_print's \"J\" output)",
+                    options.sample_name);
+    }
     if (options.sample_given && !options.sample_name.empty()) {
         return sample_type_of(profile, options.sample_name);
     }

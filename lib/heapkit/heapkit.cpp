@@ -130,7 +130,8 @@ void note_final_dump(Views& views, std::span<const Input> inputs) {
 // text's header, the flame graph's and the page's titles (its note is in every view's
 // notes: pprof comments, the graph's subtitle, the page).
 void label_estimate(const Profile& profile, ViewOptions& options) {
-    std::string_view source = profile.sources.empty() ? "" : profile.sources.front();
+    std::string_view source =
+        profile.sources.empty() ? std::string_view() : std::string_view(profile.sources.front());
     options.text.header_note = stats::estimate_label;
     if (options.flame.title.empty()) {
         options.flame.title = fmt::format("Fragmentation per stack ({})", stats::estimate_label);

@@ -103,6 +103,7 @@ void add_unattributed(Profile& profile, const BinStats& bin) {
     Location location;
     Frame frame;
     frame.name = profile.strings->intern(unattributed_frame(bin.size));
+    frame.system_name = frame.name;
     location.frames.push_back(frame);
     auto id = static_cast<uint32_t>(profile.locations.size());
     profile.locations.push_back(std::move(location));

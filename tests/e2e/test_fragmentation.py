@@ -8,6 +8,7 @@ small: the estimate spreads a bin's free bytes in proportion to live objects."""
 
 import json
 import os
+import shlex
 
 from heapkit_e2e import (check, fixture, go_pprof, heapfold, html_data, pprof_raw, pprof_total,
                          run, tool, workdir)
@@ -111,6 +112,16 @@ check(pprof_total(samples, "fragmentation_space", lambda f: True) ==
 top = go_pprof("-top", "-sample_index=fragmentation_space", pprof).stdout
 check("Type: fragmentation_space" in top and "alloc_c" in top and "estimate" in top,
       f"go tool pprof -top:\n{top}")
+
+# jestat's fragmentation section names the command, which runs as given.
+report = run([tool("jestat"), stats_path, "--dump", heap]).stdout
+pointer = [line for line in report.splitlines() if "which stacks hold them" in line]
+check(len(pointer) == 1, f"jestat names no per-stack command:\n{report}")
+command = shlex.split(pointer[0].split(": ", 1)[1])
+check(command[:3] == ["heapfold", "--text", "--stats"], f"jestat's command: {command}")
+check(run([tool("heapfold"), "-q", *command[1:]]).stdout == text, "jestat's command's output")
+check("which stacks" not in run([tool("jestat"), stats_path]).stdout,
+      "jestat names a command without the dump")
 
 # Bad input: a clear message, no output.
 out = os.path.join(directory, "never.txt")

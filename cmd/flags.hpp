@@ -91,9 +91,9 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
                "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
                "temporary: freed within 1 ms; of a pprof profile: its own types by name (a CPU "
-               "profile's samples or cpu; default: the profile's own)); with --stats: "
-               "fragmentation_space (its default), fragmentation_objects, inuse_space, "
-               "inuse_objects")
+               "profile's samples or cpu; default: the profile's own)), fragmentation_space, "
+               "fragmentation_objects (estimated with --stats; then fragmentation_space is the "
+               "default)")
         ->option_text("TYPE");
     app.add_option("--stats", load.stats,
                    "jemalloc's statistics (malloc_stats_print's JSON, option J, or text) of "

@@ -9,6 +9,7 @@ small: the estimate spreads a bin's free bytes in proportion to live objects."""
 import json
 import os
 import shlex
+import shutil
 
 from heapkit_e2e import (check, fixture, go_pprof, heapfold, html_data, pprof_raw, pprof_total,
                          run, tool, workdir)
@@ -112,6 +113,15 @@ check(pprof_total(samples, "fragmentation_space", lambda f: True) ==
 top = go_pprof("-top", "-sample_index=fragmentation_space", pprof).stdout
 check("Type: fragmentation_space" in top and "alloc_c" in top and "estimate" in top,
       f"go tool pprof -top:\n{top}")
+
+# A peak capture's statistics beside its dump (STEM.stats.json, STEM.heap) are found.
+capture = os.path.join(directory, "capture")
+os.mkdir(capture)
+shutil.copy(heap, os.path.join(capture, "frag.1.0.peak.heap"))
+shutil.copy(stats_path, os.path.join(capture, "frag.1.0.peak.stats.json"))
+check(heapfold("-q", "--sample", "fragmentation_space",
+               os.path.join(capture, "frag.1.0.peak.heap")) == space,
+      "the statistics beside a capture's dump were not used")
 
 # jestat's fragmentation section names the command, which runs as given.
 report = run([tool("jestat"), stats_path, "--dump", heap]).stdout

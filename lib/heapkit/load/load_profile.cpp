@@ -21,6 +21,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <unistd.h>
 
 namespace heapkit {
 namespace {
@@ -136,10 +137,29 @@ Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& r
     return load_log_profile(std::move(read.logs.front()), std::move(read.dumps), options, report);
 }
 
-// Pass 3b, the estimate of fragmentation per stack (options.stats): before names, so the
+// The statistics of the dump's moment: --stats, else, when a fragmentation type is
+// chosen, those a peak capture (runtime/peaks) writes beside its dump: STEM.stats.json
+// beside STEM.heap. "" when there are none.
+std::string stats_of(std::span<const Input> inputs, const LoadOptions& options) {
+    if (!options.stats.empty()) {
+        return options.stats;
+    }
+    constexpr std::string_view heap = ".heap";
+    bool wanted = options.sample_given && options.sample_name.starts_with("fragmentation_");
+    if (!wanted || inputs.size() != 1 || inputs.front().bytes ||
+        !inputs.front().name.ends_with(heap)) {
+        return {};
+    }
+    const std::string& dump = inputs.front().name;
+    std::string beside = dump.substr(0, dump.size() - heap.size()) + ".stats.json";
+    return ::access(beside.c_str(), R_OK) == 0 ? beside : std::string();
+}
+
+// Pass 3b, the estimate of fragmentation per stack (stats_of): before names, so the
 // pseudo-stacks' frames are kept as named, and before the sample type is chosen by name.
-Result<void> charge_fragmentation(Profile& profile, const LoadOptions& options) {
-    if (options.stats.empty()) {
+Result<void> charge_fragmentation(Profile& profile, const std::string& stats_path,
+                                  uint64_t max_inflated) {
+    if (stats_path.empty()) {
         return {};
     }
     if (profile.sources.size() > 1) {
@@ -147,11 +167,10 @@ Result<void> charge_fragmentation(Profile& profile, const LoadOptions& options) 
                     "not {} and {}",
                     profile.sources[0], profile.sources[1]);
     }
-    HEAPKIT_TRY_ASSIGN(
-        InputText text,
-        heapkit::read_input(options.stats,
-                            options.max_inflated == 0 ? default_max_inflated : options.max_inflated,
-                            "jemalloc statistics"));
+    HEAPKIT_TRY_ASSIGN(InputText text,
+                       heapkit::read_input(stats_path,
+                                           max_inflated == 0 ? default_max_inflated : max_inflated,
+                                           "jemalloc statistics"));
     HEAPKIT_TRY_ASSIGN(stats::JemallocStats figures, stats::parse_stats(text.bytes, text.name));
     return stats::charge_fragmentation(profile, figures, text.name);
 }
@@ -220,7 +239,8 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));
-        HEAPKIT_TRY(charge_fragmentation(loaded.profile, options));
+        HEAPKIT_TRY(
+            charge_fragmentation(loaded.profile, stats_of(inputs, options), options.max_inflated));
         HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
         HEAPKIT_TRY(check_sample_type(loaded.profile, sample));
         name_frames(loaded, options, sample);
@@ -232,7 +252,8 @@ Result<SampleType> chosen_sample(const Profile& profile, const LoadOptions& opti
     if (options.sample_given && options.sample_name.starts_with("fragmentation_") &&
         profile.named_types.empty()) {
         return fail("{} is estimated from jemalloc's statistics of the dump's moment: give "
-                    "them with --stats STATS.json (malloc_stats_print's \"J\" output)",
+                    "them with --stats STATS.json (malloc_stats_print's \"J\" output; a peak "
+                    "capture's STEM.stats.json beside STEM.heap is found by itself)",
                     options.sample_name);
     }
     if (options.sample_given && !options.sample_name.empty()) {

@@ -145,6 +145,10 @@ void label_estimate(const Profile& profile, ViewOptions& options) {
 } // namespace
 
 Result<Views> load_views(const ViewRequest& request) {
+    // One set of statistics is one moment: it cannot stand for a base's or a series'.
+    if (!request.load.stats.empty() && (request.series || !request.bases.empty())) {
+        return fail("--stats is of one dump's moment: it takes no --base and no --growth");
+    }
     if (request.series) {
         return load_series_views(request);
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // load_profile (load/load.hpp): the pipeline the tools and the runtime share.
+#include "heapkit/load/fragmentation_stats.hpp"
 #include "heapkit/load/load.hpp"
 #include "heapkit/load/load_log.hpp"
 #include "heapkit/load/merge_rules.hpp"
@@ -8,8 +9,6 @@
 #include "heapkit/model/pprof_profile.hpp"
 #include "heapkit/read/pprof_reader.hpp"
 #include "heapkit/read/read_dump.hpp"
-#include "heapkit/stats/fragmentation.hpp"
-#include "heapkit/stats/jestat.hpp"
 #include "heapkit/symbolize/debug_files/debian_package.hpp"
 #include "heapkit/symbolize/symbolize.hpp"
 #include "heapkit/util/gzip.hpp"
@@ -21,7 +20,6 @@
 #include <iterator>
 #include <map>
 #include <set>
-#include <unistd.h>
 
 namespace heapkit {
 namespace {
@@ -137,44 +135,6 @@ Result<Profile> model(ReadInputs read, const LoadOptions& options, LoadReport& r
     return load_log_profile(std::move(read.logs.front()), std::move(read.dumps), options, report);
 }
 
-// The statistics of the dump's moment: --stats, else, when a fragmentation type is
-// chosen, those a peak capture (runtime/peaks) writes beside its dump: STEM.stats.json
-// beside STEM.heap. "" when there are none.
-std::string stats_of(std::span<const Input> inputs, const LoadOptions& options) {
-    if (!options.stats.empty()) {
-        return options.stats;
-    }
-    constexpr std::string_view heap = ".heap";
-    bool wanted = options.sample_given && options.sample_name.starts_with("fragmentation_");
-    if (!wanted || inputs.size() != 1 || inputs.front().bytes ||
-        !inputs.front().name.ends_with(heap)) {
-        return {};
-    }
-    const std::string& dump = inputs.front().name;
-    std::string beside = dump.substr(0, dump.size() - heap.size()) + ".stats.json";
-    return ::access(beside.c_str(), R_OK) == 0 ? beside : std::string();
-}
-
-// Pass 3b, the estimate of fragmentation per stack (stats_of): before names, so the
-// pseudo-stacks' frames are kept as named, and before the sample type is chosen by name.
-Result<void> charge_fragmentation(Profile& profile, const std::string& stats_path,
-                                  uint64_t max_inflated) {
-    if (stats_path.empty()) {
-        return {};
-    }
-    if (profile.sources.size() > 1) {
-        return fail("--stats describes one moment: give the one heap dump written with it, "
-                    "not {} and {}",
-                    profile.sources[0], profile.sources[1]);
-    }
-    HEAPKIT_TRY_ASSIGN(InputText text,
-                       heapkit::read_input(stats_path,
-                                           max_inflated == 0 ? default_max_inflated : max_inflated,
-                                           "jemalloc statistics"));
-    HEAPKIT_TRY_ASSIGN(stats::JemallocStats figures, stats::parse_stats(text.bytes, text.name));
-    return stats::charge_fragmentation(profile, figures, text.name);
-}
-
 // Pass 4, symbolize: names for every location, and what could not be named, summed up
 // per file with the next step; `sample` (load_profile chose it) weighs the unnamed share.
 void name_frames(Loaded& loaded, const LoadOptions& options, SampleType sample) {
@@ -239,6 +199,7 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));
+        // --stats: before the type is chosen by name, and before names (fragmentation_stats.hpp).
         HEAPKIT_TRY(
             charge_fragmentation(loaded.profile, stats_of(inputs, options), options.max_inflated));
         HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
@@ -251,10 +212,7 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
 Result<SampleType> chosen_sample(const Profile& profile, const LoadOptions& options) {
     if (options.sample_given && options.sample_name.starts_with("fragmentation_") &&
         profile.named_types.empty()) {
-        return fail("{} is estimated from jemalloc's statistics of the dump's moment: give "
-                    "them with --stats STATS.json (malloc_stats_print's \"J\" output; a peak "
-                    "capture's STEM.stats.json beside STEM.heap is found by itself)",
-                    options.sample_name);
+        return tl::unexpected(fragmentation_needs_stats(options.sample_name));
     }
     if (options.sample_given && !options.sample_name.empty()) {
         return sample_type_of(profile, options.sample_name);

@@ -75,13 +75,14 @@ TEST_CASE("heapkit::stats::charge_fragmentation") {
     }
     SUBCASE("a stack's class is the nearest its average; large objects are charged nothing") {
         // 96.45 bytes (jemalloc's unbiased counts): 96, not 112. 15000: 14336 (nearer than
-        // 16384). 16000: large.
-        Profile profile = profile_of({{100, 9645}, {1, 15000}, {1, 16000}});
+        // 16384). 16000 and 1 MiB: large.
+        Profile profile = profile_of({{100, 9645}, {1, 15000}, {1, 16000}, {2, 2 << 20}});
         REQUIRE(charge_fragmentation(profile, figures(), "stats.json"));
         CHECK(charged(profile, 0, fragmentation_space_slot) == 27264);
         CHECK(charged(profile, 1, fragmentation_space_slot) == 57344 - 14336);
         CHECK(charged(profile, 2, fragmentation_space_slot) == 0);
         CHECK(charged(profile, 2, fragmentation_objects_slot) == 0);
+        CHECK(charged(profile, 3, fragmentation_space_slot) == 0); // 1 MiB each
     }
     SUBCASE("a bin no stack is in keeps its bytes on a pseudo-stack") {
         Profile profile = profile_of({{10, 960}});

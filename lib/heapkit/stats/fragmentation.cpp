@@ -58,6 +58,9 @@ size_t bin_of(const HeapValues& values, const std::vector<BinStats>& bins, uint6
     if (above == bins.begin()) {
         return 0;
     }
+    if (upper * objects <= space) { // at or past the smallest large class
+        return no_bin;
+    }
     Wide lower = static_cast<Wide>(std::prev(above)->size);
     bool nearer_lower = space - lower * objects <= upper * objects - space;
     if (nearer_lower) {

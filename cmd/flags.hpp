@@ -91,14 +91,24 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
                "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
                "temporary: freed within 1 ms; of a pprof profile: its own types by name (a CPU "
-               "profile's samples or cpu; default: the profile's own))")
+               "profile's samples or cpu; default: the profile's own)), fragmentation_space, "
+               "fragmentation_objects (estimated with --stats; then fragmentation_space is the "
+               "default)")
         ->option_text("TYPE");
+    app.add_option("--stats", load.stats,
+                   "jemalloc's statistics (malloc_stats_print's JSON, option J, or text) of "
+                   "the moment the one DUMP was written: charge each size class's free regions "
+                   "in partly used slabs to the stacks with live objects in it, an estimate "
+                   "(sample types fragmentation_space, fragmentation_objects)")
+        ->option_text("STATS")
+        ->excludes("--base");
     app.add_flag("--free-sites", load.log_free_sites,
                  "of an allocation log: stacks where objects were freed, not allocated");
     app.add_flag("--growth", options.request.series,
                  "the dumps are a series of one program (at least 3, oldest first by their "
                  "times): rank stacks by growth that persists")
-        ->excludes("--base");
+        ->excludes("--base")
+        ->excludes("--stats");
     app.add_flag("--threads", load.per_thread, "split every stack by jemalloc thread");
     app.add_flag("--keep-allocator-frames", frames.keep_allocator_frames,
                  "keep malloc, operator new and jemalloc-internal frames, and the known "

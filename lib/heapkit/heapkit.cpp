@@ -4,6 +4,7 @@
 
 #include "heapkit/load/final_dump.hpp"
 #include "heapkit/report/report.hpp"
+#include "heapkit/stats/fragmentation.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -97,7 +98,9 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
             return write_text_report_diff(*views.base, after, folded, options.text, sink);
         }
         TextOptions text = options.text;
-        text.header_note = views.exit_note;
+        if (!views.exit_note.empty()) {
+            text.header_note += (text.header_note.empty() ? "" : "; ") + views.exit_note;
+        }
         return write_text_report(after, folded, text, sink);
     }
     case ViewKind::lifetimes:
@@ -123,9 +126,29 @@ void note_final_dump(Views& views, std::span<const Input> inputs) {
     }
 }
 
+// A fragmentation profile is an estimate, and says so where a reader looks first: the
+// text's header, the flame graph's and the page's titles (its note is in every view's
+// notes: pprof comments, the graph's subtitle, the page).
+void label_estimate(const Profile& profile, ViewOptions& options) {
+    std::string_view source =
+        profile.sources.empty() ? std::string_view() : std::string_view(profile.sources.front());
+    options.text.header_note = stats::estimate_label;
+    if (options.flame.title.empty()) {
+        options.flame.title = fmt::format("Fragmentation per stack ({})", stats::estimate_label);
+    }
+    if (options.html.title.empty()) {
+        options.html.title =
+            fmt::format("heapkit: fragmentation ({}), {}", stats::estimate_label, source);
+    }
+}
+
 } // namespace
 
 Result<Views> load_views(const ViewRequest& request) {
+    // One set of statistics is one moment: it cannot stand for a base's or a series'.
+    if (!request.load.stats.empty() && (request.series || !request.bases.empty())) {
+        return fail("--stats is of one dump's moment: it takes no --base and no --growth");
+    }
     if (request.series) {
         return load_series_views(request);
     }
@@ -152,6 +175,9 @@ Result<void> write_view(Views views, const ViewOptions& options, const Sink& sin
     if (!views.profile.named_types.empty()) {
         named.folded.sample_name = sample_name(views.profile, options.folded.sample);
         named.folded.sample_unit = sample_unit(views.profile, options.folded.sample);
+    }
+    if (stats::is_fragmentation_estimate(views.profile)) {
+        label_estimate(views.profile, named);
     }
     return write_profile_view(views, named, sink);
 }

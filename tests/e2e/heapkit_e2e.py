@@ -150,13 +150,15 @@ def pprof_raw(path, *flags):
                 key, _, value = line.strip().partition(":[")
                 samples[-1]["labels"][key] = value.rstrip("]")
         elif section == "Locations":
-            match = re.match(r"^\s+(\d+): (0x[0-9a-f]+) M=(\d+) ?(.*)$", line)
+            # A location in no mapping (a pseudo-frame: M= left out) is in mapping 0.
+            match = re.match(r"^\s+(\d+): (0x[0-9a-f]+)(?: M=(\d+))? ?(.*)$", line)
             if match:
                 last_location = int(match.group(1))
                 lines = []
                 if match.group(4):
                     lines.append(LOCATION_NAME.match(match.group(4)).groups()[:3])
-                locations[last_location] = (int(match.group(2), 16), int(match.group(3)), lines)
+                locations[last_location] = (int(match.group(2), 16), int(match.group(3) or 0),
+                                            lines)
             elif line.strip():
                 locations[last_location][2].append(LOCATION_NAME.match(line.strip()).groups()[:3])
         elif section == "Mappings" and line.strip():

@@ -50,8 +50,8 @@ def accepted(name, flag, value):
 # The case the issue names: heapfold --sam<TAB>, heapfold --sample <TAB>.
 check(offered("heapfold", "--sam") == ["--sample"], f"--sam: {offered('heapfold', '--sam')}")
 samples = ["alloc_objects", "alloc_space", "byte_seconds", "cross_thread_objects",
-           "cross_thread_space", "inuse_objects", "inuse_space", "temporary_objects",
-           "temporary_space"]
+           "cross_thread_space", "fragmentation_objects", "fragmentation_space", "inuse_objects",
+           "inuse_space", "temporary_objects", "temporary_space"]
 check(offered("heapfold", "--sample", "") == samples,
       f"--sample: {offered('heapfold', '--sample', '')}")
 check(offered("jeprof2pprof", "--sample", "inuse_") == ["inuse_objects", "inuse_space"],

@@ -42,6 +42,11 @@ struct LoadOptions {
     // The most a gzipped input may inflate to, in bytes; 0: the default, 2 GiB (a gzip
     // bomb of a few megabytes stops there, with a message naming the file).
     uint64_t max_inflated = 0;
+    // jemalloc's statistics (malloc_stats_print's JSON or text) of the moment the one heap
+    // dump was written: the profile becomes its fragmentation profile, an estimate
+    // (stats/fragmentation.hpp): fragmentation_space, fragmentation_objects, inuse_*.
+    // Empty: none.
+    std::string stats;
 };
 
 // The sample type a view of `profile` shows: the one chosen (by name: an error naming

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // load_profile (load/load.hpp): the pipeline the tools and the runtime share.
+#include "heapkit/load/fragmentation_stats.hpp"
 #include "heapkit/load/load.hpp"
 #include "heapkit/load/load_log.hpp"
 #include "heapkit/load/merge_rules.hpp"
@@ -182,6 +183,9 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));
+        // --stats: before the type is chosen by name, and before names (fragmentation_stats.hpp).
+        HEAPKIT_TRY(
+            charge_fragmentation(loaded.profile, stats_of(inputs, options), options.max_inflated));
         HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
         HEAPKIT_TRY(check_sample_type(loaded.profile, sample));
         name_frames(loaded, options, sample);
@@ -190,6 +194,10 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
 }
 
 Result<SampleType> chosen_sample(const Profile& profile, const LoadOptions& options) {
+    if (options.sample_given && options.sample_name.starts_with("fragmentation_") &&
+        profile.named_types.empty()) {
+        return tl::unexpected(fragmentation_needs_stats(options.sample_name));
+    }
     if (options.sample_given && !options.sample_name.empty()) {
         return sample_type_of(profile, options.sample_name);
     }

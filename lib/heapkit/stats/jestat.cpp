@@ -14,6 +14,7 @@
 #include "heapkit/util/try.hpp"
 
 #include <cstdint>
+#include <fmt/format.h>
 
 namespace heapkit::stats {
 
@@ -58,6 +59,32 @@ ProfileFigures profile_figures(const RawDump& dump, uint64_t sampled_extent) {
     return out;
 }
 
+namespace {
+
+// A path as a POSIX shell reads it back: quoted unless every byte is plainly safe.
+std::string shell_word(std::string_view path) {
+    if (!path.empty() &&
+        path.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_-+=.,/:@%") == std::string_view::npos) {
+        return std::string(path);
+    }
+    std::string out = "'";
+    for (char c : path) {
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return out + "'";
+}
+
+} // namespace
+
+std::string per_stack_command(const JestatOptions& options, uint64_t slab_waste) {
+    if (slab_waste == 0 || options.dump.empty() || options.dump == "-" || options.stats == "-") {
+        return {};
+    }
+    return fmt::format("heapfold --text --stats {} {}", shell_word(options.stats),
+                       shell_word(options.dump));
+}
+
 Result<Reconciliation> load_reconciliation(const JestatOptions& options,
                                            std::vector<std::string>& notes) {
     HEAPKIT_TRY_ASSIGN(InputText stats_text,
@@ -77,7 +104,9 @@ Result<Reconciliation> load_reconciliation(const JestatOptions& options,
                            read_input(options.smaps, default_max_inflated, "an smaps file"));
         HEAPKIT_TRY_ASSIGN(resident, parse_smaps(smaps_text.bytes, smaps_text.name));
     }
-    return reconcile(stats, profile, resident);
+    Reconciliation report = reconcile(stats, profile, resident);
+    report.per_stack_command = per_stack_command(options, report.slab_waste);
+    return report;
 }
 
 std::string render(const Reconciliation& report, ReportFormat format, std::string_view source) {

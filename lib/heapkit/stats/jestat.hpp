@@ -25,6 +25,10 @@ Result<JemallocStats> parse_stats(std::string_view stream, std::string_view sour
 Result<ProfileFigures> profile_figures(const std::string& path, uint64_t sampled_extent);
 ProfileFigures profile_figures(const RawDump& dump, uint64_t sampled_extent);
 
+// `heapfold --text --stats STATS DUMP` for the files `options` names (quoted for a shell),
+// when slabs are partly used and both are files (not standard input); else "".
+std::string per_stack_command(const JestatOptions& options, uint64_t slab_waste);
+
 // Reads what `options` names and reconciles it; what was skipped in the inputs goes to
 // `notes` (one line each).
 Result<Reconciliation> load_reconciliation(const JestatOptions& options,

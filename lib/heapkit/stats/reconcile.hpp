@@ -49,6 +49,10 @@ struct Reconciliation {
     JemallocStats stats;
     std::optional<ProfileFigures> profile;  // when a dump was given
     std::optional<ResidentMemory> resident; // when smaps was given
+    // The command that shows which stacks hold the partly used slabs (heapfold --stats,
+    // stats/fragmentation.hpp), when the dump and the statistics are files and slabs are
+    // partly used; else empty.
+    std::string per_stack_command;
 };
 
 // How many size classes worst_bins lists at most.

@@ -69,7 +69,9 @@ std::string report_json(const Reconciliation& report, std::string_view stats_sou
                 {"allocator", rows_json(report.allocator)},
                 {"rss", rows_json(report.rss)},
                 {"slab_waste", report.slab_waste},
-                {"worst_bins", bins}};
+                {"worst_bins", bins},
+                {"per_stack_command",
+                 report.per_stack_command.empty() ? json() : json(report.per_stack_command)}};
     if (report.resident) {
         out["smaps"] = {{"rss", report.resident->rss},
                         {"anonymous", report.resident->anonymous},

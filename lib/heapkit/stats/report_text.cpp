@@ -57,6 +57,9 @@ void bins_table(std::string& out, const Reconciliation& report) {
     out += fmt::format("\nWorst size classes by wasted bytes ({} in partly used slabs over all "
                        "classes)\n",
                        quantity(static_cast<int64_t>(report.slab_waste), true));
+    if (!report.per_stack_command.empty()) {
+        out += "  which stacks hold them (an estimate): " + report.per_stack_command + "\n";
+    }
     if (report.worst_bins.empty()) {
         out += report.stats.merged.bins.empty() ? "  (the statistics were printed without bins)\n"
                                                 : "  none: every slab in use is full\n";

@@ -231,7 +231,7 @@ std::optional<int> name_lone_pprof(std::string_view tool, ToolOptions& options,
                            request.load.per_thread || request.load.sample_given ||
                            !request.stacks.focus.empty() || !request.stacks.ignore.empty() ||
                            !request.stacks.hide.empty() || !folded.frames.drop_frames.empty() ||
-                           options.view.pprof.dump_labels;
+                           options.view.pprof.dump_labels || !request.load.stats.empty();
     if (options.view.kind != ViewKind::pprof || changes_samples) {
         return std::nullopt;
     }

@@ -130,6 +130,6 @@ TEST_CASE("heapkit::read_pprof: every index checked") {
     std::string cut = go_cpu().SerializeAsString();
     auto file = read_pprof(std::string_view(cut).substr(0, cut.size() - 3), "cut.pb");
     REQUIRE_FALSE(file);
-    CHECK(file.error().message ==
-          "cut.pb: not a pprof profile: its protobuf encoding is damaged or cut short");
+    CHECK(file.error().message.starts_with(
+        "cut.pb: not a pprof profile: its protobuf encoding is damaged or cut short at byte "));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/pprof_names.hpp"
 
+#include "heapkit/read/pprof_fields.hpp"
 #include "heapkit/util/string_map.hpp"
 #include "heapkit/util/utf8.hpp"
 #include "profile.pb.h"
@@ -16,7 +17,6 @@ namespace heapkit {
 namespace {
 
 namespace pb = perftools::profiles;
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 
 // Profile's fields this rewrites (profile.proto); every other field is copied as it is.
@@ -24,7 +24,7 @@ constexpr uint32_t mapping_field = 3;
 constexpr uint32_t location_field = 4;
 constexpr uint32_t function_field = 5;
 constexpr uint32_t string_field = 6;
-constexpr uint32_t length_delimited = 2;
+constexpr uint32_t length_delimited = pprof_length_delimited;
 
 // What each mapping gains, from the locations named in it.
 struct MappingGains {
@@ -129,54 +129,6 @@ void append_string(std::string& out, std::string_view text) {
     out.append(text);
 }
 
-// Walks the top-level fields of an encoded Profile, calling `visit(number, whole, body)`
-// with each one's bytes; number 0 for a field that is not length-delimited (protobuf keeps
-// a field of the wrong wire type as an unknown field, not as an entry of its table).
-template <class Visit> Result<void> each_field(std::string_view encoded, Visit visit) {
-    CodedInputStream in(reinterpret_cast<const uint8_t*>(encoded.data()),
-                        static_cast<int>(encoded.size()));
-    in.SetTotalBytesLimit(INT_MAX);
-    while (true) {
-        auto start = static_cast<size_t>(in.CurrentPosition());
-        uint32_t tag = in.ReadTag();
-        if (tag == 0) {
-            return start == encoded.size() ? Result<void>()
-                                           : fail("a field's tag is damaged at byte {}", start);
-        }
-        bool read = true;
-        std::string_view body;
-        switch (tag & 7) {
-        case 0: {
-            uint64_t value = 0;
-            read = in.ReadVarint64(&value);
-            break;
-        }
-        case 1:
-            read = in.Skip(8);
-            break;
-        case 5:
-            read = in.Skip(4);
-            break;
-        case length_delimited: {
-            uint32_t length = 0;
-            read = in.ReadVarint32(&length);
-            auto at = static_cast<size_t>(in.CurrentPosition());
-            read = read && in.Skip(static_cast<int>(length));
-            body = read ? encoded.substr(at, length) : std::string_view();
-            break;
-        }
-        default:
-            read = false; // groups: no field of Profile is one
-        }
-        if (!read) {
-            return fail("the field at byte {} is damaged or of a kind pprof does not use", start);
-        }
-        auto end = static_cast<size_t>(in.CurrentPosition());
-        visit((tag & 7) == length_delimited ? tag >> 3 : 0, encoded.substr(start, end - start),
-              body);
-    }
-}
-
 } // namespace
 
 Result<std::string> add_pprof_names(std::string_view encoded, const PprofFile& file,
@@ -188,12 +140,13 @@ Result<std::string> add_pprof_names(std::string_view encoded, const PprofFile& f
     Additions additions(file);
     // New functions take ids after the file's largest: ids need not be dense.
     uint64_t largest_id = 0;
-    Result<void> scanned = each_field(encoded, [&](uint32_t field, auto, std::string_view body) {
-        pb::Function function;
-        if (field == function_field && function.ParseFromArray(body.data(), int(body.size()))) {
-            largest_id = std::max<uint64_t>(largest_id, function.id());
-        }
-    });
+    Result<void> scanned =
+        each_pprof_field(encoded, [&](uint32_t field, auto, std::string_view body) {
+            pb::Function function;
+            if (field == function_field && function.ParseFromArray(body.data(), int(body.size()))) {
+                largest_id = std::max<uint64_t>(largest_id, function.id());
+            }
+        });
     if (!scanned) {
         return tl::unexpected(scanned.error());
     }
@@ -213,8 +166,8 @@ Result<std::string> add_pprof_names(std::string_view encoded, const PprofFile& f
     size_t location = 0;
     size_t mapping = 0;
     PprofNamesAdded counts;
-    Result<void> copied = each_field(encoded, [&](uint32_t field, std::string_view whole,
-                                                  std::string_view body) {
+    Result<void> copied = each_pprof_field(encoded, [&](uint32_t field, std::string_view whole,
+                                                        std::string_view body) {
         if (field == location_field && location < file.locations.size() &&
             gains_lines(file.locations[location], named.locations[location])) {
             pb::Location entry;

@@ -18,9 +18,11 @@ Result<NamedPprof> name_pprof(std::string_view inflated, const std::string& sour
         HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
         name_frames(loaded, options, sample);
         NamedPprof named;
-        HEAPKIT_TRY_ASSIGN(std::string encoded,
-                           add_pprof_names(inflated, file, loaded.profile, &named.added));
-        named.gzipped = gzip(encoded, compress_level);
+        auto encoded = add_pprof_names(inflated, file, loaded.profile, &named.added);
+        if (!encoded) {
+            return fail("{}: {}", source, encoded.error().message);
+        }
+        named.gzipped = gzip(*encoded, compress_level);
         named.report = std::move(loaded.report);
         return named;
     });

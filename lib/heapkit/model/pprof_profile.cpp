@@ -122,14 +122,15 @@ void add_locations(const PprofFile& file, Profile& profile) {
 }
 
 void add_samples(const PprofFile& file, const std::vector<size_t>& slots, Profile& profile) {
-    for (const PprofSample& sample : file.samples) {
+    for (size_t s = 0; s < file.samples.size(); ++s) {
+        std::span<const int64_t> given = file.samples.values(s);
         HeapValues values;
         for (size_t t = 0; t < slots.size(); ++t) {
             if (slots[t] != slot_count) {
-                set_value(values, slots[t], sample.values[t]);
+                set_value(values, slots[t], given[t]);
             }
         }
-        profile.add_sample(sample.locations, values);
+        profile.add_sample(file.samples.locations(s), values);
     }
 }
 

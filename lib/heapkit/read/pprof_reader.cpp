@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/read/pprof_reader.hpp"
 
+#include "heapkit/read/pprof_fields.hpp"
 #include "heapkit/util/try.hpp"
 #include "profile.pb.h"
 
@@ -14,6 +15,8 @@ namespace heapkit {
 namespace {
 
 namespace pb = perftools::profiles;
+
+constexpr uint32_t sample_field = 2; // Profile.sample
 
 // Ids (any non-zero uint64) to positions: one hash look-up each, never a scan.
 using IdIndex = std::unordered_map<uint64_t, uint32_t>;
@@ -119,25 +122,59 @@ Result<void> read_locations(const pb::Profile& in, std::string_view source, Ppro
     return {};
 }
 
-Result<void> read_samples(const pb::Profile& in, std::string_view source, PprofFile& out) {
-    HEAPKIT_TRY_ASSIGN(IdIndex locations, index_ids(in.location(), "location", source));
-    out.samples.reserve(static_cast<size_t>(in.sample_size()));
-    for (int s = 0; s < in.sample_size(); ++s) {
-        const pb::Sample& sample = in.sample(s);
+// The samples, one at a time from the encoded bytes into `out.samples`: a pb::Sample
+// reused for each, its location ids turned into positions at once.
+Result<void> read_samples(std::string_view bytes, const pb::Profile& tables,
+                          std::string_view source, PprofFile& out) {
+    HEAPKIT_TRY_ASSIGN(IdIndex locations, index_ids(tables.location(), "location", source));
+    out.samples = PprofSamples(out.sample_types.size());
+    pb::Sample sample;
+    std::vector<uint32_t> positions;
+    Result<void> failed;
+    auto read = each_pprof_field(bytes, [&](uint32_t field, auto, std::string_view body) {
+        if (field != sample_field || !failed) {
+            return;
+        }
+        size_t number = out.samples.size() + 1;
+        if (!sample.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+            failed = fail("{}: sample {} is damaged", source, number);
+            return;
+        }
         if (static_cast<size_t>(sample.value_size()) != out.sample_types.size()) {
-            return fail("{}: sample {} has {} values for {} sample types", source, s + 1,
-                        sample.value_size(), out.sample_types.size());
+            failed = fail("{}: sample {} has {} values for {} sample types", source, number,
+                          sample.value_size(), out.sample_types.size());
+            return;
         }
-        PprofSample kept;
-        kept.values.assign(sample.value().begin(), sample.value().end());
-        kept.locations.reserve(static_cast<size_t>(sample.location_id_size()));
+        positions.clear();
         for (uint64_t id : sample.location_id()) {
-            HEAPKIT_TRY_ASSIGN(uint32_t at, position_of(locations, id, "location", source));
-            kept.locations.push_back(at);
+            auto at = position_of(locations, id, "location", source);
+            if (!at) {
+                failed = tl::unexpected(at.error());
+                return;
+            }
+            positions.push_back(*at);
         }
-        out.samples.push_back(std::move(kept));
+        out.samples.add(positions,
+                        std::span(sample.value().data(), static_cast<size_t>(sample.value_size())));
+    });
+    if (!read) {
+        return fail("{}: not a pprof profile: {}", source, read.error().message);
     }
-    return {};
+    return failed;
+}
+
+// The encoded profile without its samples: what the tables are parsed from.
+Result<std::string> without_samples(std::string_view bytes, std::string_view source) {
+    std::string tables;
+    auto copied = each_pprof_field(bytes, [&](uint32_t field, std::string_view whole, auto) {
+        if (field != sample_field) {
+            tables.append(whole);
+        }
+    });
+    if (!copied) {
+        return fail("{}: not a pprof profile: {}", source, copied.error().message);
+    }
+    return tables;
 }
 
 // Whether `tag` is one of Profile's fields with its wire type: the repeated messages and
@@ -201,26 +238,28 @@ Result<PprofFile> read_pprof(std::string_view bytes, std::string_view source) {
         return fail("{}: a pprof profile of {} bytes is larger than protobuf reads (2 GiB)", source,
                     bytes.size());
     }
+    HEAPKIT_TRY_ASSIGN(std::string encoded_tables, without_samples(bytes, source));
     google::protobuf::Arena arena;
-    pb::Profile& in = *google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
-    if (!in.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    pb::Profile& tables = *google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
+    if (!tables.ParseFromArray(encoded_tables.data(), static_cast<int>(encoded_tables.size()))) {
         return fail("{}: not a pprof profile: its protobuf encoding is damaged or cut short",
                     source);
     }
-    if (in.string_table_size() == 0 || !in.string_table(0).empty()) {
+    encoded_tables = std::string(); // parsed: its memory back before the samples are read
+    if (tables.string_table_size() == 0 || !tables.string_table(0).empty()) {
         return fail("{}: not a pprof profile: its string table does not start with \"\"", source);
     }
-    if (in.sample_type_size() == 0) {
+    if (tables.sample_type_size() == 0) {
         return fail("{}: the pprof profile has no sample type", source);
     }
     PprofFile out;
-    Strings strings(static_cast<size_t>(in.string_table_size()), source);
-    HEAPKIT_TRY(read_header(in, strings, out));
-    HEAPKIT_TRY(read_mappings(in, strings, out));
-    HEAPKIT_TRY(read_functions(in, strings, out));
-    HEAPKIT_TRY(read_locations(in, source, out));
-    HEAPKIT_TRY(read_samples(in, source, out));
-    out.strings.assign(in.string_table().begin(), in.string_table().end());
+    Strings strings(static_cast<size_t>(tables.string_table_size()), source);
+    HEAPKIT_TRY(read_header(tables, strings, out));
+    HEAPKIT_TRY(read_mappings(tables, strings, out));
+    HEAPKIT_TRY(read_functions(tables, strings, out));
+    HEAPKIT_TRY(read_locations(tables, source, out));
+    HEAPKIT_TRY(read_samples(bytes, tables, source, out));
+    out.strings.assign(tables.string_table().begin(), tables.string_table().end());
     return out;
 }
 

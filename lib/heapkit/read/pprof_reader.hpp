@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,9 +55,35 @@ struct PprofLocation {
     std::vector<PprofLine> lines;  // innermost first (pprof: the last is the caller)
 };
 
-struct PprofSample {
-    std::vector<uint32_t> locations; // indexes into PprofFile::locations, leaf first
-    std::vector<int64_t> values;     // one per sample type
+// Every sample, flat: one array of locations and one of values for all of them (a vector
+// each per sample, for a million samples, took more memory than the encoded profile).
+class PprofSamples {
+public:
+    explicit PprofSamples(size_t types = 0)
+        : m_types(types) {}
+
+    size_t size() const { return m_starts.size(); }
+    // Indexes into PprofFile::locations, leaf first.
+    std::span<const uint32_t> locations(size_t sample) const {
+        size_t end = sample + 1 < m_starts.size() ? m_starts[sample + 1] : m_locations.size();
+        return {m_locations.data() + m_starts[sample], end - m_starts[sample]};
+    }
+    // One per sample type.
+    std::span<const int64_t> values(size_t sample) const {
+        return {m_values.data() + sample * m_types, m_types};
+    }
+
+    void add(std::span<const uint32_t> locations, std::span<const int64_t> values) {
+        m_starts.push_back(m_locations.size());
+        m_locations.insert(m_locations.end(), locations.begin(), locations.end());
+        m_values.insert(m_values.end(), values.begin(), values.end());
+    }
+
+private:
+    size_t m_types;
+    std::vector<size_t> m_starts;
+    std::vector<uint32_t> m_locations;
+    std::vector<int64_t> m_values;
 };
 
 struct PprofFile {
@@ -66,7 +93,7 @@ struct PprofFile {
     std::vector<PprofMapping> mappings;
     std::vector<PprofFunction> functions;
     std::vector<PprofLocation> locations;
-    std::vector<PprofSample> samples;
+    PprofSamples samples;
     int64_t time_nanos = 0;
     int64_t duration_nanos = 0;
     int64_t period = 0;
@@ -75,7 +102,9 @@ struct PprofFile {
 // Decodes `bytes` (inflated) and checks it: the string table starts with "", every
 // string index, mapping, location and function id refers to an entry, ids are unique
 // and non-zero, every sample has one value per sample type. Labels, comments and
-// drop_frames are not kept. An error names `source` and what is wrong.
+// drop_frames are not kept. An error names `source` and what is wrong. The samples are
+// read one at a time in a pass of their own, into PprofSamples: beside `bytes`, reading
+// holds the tables (mappings, locations, functions, strings) and the flat samples.
 Result<PprofFile> read_pprof(std::string_view bytes, std::string_view source);
 
 } // namespace heapkit

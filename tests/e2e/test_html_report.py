@@ -79,6 +79,45 @@ def screenshot(browser, name):
     return path
 
 
+# Each frame drawn in #flame: its node, box and name (the tooltip's first line, as a
+# reader hovering it reads it), and its label's text box.
+FRAMES_DRAWN = """Array.from(document.querySelectorAll('#flame div[data-node]')).map(function(d){
+  var r=d.getBoundingClientRect(), range=document.createRange();
+  d.dispatchEvent(new MouseEvent('mousemove',{bubbles:true,clientX:r.left+1,clientY:r.top+1}));
+  range.selectNodeContents(d);
+  var t=range.getBoundingClientRect();
+  return {node:d.dataset.node,left:r.left,right:r.right,top:r.top,width:r.width,
+          name:document.getElementById('tooltip').textContent.split('\\n')[0],
+          label:d.textContent,textLeft:t.left,textRight:t.right};})"""
+
+
+def check_frames_true(browser, stacks, what):
+    """In the icicle graph at its root: every frame as wide as its stacks' share of the
+    graph's width (within a pixel), from the folded stacks; every label inside its frame."""
+    drawn = browser.evaluate(FRAMES_DRAWN)
+    px = browser.evaluate("document.getElementById('flame').getBoundingClientRect().width")
+    whole = sum(stacks.values())
+    paths, wrong = {}, []
+    for frame in sorted(drawn, key=lambda f: f["top"]):
+        # The parent: in the row above, the frame whose box holds this one's left edge.
+        above = [p for p in drawn if abs(p["top"] + 17 - frame["top"]) < 0.5 and
+                 p["left"] <= frame["left"] + 0.01]
+        parent = max(above, key=lambda p: p["left"]) if above else None
+        paths[frame["node"]] = (paths[parent["node"]] + (frame["name"],)) if parent else ()
+        path = paths[frame["node"]]
+        value = sum(v for stack, v in stacks.items() if tuple(stack.split(";")[:len(path)]) == path)
+        if abs(frame["width"] - value / whole * px) > 1:
+            wrong.append(f"{' > '.join(path) or 'all'} drawn {frame['width']:.2f} px wide, its "
+                         f"{value} of {whole} are {value / whole * px:.2f} px")
+        if frame["label"] and not (frame["textLeft"] >= frame["left"] - 0.01 and
+                                   frame["textRight"] <= frame["right"] + 0.01):
+            wrong.append(f"the label {frame['label']!r} runs past its frame: text "
+                         f"{frame['textLeft']:.1f}-{frame['textRight']:.1f}, frame "
+                         f"{frame['left']:.1f}-{frame['right']:.1f}")
+    check(not wrong, f"{what}: {len(wrong)} frames drawn untrue:\n" + "\n".join(wrong[:8]))
+    print(f"{what}: {len(drawn)} frames drawn as wide as their values, labels inside")
+
+
 opened = set()  # the pages' own URLs: the only requests allowed
 
 
@@ -151,6 +190,7 @@ with Browser() as browser:
     check(browser.evaluate("document.querySelector('#top tr.sel td.name').textContent") == TARGET,
           "the row is not marked")
     browser.click('#tabs button[data-view="flame"]')
+    check_frames_true(browser, parse_folded(heapfold(dump)), "inline_cpp")
     outlined = browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
                                 ".map(function(d){return d.textContent;})")
     check(outlined and set(outlined) == {TARGET}, f"flame graph selection: {outlined}")

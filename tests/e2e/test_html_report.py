@@ -91,6 +91,16 @@ FRAMES_DRAWN = """Array.from(document.querySelectorAll('#flame div[data-node]'))
           label:d.textContent,textLeft:t.left,textRight:t.right};})"""
 
 
+def shown_state(browser):
+    """What the page shows of its state: the view, the header's lines, the controls and
+    the flame graph's crumbs and frames."""
+    return browser.evaluate("""(function(){function t(id){return document.getElementById(id).textContent;}
+      return {view:document.querySelector('#tabs button.active').textContent,
+        total:t('total'),matched:t('matched'),selected:t('selected'),refinements:t('refinements'),
+        search:document.getElementById('search').value,type:document.getElementById('type').value,
+        crumbs:t('crumbs'),frames:document.querySelectorAll('#flame div').length};})()""")
+
+
 def check_frames_true(browser, stacks, what):
     """In the icicle graph at its root: every frame as wide as its stacks' share of the
     graph's width (within a pixel), from the folded stacks; every label inside its frame."""
@@ -286,6 +296,32 @@ with Browser() as browser:
         browser.click("#refine-add")
         check_top(browser, [dump, flag, pattern], f"{kind}={pattern}")
         browser.click("#refinements button[data-undo]")
+
+    # The state is in the address: a view, a refinement, a search and a zoom come back on
+    # a reload, and Back returns to the state before the zoom.
+    browser.click('#tabs button[data-view="flame"]')
+    choose(browser, "refine-kind", "ignore")
+    browser.type_into("#refine-pattern", "plugin")
+    browser.click("#refine-add")
+    browser.type_into("#search", "Grid")
+    unzoomed = shown_state(browser)
+    node = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).find(function(d)"
+                            f"{{return d.textContent==={json.dumps(TARGET)};}}).dataset.node")
+    browser.click(f'#flame div[data-node="{node}"]')
+    zoomed = shown_state(browser)
+    check(zoomed["crumbs"].endswith(TARGET) and zoomed["refinements"].startswith("ignore=plugin")
+          and zoomed["search"] == "Grid" and zoomed["view"] == "Flame Graph",
+          f"the state before the reload: {zoomed}")
+    browser.send("Page.reload")
+    browser.wait_for("Page.loadEventFired")
+    browser.evaluate("window.heapkitReady.then(function(){return 1;})")
+    check(shown_state(browser) == zoomed,
+          f"after a reload {shown_state(browser)},\nbefore it {zoomed} ({browser.evaluate('location.hash')})")
+    browser.evaluate("new Promise(function(done){window.addEventListener('popstate',function(){"
+                     "setTimeout(done,0,1);},{once:true});history.back();})")
+    check(shown_state(browser) == unzoomed,
+          f"after Back {shown_state(browser)},\nbefore the zoom {unzoomed}")
+    print(f"the state in the address: {browser.evaluate('location.hash')}")
     check_clean(browser, page, "one dump")
 
     # Filters given to heapfold are applied before and listed; names are text, never markup

@@ -16,7 +16,8 @@ import re
 import shutil
 
 from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
-                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir)
+                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir,
+                         write_synthetic_dump)
 
 chromium_browser()  # skips the test without one
 from cdp import Browser  # noqa: E402 (after the skip)
@@ -88,7 +89,8 @@ FRAMES_DRAWN = """Array.from(document.querySelectorAll('#flame div[data-node]'))
   var t=range.getBoundingClientRect();
   return {node:d.dataset.node,left:r.left,right:r.right,top:r.top,width:r.width,
           name:document.getElementById('tooltip').textContent.split('\\n')[0],
-          label:d.textContent,textLeft:t.left,textRight:t.right};})"""
+          label:d.textContent,textLeft:t.left,textRight:t.right};}).concat(
+  [document.getElementById('tooltip').hidden=true]).slice(0,-1)"""
 
 
 def shown_state(browser):
@@ -125,7 +127,32 @@ def check_frames_true(browser, stacks, what):
                          f"{frame['textLeft']:.1f}-{frame['textRight']:.1f}, frame "
                          f"{frame['left']:.1f}-{frame['right']:.1f}")
     check(not wrong, f"{what}: {len(wrong)} frames drawn untrue:\n" + "\n".join(wrong[:8]))
-    print(f"{what}: {len(drawn)} frames drawn as wide as their values, labels inside")
+    # A drawn frame's children narrower than a pixel: one merged block where they add up
+    # to a pixel (as wide as their sum), else left out; the line under the graph counts both.
+    merged, left_out, blocks = 0, 0, []
+    for path in set(paths.values()):
+        children = {}
+        for stack, v in stacks.items():
+            frames = tuple(stack.split(";"))
+            if len(frames) > len(path) and frames[:len(path)] == path:
+                children[frames[len(path)]] = children.get(frames[len(path)], 0) + v
+        thin = [v for v in children.values() if 0 < v / whole * px < 1]
+        if thin and sum(thin) / whole * px >= 1:
+            merged += len(thin)
+            blocks.append(sum(thin) / whole * px)
+        else:
+            left_out += len(thin)
+    note = browser.evaluate("document.getElementById('flame-note').textContent")
+    drawn_blocks = browser.evaluate("Array.from(document.querySelectorAll('#flame div.merged'))"
+                                    ".map(function(d){return d.getBoundingClientRect().width;})")
+    check(len(drawn_blocks) == len(blocks) and
+          all(abs(a - b) <= 1 for a, b in zip(sorted(drawn_blocks), sorted(blocks))) and
+          (f"{merged} frames narrower than a pixel drawn merged" in note) == (merged > 0) and
+          (f"{left_out} left out" in note) == (left_out > 0),
+          f"{what}: {merged} narrow frames to merge into blocks {blocks}, {left_out} to leave "
+          f"out; the page drew blocks {drawn_blocks} and says {note!r}")
+    print(f"{what}: {len(drawn)} frames drawn as wide as their values, labels inside; "
+          f"{note!r}")
 
 
 opened = set()  # the pages' own URLs: the only requests allowed
@@ -338,6 +365,19 @@ with Browser() as browser:
           f"heapkit: inline_cpp ({os.path.basename(odd)})",
           f"the dump's name became markup: {browser.evaluate('document.title')!r}")
     check_clean(browser, focused, "a name like markup")
+
+    # 3000 stacks of one object each under one caller: each 0.4 px wide, together the
+    # graph's width, drawn as one merged block and counted under the graph.
+    thin = os.path.join(work, "thin.html")
+    thin_dump = write_synthetic_dump(os.path.join(work, "thin.heap"), 3000)
+    heapfold("--html", thin_dump, "-o", thin)
+    open_report(browser, thin)
+    browser.click('#tabs button[data-view="flame"]')
+    check_frames_true(browser, parse_folded(heapfold(thin_dump)), "3000 thin stacks")
+    check(browser.evaluate("document.querySelectorAll('#flame div.merged').length") == 1,
+          "3000 thin stacks: no merged block")
+    screenshot(browser, "flame-merged.png")
+    check_clean(browser, thin, "thin stacks")
 
 # Threads (--threads): the selector keeps one thread's stacks, as the folded stacks that
 # start with its frame add up.

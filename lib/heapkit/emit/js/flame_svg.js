@@ -80,7 +80,10 @@ function interactiveFlameGraph(layout) {
   // an average character, and a wide name would run past its frame.
   const measure = textMeasure(frames.length ? frames[0].label : null);
   function fit(frame, width) {
-    frame.label.textContent = measuredLabel(frame.name, width - 3, layout.charWidth, measure);
+    const label = measuredLabel(frame.name, width - 3, layout.charWidth, measure);
+    if (frame.label.textContent !== label) { // most are already right: no needless redraw
+      frame.label.textContent = label;
+    }
   }
   function place(frame, x, width) {
     frame.rect.setAttribute("x", x.toFixed(1));

@@ -2,10 +2,10 @@
 // The reader's state in the page's address, so that a reload, Back and a shared link
 // show what was shown: the view, sample type, side, orientation, thread, window, sort,
 // every refinement in order, the search, the selection and the zoom. In the fragment
-// (location.hash): the page is a local file, and a fragment is kept by every browser
-// whatever the scheme, where history.pushState refuses to change a file: URL's path or
-// query. Each change is a history entry (Back undoes it) but the search's keystrokes,
-// which replace one another.
+// (location.hash), not the query: Chromium keeps a file: URL's query too, but a fragment
+// is what every browser keeps for a local file, and it never reaches a server (the served
+// page, /debug/pprof/ui, has a query of its own). Each change is a history entry (Back
+// undoes it) but the search's keystrokes, which replace one another.
 "use strict";
 
 const REFINEMENT_KINDS = ["focus", "ignore", "hide", "drop"];

@@ -69,7 +69,8 @@ document.getElementById("graph").addEventListener("load", function () {
         var rect = g.querySelector("rect");
         return {title: g.querySelector("title").textContent, x: rect.getAttribute("x"),
                 width: rect.getAttribute("width"), fill: rect.getAttribute("fill"),
-                label: g.querySelector("text").textContent, classes: g.getAttribute("class") || ""};
+                label: g.querySelector("text").textContent, classes: g.getAttribute("class") || "",
+                textRight: g.querySelector("text").getBBox().x + g.querySelector("text").getBBox().width};
       }),
       matched: doc.getElementById("matched").textContent,
       search: doc.getElementById("search").textContent,
@@ -118,6 +119,18 @@ check({n: (f["x"], f["width"]) for n, f in initial.items()} ==
       {n: (f"{by_name[n]['x']:.1f}", f"{by_name[n]['width']:.1f}") for n in by_name},
       "the page's frames are not the file's")
 check(result["initial"]["unzoomHidden"], "Reset Zoom shows before any zoom")
+
+# Drawn true: every frame as wide as its share of the root's width (within a pixel), and
+# no label past its frame's right edge, as the graph opens and zoomed.
+for n, f in initial.items():
+    share = by_name[n]["value"] / by_name["all"]["value"] * by_name["all"]["width"]
+    check(abs(float(f["width"]) - share) <= 1, f"{n}: drawn {f['width']} px wide, its share {share:.2f}")
+for step in ("initial", "zoomed"):
+    for n, f in state_of(step).items():
+        check("hidden" in f["classes"] or not f["label"] or
+              f["textRight"] <= float(f["x"]) + float(f["width"]) + 0.01,
+              f"{step}: the label {f['label']!r} of {n} ends at {f['textRight']:.1f}, past its "
+              f"frame's {float(f['x']) + float(f['width']):.1f}")
 
 # Zoomed into TARGET: it fills the width, its callee scales with it, its callers stay full
 # width and dimmed, other frames hide.
@@ -193,4 +206,30 @@ for name, flags in (("deep", []), ("deep_icicle", ["--inverted"])):
     check(0 <= view["rootTop"] and view["rootBottom"] <= view["innerHeight"],
           f"{name}: the root is not in the first screen: {view}")
     check((view["scrollY"] > 0) == (name == "deep"), f"{name}: scrolled to {view['scrollY']}")
+
+# 4. Wide letters: fitted by an average character's width, "WWW…" would run past its frame
+# and over its neighbour's label; the page measures and cuts it inside.
+wide = "main;" + "W" * 60 + " 300\nmain;" + "Mm" * 30 + " 300\nmain;next 400\n"
+write_file(directory, "wide.svg", subprocess.run([fixture("flame_from_folded")], input=wide,
+                                                 capture_output=True, text=True, check=True).stdout)
+labels = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"></head><body style="margin:0">
+<iframe id="graph" src="wide.svg" style="border:0;width:1200px;height:400px"></iframe>
+<pre id="result">not run</pre>
+<script>
+document.getElementById("graph").addEventListener("load", function () {
+  var doc = this.contentDocument;
+  document.getElementById("result").textContent = JSON.stringify(
+    Array.prototype.map.call(doc.querySelectorAll("#frames > g"), function (g) {
+      var rect = g.querySelector("rect").getBBox(), text = g.querySelector("text").getBBox();
+      return {label: g.querySelector("text").textContent, right: rect.x + rect.width,
+              textRight: text.x + text.width};
+    }));
+});
+</script></body></html>
+"""
+drawn = run_harness(write_file(directory, "wide.html", labels))
+past = [f for f in drawn if f["label"] and f["textRight"] > f["right"] + 0.01]
+check(not past and any(f["label"].startswith("WW") for f in drawn),
+      f"labels past their frames: {past}")
 print("ok")

@@ -16,7 +16,8 @@ import re
 import shutil
 
 from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
-                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir)
+                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir,
+                         write_synthetic_dump)
 
 chromium_browser()  # skips the test without one
 from cdp import Browser  # noqa: E402 (after the skip)
@@ -77,6 +78,81 @@ def screenshot(browser, name):
     _, _, colours = png_colours(path)
     check(len(colours) >= 8, f"{name}: {len(colours)} colours, blank?")
     return path
+
+
+# Each frame drawn in #flame: its node, box and name (the tooltip's first line, as a
+# reader hovering it reads it), and its label's text box.
+FRAMES_DRAWN = """Array.from(document.querySelectorAll('#flame div[data-node]')).map(function(d){
+  var r=d.getBoundingClientRect(), range=document.createRange();
+  d.dispatchEvent(new MouseEvent('mousemove',{bubbles:true,clientX:r.left+1,clientY:r.top+1}));
+  range.selectNodeContents(d);
+  var t=range.getBoundingClientRect();
+  return {node:d.dataset.node,left:r.left,right:r.right,top:r.top,width:r.width,
+          name:document.getElementById('tooltip').textContent.split('\\n')[0],
+          label:d.textContent,textLeft:t.left,textRight:t.right};}).concat(
+  [document.getElementById('tooltip').hidden=true]).slice(0,-1)"""
+
+
+def shown_state(browser):
+    """What the page shows of its state: the view, the header's lines, the controls and
+    the flame graph's crumbs and frames."""
+    return browser.evaluate("""(function(){function t(id){return document.getElementById(id).textContent;}
+      return {view:document.querySelector('#tabs button.active').textContent,
+        total:t('total'),matched:t('matched'),selected:t('selected'),refinements:t('refinements'),
+        search:document.getElementById('search').value,type:document.getElementById('type').value,
+        crumbs:t('crumbs'),frames:document.querySelectorAll('#flame div').length};})()""")
+
+
+def check_frames_true(browser, stacks, what):
+    """In the icicle graph at its root: every frame as wide as its stacks' share of the
+    graph's width (within a pixel), from the folded stacks; every label inside its frame."""
+    drawn = browser.evaluate(FRAMES_DRAWN)
+    px = browser.evaluate("document.getElementById('flame').getBoundingClientRect().width")
+    whole = sum(stacks.values())
+    paths, wrong = {}, []
+    for frame in sorted(drawn, key=lambda f: f["top"]):
+        # The parent: in the row above, the frame whose box holds this one's left edge.
+        above = [p for p in drawn if abs(p["top"] + 17 - frame["top"]) < 0.5 and
+                 p["left"] <= frame["left"] + 0.01]
+        parent = max(above, key=lambda p: p["left"]) if above else None
+        paths[frame["node"]] = (paths[parent["node"]] + (frame["name"],)) if parent else ()
+        path = paths[frame["node"]]
+        value = sum(v for stack, v in stacks.items() if tuple(stack.split(";")[:len(path)]) == path)
+        if abs(frame["width"] - value / whole * px) > 1:
+            wrong.append(f"{' > '.join(path) or 'all'} drawn {frame['width']:.2f} px wide, its "
+                         f"{value} of {whole} are {value / whole * px:.2f} px")
+        if frame["label"] and not (frame["textLeft"] >= frame["left"] - 0.01 and
+                                   frame["textRight"] <= frame["right"] + 0.01):
+            wrong.append(f"the label {frame['label']!r} runs past its frame: text "
+                         f"{frame['textLeft']:.1f}-{frame['textRight']:.1f}, frame "
+                         f"{frame['left']:.1f}-{frame['right']:.1f}")
+    check(not wrong, f"{what}: {len(wrong)} frames drawn untrue:\n" + "\n".join(wrong[:8]))
+    # A drawn frame's children narrower than a pixel: one merged block where they add up
+    # to a pixel (as wide as their sum), else left out; the line under the graph counts both.
+    merged, left_out, blocks = 0, 0, []
+    for path in set(paths.values()):
+        children = {}
+        for stack, v in stacks.items():
+            frames = tuple(stack.split(";"))
+            if len(frames) > len(path) and frames[:len(path)] == path:
+                children[frames[len(path)]] = children.get(frames[len(path)], 0) + v
+        thin = [v for v in children.values() if 0 < v / whole * px < 1]
+        if thin and sum(thin) / whole * px >= 1:
+            merged += len(thin)
+            blocks.append(sum(thin) / whole * px)
+        else:
+            left_out += len(thin)
+    note = browser.evaluate("document.getElementById('flame-note').textContent")
+    drawn_blocks = browser.evaluate("Array.from(document.querySelectorAll('#flame div.merged'))"
+                                    ".map(function(d){return d.getBoundingClientRect().width;})")
+    check(len(drawn_blocks) == len(blocks) and
+          all(abs(a - b) <= 1 for a, b in zip(sorted(drawn_blocks), sorted(blocks))) and
+          (f"{merged} frames narrower than a pixel drawn merged" in note) == (merged > 0) and
+          (f"{left_out} left out" in note) == (left_out > 0),
+          f"{what}: {merged} narrow frames to merge into blocks {blocks}, {left_out} to leave "
+          f"out; the page drew blocks {drawn_blocks} and says {note!r}")
+    print(f"{what}: {len(drawn)} frames drawn as wide as their values, labels inside; "
+          f"{note!r}")
 
 
 opened = set()  # the pages' own URLs: the only requests allowed
@@ -151,6 +227,7 @@ with Browser() as browser:
     check(browser.evaluate("document.querySelector('#top tr.sel td.name').textContent") == TARGET,
           "the row is not marked")
     browser.click('#tabs button[data-view="flame"]')
+    check_frames_true(browser, parse_folded(heapfold(dump)), "inline_cpp")
     outlined = browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
                                 ".map(function(d){return d.textContent;})")
     check(outlined and set(outlined) == {TARGET}, f"flame graph selection: {outlined}")
@@ -246,6 +323,32 @@ with Browser() as browser:
         browser.click("#refine-add")
         check_top(browser, [dump, flag, pattern], f"{kind}={pattern}")
         browser.click("#refinements button[data-undo]")
+
+    # The state is in the address: a view, a refinement, a search and a zoom come back on
+    # a reload, and Back returns to the state before the zoom.
+    browser.click('#tabs button[data-view="flame"]')
+    choose(browser, "refine-kind", "ignore")
+    browser.type_into("#refine-pattern", "plugin")
+    browser.click("#refine-add")
+    browser.type_into("#search", "Grid")
+    unzoomed = shown_state(browser)
+    node = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).find(function(d)"
+                            f"{{return d.textContent==={json.dumps(TARGET)};}}).dataset.node")
+    browser.click(f'#flame div[data-node="{node}"]')
+    zoomed = shown_state(browser)
+    check(zoomed["crumbs"].endswith(TARGET) and zoomed["refinements"].startswith("ignore=plugin")
+          and zoomed["search"] == "Grid" and zoomed["view"] == "Flame Graph",
+          f"the state before the reload: {zoomed}")
+    browser.send("Page.reload")
+    browser.wait_for("Page.loadEventFired")
+    browser.evaluate("window.heapkitReady.then(function(){return 1;})")
+    check(shown_state(browser) == zoomed,
+          f"after a reload {shown_state(browser)},\nbefore it {zoomed} ({browser.evaluate('location.hash')})")
+    browser.evaluate("new Promise(function(done){window.addEventListener('popstate',function(){"
+                     "setTimeout(done,0,1);},{once:true});history.back();})")
+    check(shown_state(browser) == unzoomed,
+          f"after Back {shown_state(browser)},\nbefore the zoom {unzoomed}")
+    print(f"the state in the address: {browser.evaluate('location.hash')}")
     check_clean(browser, page, "one dump")
 
     # Filters given to heapfold are applied before and listed; names are text, never markup
@@ -262,6 +365,19 @@ with Browser() as browser:
           f"heapkit: inline_cpp ({os.path.basename(odd)})",
           f"the dump's name became markup: {browser.evaluate('document.title')!r}")
     check_clean(browser, focused, "a name like markup")
+
+    # 3000 stacks of one object each under one caller: each 0.4 px wide, together the
+    # graph's width, drawn as one merged block and counted under the graph.
+    thin = os.path.join(work, "thin.html")
+    thin_dump = write_synthetic_dump(os.path.join(work, "thin.heap"), 3000)
+    heapfold("--html", thin_dump, "-o", thin)
+    open_report(browser, thin)
+    browser.click('#tabs button[data-view="flame"]')
+    check_frames_true(browser, parse_folded(heapfold(thin_dump)), "3000 thin stacks")
+    check(browser.evaluate("document.querySelectorAll('#flame div.merged').length") == 1,
+          "3000 thin stacks: no merged block")
+    screenshot(browser, "flame-merged.png")
+    check_clean(browser, thin, "thin stacks")
 
 # Threads (--threads): the selector keeps one thread's stacks, as the folded stacks that
 # start with its frame add up.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The pages' JavaScript (lib/heapkit/emit/js/, report/report_*.js): each file parses
 (node --check), the SVG flame graph and the HTML report carry each of their files verbatim
-(so what is checked here is what is embedded), and matcher.js and amount.js agree with the
+(so what is checked here is what is embedded), and matcher.js, amount.js and flame.js's label fitting agree with the
 C++ on tests/vectors/filters_and_amounts.json (tests/unit/test_vectors_filters_and_amounts.cpp
 runs the same file through filter_stacks and quantity)."""
 
@@ -22,7 +22,7 @@ SOURCE = os.environ["HEAPKIT_SOURCE_DIR"]  # tests/
 EMIT = os.path.join(SOURCE, "..", "lib", "heapkit", "emit")
 shared = [os.path.join(EMIT, "js", name) for name in ("matcher.js", "amount.js", "flame.js")]
 svg_files = shared + [os.path.join(EMIT, "js", "flame_svg.js")]
-report_files = shared + sorted(glob.glob(os.path.join(EMIT, "html", "report_*.js")))
+report_files = shared + sorted(glob.glob(os.path.join(EMIT, "..", "report", "report_*.js")))
 for path in sorted(set(svg_files + report_files)):
     checked = subprocess.run([NODE, "--check", path], capture_output=True, text=True)
     check(checked.returncode == 0, f"node --check {path}: {checked.stderr}")
@@ -46,7 +46,7 @@ for page, text, files in (("the SVG", svg, svg_files), ("the report", html, repo
 
 vectors = os.path.join(SOURCE, "vectors", "filters_and_amounts.json")
 result = subprocess.run([NODE, os.path.join(SOURCE, "vectors", "check_vectors.js"), vectors,
-                         *shared[:2]], capture_output=True, text=True)
+                         *shared], capture_output=True, text=True)
 print(result.stdout, end="")
 check(result.returncode == 0, f"the JavaScript disagrees with the vectors: {result.stderr}")
 print(f"{len(set(svg_files + report_files))} files parse and are embedded; ok")

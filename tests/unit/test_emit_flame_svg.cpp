@@ -109,6 +109,9 @@ TEST_CASE("heapkit::write_flame_svg leaves out frames narrower than minwidth") {
     CHECK(has(drawn, "wide (9 bytes, 0.01%)"));
     CHECK_FALSE(has(drawn, "narrow (8 bytes, 0.01%)"));
     CHECK(has(drawn, "a (100,000 bytes, 100.00%)")); // its box still holds narrow's share
+    // Said on the image (the details line, while no frame is hovered), not only in a comment.
+    CHECK(svg_of(folded).find(">1 of 5 frames narrower than 0.1 px not drawn</text>") !=
+          std::string::npos);
 
     FlameOptions options;
     options.minwidth = *parse_min_width("0");

@@ -3,6 +3,7 @@
 // filter_stacks (focus, ignore, hide) and --drop-frames' matcher, the amounts through quantity(),
 // percent_of() and with_thousands(). The pages' JavaScript is run through the same file by
 // tests/e2e/test_js_vectors.py, so that the two cannot drift apart.
+#include "heapkit/emit/flame/labels.hpp"
 #include "heapkit/emit/quantity.hpp"
 #include "heapkit/emit/stacks/allocator_frames.hpp"
 #include "test_profiles.hpp"
@@ -156,5 +157,13 @@ TEST_CASE("quantity, percent_of, with_thousands: the shared vectors' amounts") {
     for (const json& vector : vectors()["thousands"]) {
         CAPTURE(vector.dump());
         CHECK(with_thousands(vector["value"].get<uint64_t>()) == vector["text"].get<std::string>());
+    }
+}
+
+TEST_CASE("fitted_label: the shared vectors' labels") {
+    for (const json& vector : vectors()["labels"]) {
+        CAPTURE(vector.dump());
+        CHECK(fitted_label(vector["name"].get<std::string>(), vector["room"].get<double>()) ==
+              vector["label"].get<std::string>());
     }
 }

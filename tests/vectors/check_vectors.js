@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // node check_vectors.js VECTORS.json FILE.js...: the pages' JavaScript (emit/js's
-// matcher.js and amount.js, loaded as the pages load them: plain scripts, one after the
+// matcher.js, amount.js and flame.js, loaded as the pages load them: plain scripts, one after the
 // other) run through the vectors the C++ is run through too
 // (tests/unit/test_vectors_filters_and_amounts.cpp). Prints each failure and
 // "vectors: N passed, N failed" (not at a line's start: .ci/run adds up the lines that begin
@@ -73,6 +73,10 @@ for (const v of vectors.percents) {
 for (const v of vectors.thousands) {
   const text = page.withThousands(v.value);
   check(text === v.text, `thousands ${v.value}: ${text}, expected ${v.text}`);
+}
+for (const v of vectors.labels) {
+  const text = page.fittedLabel(v.name, v.room);
+  check(text === v.label, `label ${v.name} in ${v.room}: ${text}, expected ${v.label}`);
 }
 console.log(`vectors: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

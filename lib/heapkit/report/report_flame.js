@@ -40,24 +40,43 @@ function fill(n, view) {
   return "hsl(" + (200 + (h & 63)) + "," + (45 + ((h >> 6) & 15)) + "%," + (72 + ((h >> 10) & 7)) + "%)";
 }
 
+// The pixels a label keeps clear of its frame's left edge (.flame div's text-indent) and
+// right edge.
+const LABEL_INDENT = 3;
+// The width of a character of the frames' monospace font, measured once.
+let charWidth = 0;
+function frameCharWidth(box) {
+  if (!charWidth) {
+    const context = document.createElement("canvas").getContext("2d");
+    const style = window.getComputedStyle(box);
+    context.font = style.fontSize + " " + style.fontFamily;
+    charWidth = context.measureText("M").width || 7.2;
+  }
+  return charWidth;
+}
+
 // Draws `view` (names, children, widths; the root at the top, or at the bottom where
 // view.flip says so) into `box`, from `view.root` whose ancestors, given in view.above,
-// are drawn full width and dimmed.
+// are drawn full width and dimmed. Every frame is as wide as its value; the children of a
+// frame narrower than a pixel are drawn as one "\u2026" block after their siblings where they
+// add up to a pixel, and are left out where they do not. Returns {merged, leftOut}: how
+// many frames each way.
 function drawFlame(box, view) {
   const px = box.clientWidth || 1000;
+  const charPx = frameCharWidth(box);
   const frag = document.createDocumentFragment();
   const rootWidth = view.width[view.root];
   const match = view.match;
   const rows = [];
+  const narrow = {merged: 0, leftOut: 0};
   let depth = 0;
   function frame(n, x, w, y, dim) {
     const d = document.createElement("div");
     d.style.cssText = "left:" + x + "px;width:" + w + "px;background:" + fill(n, view);
     rows.push([d, y]);
-    // A label only where some of it can be read.
-    if (w >= 14) {
-      d.textContent = n === 0 && view.allName ? view.allName : S[view.names[n]];
-    }
+    // Fitted to the frame: a label never runs into its neighbour's.
+    const name = n === 0 && view.allName ? view.allName : S[view.names[n]];
+    d.textContent = fittedLabel(name, (w - 2 * LABEL_INDENT) / charPx);
     d.dataset.node = n;
     let cls = dim ? "dim" : "";
     if (match && n !== 0 && match(view.names[n])) {
@@ -70,9 +89,16 @@ function drawFlame(box, view) {
       d.className = cls;
     }
     frag.appendChild(d);
-    if (y > depth) {
-      depth = y;
-    }
+    depth = Math.max(depth, y);
+  }
+  function merged(count, value, x, w, y) {
+    const d = el("div", {class: "merged", title: count + " frames narrower than a pixel: " +
+                         quantity(value) + " (" + percent(value, width(0)) + ")"},
+                 w - 2 * LABEL_INDENT >= charPx ? "\u2026" : "");
+    d.style.cssText = "left:" + x + "px;width:" + w + "px";
+    rows.push([d, y]);
+    frag.appendChild(d);
+    depth = Math.max(depth, y);
   }
   const above = view.above || [];
   above.forEach((n, y) => frame(n, 0, px, y, true));
@@ -83,12 +109,23 @@ function drawFlame(box, view) {
       const [n, x, y] = stack.pop();
       frame(n, x, view.width[n] * scale, y, false);
       let cx = x;
+      let thin = 0;
+      let thinValue = 0;
       for (const kid of view.children[n]) { // sorted by name (sortChildren)
-        const cw = view.width[kid] * scale;
-        if (cw >= 1) {
+        const kw = view.width[kid] * scale;
+        if (kw >= 1) {
           stack.push([kid, cx, y + 1]);
+          cx += kw;
+        } else if (kw > 0) {
+          thin++;
+          thinValue += view.width[kid];
         }
-        cx += Math.max(cw, 0);
+      }
+      if (thin && thinValue * scale >= 1) {
+        merged(thin, thinValue, cx, thinValue * scale, y + 1);
+        narrow.merged += thin;
+      } else {
+        narrow.leftOut += thin;
       }
     }
   }
@@ -98,6 +135,19 @@ function drawFlame(box, view) {
   });
   box.replaceChildren(frag);
   box.style.height = (depth + 1) * ROW + "px";
+  return narrow;
+}
+
+// What the flame graph leaves out, said under it.
+function narrowNote(narrow) {
+  const parts = [];
+  if (narrow.merged) {
+    parts.push(narrow.merged + " frames narrower than a pixel drawn merged, as \u2026 blocks");
+  }
+  if (narrow.leftOut) {
+    parts.push(narrow.leftOut + " left out (with what they call): together narrower than a pixel");
+  }
+  return parts.join("; ");
 }
 
 function mainView() {
@@ -118,7 +168,7 @@ function mainView() {
 function renderFlame() {
   const view = mainView();
   view.flip = state.orientation === "flame";
-  drawFlame($("flame"), view);
+  $("flame-note").textContent = narrowNote(drawFlame($("flame"), view));
   if (view.flip && state.view === "flame") {
     // However deep the graph, the page shows its root: scrolled to the graph's bottom.
     const bottom = $("flame").getBoundingClientRect().bottom;

@@ -73,6 +73,7 @@ function render() {
   if (D.kind === "series") {
     renderSeries();
   }
+  rememberState();
 }
 
 // After a change: of the tree's structure (refinements, thread), or of its values only.
@@ -297,8 +298,8 @@ function setupThreads() {
 window.heapkitReady = heapkitData().then((data) => {
   readData(data);
   setup();
-  state.view = location.hash === "#flame" ? "flame" : "top";
-  refresh(true);
+  setupAddress(); // the state a link or a reload names
+  render();
   // For scripted checks and the console: the state and the numbers shown.
   window.heapkitReport = {
     state: state, data: D,

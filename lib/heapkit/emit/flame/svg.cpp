@@ -182,8 +182,10 @@ std::string title_of(const FlameOptions& options, const FlameGraph& graph, std::
     return fmt::format("{}: {} {} in all", title, with_thousands(graph.total()), unit);
 }
 
+// `left_out`: the details line's text while no frame is hovered (XML text).
 void write_header(SvgOut& out, const Canvas& canvas, const FlameOptions& options,
-                  const FlameDrawing& drawing, const std::string& title) {
+                  const FlameDrawing& drawing, const std::string& title,
+                  const std::string& left_out) {
     Background background = background_of(options.colors);
     if (drawing.nested_at) {
         out.print("<svg x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\">\n", *drawing.nested_at,
@@ -213,10 +215,10 @@ void write_header(SvgOut& out, const Canvas& canvas, const FlameOptions& options
     out.print("<text id=\"title\" x=\"{}\" y=\"24\">{}</text>\n"
               "<text id=\"unzoom\" class=\"hidden\" x=\"{}\" y=\"24\">Reset Zoom</text>\n"
               "<text id=\"search\" x=\"{}\" y=\"24\">Search</text>\n"
-              "<text id=\"details\" x=\"{}\" y=\"{}\"> </text>\n"
+              "<text id=\"details\" x=\"{}\" y=\"{}\">{}</text>\n"
               "<text id=\"matched\" x=\"{}\" y=\"{}\"> </text>\n",
               canvas.width / 2, title, side_pad, canvas.width - side_pad, side_pad, text_line,
-              canvas.width - side_pad, text_line);
+              left_out, canvas.width - side_pad, text_line);
 }
 
 } // namespace
@@ -279,11 +281,18 @@ Result<void> write_flame_svg(const FlameGraph& graph, const FlameOptions& option
     auto [frames, canvas] = lay_out(graph, options);
     std::string unit = escape_xml(options.countname.empty() ? "bytes" : options.countname);
 
+    // Said on the image, not only in a comment: a reader should know the picture is not all.
+    size_t all_frames = graph.nodes().size() + graph.dropped();
+    std::string narrower = fmt::format("narrower than {}{}", options.minwidth.value,
+                                       options.minwidth.percent ? "%" : " px");
+    std::string left_out = frames.size() < all_frames
+                               ? fmt::format("{} of {} frames {} not drawn",
+                                             all_frames - frames.size(), all_frames, narrower)
+                               : " ";
     SvgOut out(sink);
-    write_header(out, canvas, options, drawing, title_of(options, graph, unit));
-    out.print("<!-- {} of {} frames drawn; the others are narrower than {}{} -->\n", frames.size(),
-              graph.nodes().size() + graph.dropped(), options.minwidth.value,
-              options.minwidth.percent ? "%" : " px");
+    write_header(out, canvas, options, drawing, title_of(options, graph, unit), left_out);
+    out.print("<!-- {} of {} frames drawn; the others are {} -->\n", frames.size(), all_frames,
+              narrower);
     out.print("<g id=\"frames\">\n");
     for (const Placed& frame : frames) {
         write_frame(out, graph, frame, canvas, options, unit, drawing);

@@ -36,3 +36,36 @@ function ancestorsOf(parentOf, node) {
   }
   return found;
 }
+
+// A frame's label in `room` characters, as emit/flame/labels.cpp's fitted_label (the
+// shared vectors hold them together): whole if it fits, else its first room - 2
+// characters and "..", or "" when fewer than 3 fit; an unnamed frame's label
+// ("file+0xOFFSET") keeps its address and loses the end of its file name instead.
+function fittedLabel(name, room) {
+  if (!(room >= 3)) {
+    return "";
+  }
+  const fits = Math.floor(room);
+  const characters = Array.from(name);
+  if (characters.length <= fits) {
+    return name;
+  }
+  const address = /^(.+)([+!]0x[0-9a-f]*)$/.exec(name);
+  if (address && address[2].length + 3 <= fits) {
+    return fittedLabel(address[1], fits - address[2].length) + address[2];
+  }
+  return characters.slice(0, fits - 2).join("") + "..";
+}
+
+// Fits `name` into `pixels` with `measure` (a string's drawn width): the estimate of
+// `charWidth` a character first (all there is without `measure`), then a character less while the drawn text is wider, so
+// that no label runs past its frame whatever the font.
+function measuredLabel(name, pixels, charWidth, measure) {
+  let room = Math.floor(pixels / charWidth);
+  let label = fittedLabel(name, room);
+  while (label && measure && measure(label) > pixels) {
+    room = Math.min(room, Array.from(label).length) - 1;
+    label = fittedLabel(name, room);
+  }
+  return label;
+}

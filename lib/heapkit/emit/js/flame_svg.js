@@ -37,6 +37,19 @@ function flameFrames(list, layout) {
   return {frames: frames, rootY: rootY};
 }
 
+// A string's width in pixels in `text`'s font (a canvas measures it without laying out
+// the document), or null where there is no canvas.
+function textMeasure(text) {
+  const canvas = text && document.createElementNS("http://www.w3.org/1999/xhtml", "canvas");
+  const context = canvas && canvas.getContext ? canvas.getContext("2d") : null;
+  if (!context) {
+    return null;
+  }
+  const style = window.getComputedStyle(text);
+  context.font = style.fontSize + " " + style.fontFamily;
+  return (s) => context.measureText(s).width;
+}
+
 function interactiveFlameGraph(layout) {
   const list = document.getElementById("frames");
   const details = document.getElementById("details");
@@ -50,6 +63,7 @@ function interactiveFlameGraph(layout) {
   if (frames.length === 0) {
     return;
   }
+  const resting = details.textContent; // what is left out, when nothing is hovered
   const fullWidth = frames[0].width;
   const parentOf = (i) => frames[i].parent;
   let zoomedAt = 0;
@@ -62,20 +76,14 @@ function interactiveFlameGraph(layout) {
     }
     return end;
   }
-  function cut(name, room) {
-    return name.length <= room ? name.join("") : name.slice(0, room - 2).join("") + "..";
-  }
+  // The labels' drawn widths, measured in the labels' own font: the C++ fitted them by
+  // an average character, and a wide name would run past its frame.
+  const measure = textMeasure(frames.length ? frames[0].label : null);
   function fit(frame, width) {
-    const room = Math.floor((width - 3) / layout.charWidth);
-    const name = Array.from(frame.name);
-    // As fitted_label: an unnamed frame keeps its address, its file name is cut.
-    const address = /^(.+)([+!]0x[0-9a-f]+)$/.exec(frame.name);
-    if (room >= 3 && name.length > room && address && address[2].length + 3 <= room) {
-      frame.label.textContent = cut(Array.from(address[1]), room - address[2].length) +
-        address[2];
-      return;
+    const label = measuredLabel(frame.name, width - 3, layout.charWidth, measure);
+    if (frame.label.textContent !== label) { // most are already right: no needless redraw
+      frame.label.textContent = label;
     }
-    frame.label.textContent = room < 3 ? "" : cut(name, room);
   }
   function place(frame, x, width) {
     frame.rect.setAttribute("x", x.toFixed(1));
@@ -179,7 +187,7 @@ function interactiveFlameGraph(layout) {
       details.textContent = "Function: " + frame.title;
     }
   });
-  list.addEventListener("mouseout", () => { details.textContent = " "; });
+  list.addEventListener("mouseout", () => { details.textContent = resting; });
   unzoomButton.addEventListener("click", () => zoom(0));
   searchButton.addEventListener("click", askSearch);
   window.addEventListener("keydown", (event) => {
@@ -207,6 +215,8 @@ function interactiveFlameGraph(layout) {
       window.scrollTo(window.scrollX, document.documentElement.scrollHeight);
     });
   }
+
+  frames.forEach((frame) => fit(frame, frame.width));
 
   window.heapkitFlame = {
     frames: frames,

@@ -68,7 +68,7 @@ public:
         : m_tokens(tokens)
         , m_out(out) {}
 
-    // False when the prefixes' G's nest: nothing written then.
+    // False when the prefixes' G's nest (or are past 2^27): nothing written then.
     bool run() {
         if (!order_groups()) {
             return false;

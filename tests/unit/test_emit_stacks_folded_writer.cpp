@@ -39,6 +39,28 @@ TEST_CASE("heapkit::write_folded cuts unnamed frames of a jemalloc module at the
                                        "main;hold 8192\n");
 }
 
+TEST_CASE("heapkit::write_folded labels an unnamed frame's module as a name is labelled") {
+    Profile profile = test::make_profile(test::sample_dump);
+    test::name_locations(profile, test::app_names);
+    for (Module& module : profile.modules) {
+        if (module.path == "/lib/libjemalloc.so.2") {
+            module.path = "/lib/lib;je\x01.so"; // ';' shown as ':', a control escaped
+        }
+    }
+    FoldedOptions options;
+    options.frames.keep_allocator_frames = true;
+    CHECK(write_folded(profile, options) == "main;0x900000 4096\n"
+                                            "main;hold;malloc;lib:je\\x01.so+0x9010 8192\n");
+}
+
+TEST_CASE("heapkit::write_folded sums a named frame's line with an unnamed one spelled alike") {
+    Profile profile = test::make_profile(test::sample_dump);
+    std::map<uint64_t, std::string> names = test::app_names;
+    names[0x555500001100 - 1] = "0x900000"; // "hold" named as the other stack's address
+    test::name_locations(profile, names);
+    CHECK(write_folded(profile, {}) == "main;0x900000 12288\n");
+}
+
 // The churn stack has no malloc frame and its module is not known to be jemalloc: its
 // unnamed leaf stays.
 TEST_CASE("heapkit::write_folded sums identical stacks and picks the sample type") {

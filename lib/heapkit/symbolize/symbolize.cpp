@@ -204,15 +204,28 @@ void drop_foreign_architectures(const Profile& profile, std::vector<const ElfMod
 }
 
 // Location indexes ordered by module, then address: each module's lookups run together
-// and in address order, which keeps libdw's caches warm.
+// and in address order, which keeps libdw's caches warm. Sorted as (module, address,
+// index) held side by side: a sort of indexes that looked each location up at every
+// comparison was a fifth of an all-unique dump's run (25 M locations, a cache miss each).
 std::vector<uint32_t> lookup_order(const Profile& profile) {
-    std::vector<uint32_t> order(profile.locations.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        const Location& x = profile.locations[a];
-        const Location& y = profile.locations[b];
-        return std::tie(x.module, x.address) < std::tie(y.module, y.address);
-    });
+    struct Key {
+        uint64_t address;
+        uint32_t module;
+        uint32_t location;
+        bool operator<(const Key& other) const {
+            return std::tie(module, address, location) <
+                   std::tie(other.module, other.address, other.location);
+        }
+    };
+    std::vector<Key> keys(profile.locations.size());
+    for (uint32_t l = 0; l < keys.size(); ++l) {
+        keys[l] = {profile.locations[l].address, profile.locations[l].module, l};
+    }
+    std::sort(keys.begin(), keys.end());
+    std::vector<uint32_t> order(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+        order[i] = keys[i].location;
+    }
     return order;
 }
 
@@ -378,7 +391,13 @@ public:
     // Every location's frames, module by module in address order, through the frame
     // cache where the module has DWARF.
     void name_locations() {
-        std::vector<uint32_t> order = lookup_order(m_profile);
+        // Without names nothing is looked up: any order does.
+        std::vector<uint32_t> order(m_profile.locations.size());
+        if (m_options.names) {
+            order = lookup_order(m_profile);
+        } else {
+            std::iota(order.begin(), order.end(), 0);
+        }
         Progress progress(m_options.progress, order.size());
         for (size_t done = 0; done < order.size(); ++done) {
             progress.step(done);

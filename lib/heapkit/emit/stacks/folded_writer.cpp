@@ -54,6 +54,28 @@ std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& op
 
 namespace {
 
+constexpr uint32_t unmade_prefix = std::numeric_limits<uint32_t>::max();
+
+// The token of a location shown by address: location_address_text's text as frame_label
+// shows it, kept as a number (token_table.hpp says why). The prefix is labelled with a
+// stand-in number after it, so that it is cut as frame_label cuts the whole text (the
+// number is plain ASCII: it changes nothing before it); made once per module.
+uint32_t address_token(const Profile& profile, const Location& location, TokenTable& tokens,
+                       std::vector<uint32_t>& prefixes) {
+    if (location.module == no_module) {
+        return tokens.add_address(tokens.intern_prefix(""), location.address);
+    }
+    uint32_t& prefix = prefixes[location.module];
+    const Module& module = profile.modules[location.module];
+    if (prefix == unmade_prefix) {
+        Location stand_in{module.start, location.module, {}, false};
+        std::string text = frame_label(location_address_text(profile, stand_in));
+        text.resize(text.rfind("0x"));
+        prefix = tokens.intern_prefix(std::move(text));
+    }
+    return tokens.add_address(prefix, module.file_offset_of(location.address));
+}
+
 // location_tokens, or without texts when `tokens` is null.
 LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, TokenTable* tokens) {
     AllocatorFrameMatcher matcher(
@@ -67,13 +89,14 @@ LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, T
                    ? it->second
                    : known.emplace(name, is_standard_library_function(name)).first->second;
     };
+    std::vector<uint32_t> prefixes(profile.modules.size(), unmade_prefix);
     LocationTokens all;
     all.first.reserve(profile.locations.size() + 1);
     for (const Location& location : profile.locations) {
         all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
         if (location.frames.empty() || options.style == FrameStyle::address) {
             // drop_frames takes it by a name it has, or by the address text it shows.
-            std::string text = tokens != nullptr || !options.frames.drop_frames.empty()
+            std::string text = !options.frames.drop_frames.empty()
                                    ? location_address_text(profile, location)
                                    : std::string();
             bool allocator = std::any_of(location.frames.begin(), location.frames.end(),
@@ -88,7 +111,7 @@ LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, T
                 std::all_of(location.frames.begin(), location.frames.end(),
                             [&](const Frame& f) { return is_standard(shown_name(f, options)); });
             if (tokens != nullptr) {
-                all.tokens.push_back(tokens->intern(frame_label(text)));
+                all.tokens.push_back(address_token(profile, location, *tokens, prefixes));
             }
             all.allocator.push_back(allocator);
             all.standard.push_back(standard);

@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/stack_lines.hpp"
 
+#include "heapkit/emit/stacks/piece_ranks.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <limits>
 #include <stdexcept>
 
 namespace heapkit {
-
-uint32_t TokenTable::intern(std::string text) {
-    auto [it, inserted] = m_ids.try_emplace(std::move(text), static_cast<uint32_t>(m_texts.size()));
-    if (inserted) {
-        m_texts.push_back(&it->first);
-    }
-    return it->second;
-}
 
 SampleGroups::SampleGroups(const Profile& profile, bool threads, bool dumps)
     : m_profile(profile)
@@ -132,39 +126,15 @@ LineSpeller::LineSpeller(const Profile& profile, const LocationTokens& layout,
     , m_tokens(tokens)
     , m_thread_tokens(std::move(thread_tokens))
     , m_dump_tokens(std::move(dump_tokens))
-    , m_rank_inner(tokens.size())
-    , m_rank_last(tokens.size())
     , m_empty(tokens.size()) {
-    // Every token's text and a ';' in one string: the piece "text;" of a token is its
-    // stretch of it, "text" the same less the ';'.
-    std::string spelled;
-    std::vector<size_t> start(tokens.size());
+    PieceRanks ranks = rank_pieces(tokens);
+    m_rank_inner = std::move(ranks.inner);
+    m_rank_last = std::move(ranks.last);
     for (uint32_t token = 0; token < tokens.size(); ++token) {
-        start[token] = spelled.size();
-        spelled += tokens.text(token);
-        spelled += ';';
-    }
-    // Piece 2t is "text;" of token t, piece 2t + 1 is "text".
-    auto piece_text = [&](uint32_t piece) {
-        uint32_t token = piece / 2;
-        return std::string_view(spelled).substr(start[token],
-                                                tokens.text(token).size() + 1 - piece % 2);
-    };
-    std::vector<uint32_t> pieces(2 * tokens.size());
-    for (uint32_t p = 0; p < pieces.size(); ++p) {
-        pieces[p] = p;
-    }
-    std::sort(pieces.begin(), pieces.end(),
-              [&](uint32_t a, uint32_t b) { return piece_text(a) < piece_text(b); });
-    for (uint32_t rank = 0; rank < pieces.size(); ++rank) {
-        uint32_t piece = pieces[rank];
-        (piece % 2 == 0 ? m_rank_inner : m_rank_last)[piece / 2] = rank;
-    }
-    for (uint32_t token = 0; token < tokens.size(); ++token) {
-        m_empty[token] = tokens.text(token).empty();
+        m_empty[token] = !tokens.is_address(token) && tokens.string_text(token).empty();
     }
     // Ranks go into keys plus one: 0 stands for "the line has ended".
-    m_key_bits = static_cast<unsigned>(std::bit_width(pieces.size()));
+    m_key_bits = static_cast<unsigned>(std::bit_width(ranks.count));
     m_key_pieces = m_key_bits == 0 ? 0 : 64 / m_key_bits;
 }
 
@@ -262,7 +232,7 @@ size_t LineSpeller::length(const StackLine& line) const {
     size_t length = 0;
     size_t count = 0;
     for (uint32_t token = 0; cursor.next(token); ++count) {
-        length += m_tokens.text(token).size();
+        length += m_tokens.length(token);
     }
     return count == 0 ? 0 : length + count - 1;
 }
@@ -274,8 +244,7 @@ char* LineSpeller::write(const StackLine& line, char* out) const {
         if (!first) {
             *out++ = ';';
         }
-        const std::string& text = m_tokens.text(token);
-        out = std::copy(text.begin(), text.end(), out);
+        out = m_tokens.write(token, out);
     }
     return out;
 }

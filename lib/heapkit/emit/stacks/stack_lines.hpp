@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/emit/stacks/token_table.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/pod_vector.hpp"
 
 #include <cstdint>
 #include <span>
-#include <string>
-#include <unordered_map>
 #include <vector>
 
 // What write_folded builds its lines from: frame texts interned once as tokens, and
@@ -21,7 +20,8 @@
 // their pieces one by one, each piece by its rank among all distinct pieces sorted
 // bytewise. So:
 //   1. every token gets two ranks, one as an inner piece ("text;") and one as the last
-//      piece ("text"), from one sort of all 2 x tokens pieces (LineSpeller's constructor);
+//      piece ("text"), equal pieces alike (piece_ranks.hpp: unnamed locations' texts are
+//      ranked from their addresses, never spelled);
 //   2. each line's first pieces' ranks (+1, 0 meaning "ended") are packed into a 64-bit
 //      key (key_of), so most comparisons are one integer comparison;
 //   3. lines with equal keys are compared rank by rank from where the key stopped
@@ -30,18 +30,6 @@
 // 168 MiB, user time 2.6 -> 0.6 s, output unchanged. tests/unit/test_emit_stacks_folded_writer.cpp
 // checks it against a string-per-line reference on random profiles.
 namespace heapkit {
-
-// Distinct frame texts, each with an id.
-class TokenTable {
-public:
-    uint32_t intern(std::string text);
-    const std::string& text(uint32_t token) const { return *m_texts[token]; }
-    size_t size() const { return m_texts.size(); }
-
-private:
-    std::unordered_map<std::string, uint32_t> m_ids;
-    std::vector<const std::string*> m_texts; // keys of m_ids: map nodes do not move
-};
 
 // Every location's frames as tokens, innermost first: location l has the entries
 // [first[l], first[l + 1]) of `tokens`, `allocator` and `standard`.

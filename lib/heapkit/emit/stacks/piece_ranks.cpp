@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+#include "heapkit/emit/stacks/piece_ranks.hpp"
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace heapkit {
+
+namespace {
+
+// Piece 2t is "text;" of token t, piece 2t + 1 is "text".
+std::string_view spell_piece(const TokenTable& tokens, uint32_t piece, std::string& buffer) {
+    uint32_t token = piece / 2;
+    buffer.resize(tokens.length(token) + 1);
+    char* end = tokens.write(token, buffer.data());
+    if (piece % 2 == 0) {
+        *end++ = ';';
+    }
+    return {buffer.data(), static_cast<size_t>(end - buffer.data())};
+}
+
+// Ranks given in bytewise order of the pieces, equal pieces alike.
+class RankWriter {
+public:
+    explicit RankWriter(size_t tokens) {
+        m_ranks.inner.resize(tokens);
+        m_ranks.last.resize(tokens);
+    }
+    // The next piece, greater than the one before unless `same`.
+    void next(uint32_t piece, bool same = false) {
+        if (!same || m_ranks.count == 0) {
+            ++m_ranks.count;
+        }
+        (piece % 2 == 0 ? m_ranks.inner : m_ranks.last)[piece / 2] = m_ranks.count - 1;
+    }
+    // Token `copy` spells as `token` does: the same ranks.
+    void alias(uint32_t copy, uint32_t token) {
+        m_ranks.inner[copy] = m_ranks.inner[token];
+        m_ranks.last[copy] = m_ranks.last[token];
+    }
+    PieceRanks take() { return std::move(m_ranks); }
+
+private:
+    PieceRanks m_ranks;
+};
+
+// An address token in the walk's order: by prefix, then as its digits compare.
+struct AddressEntry {
+    uint64_t left;  // the value's hex digits left-aligned: digit i in bits 60-4i..63-4i
+    uint32_t group; // the prefix's place among the prefixes << 5 | the digit count
+    uint32_t token;
+
+    unsigned digits() const { return group & 31; }
+    uint64_t value() const { return digits() == 16 ? left : left >> (64 - 4 * digits()); }
+    bool operator<(const AddressEntry& other) const {
+        if (group >> 5 != other.group >> 5) {
+            return group >> 5 < other.group >> 5;
+        }
+        return left != other.left ? left < other.left : digits() < other.digits();
+    }
+};
+
+class AddressRanker {
+public:
+    AddressRanker(const TokenTable& tokens, RankWriter& out)
+        : m_tokens(tokens)
+        , m_out(out) {}
+
+    // False when the prefixes' G's nest (or are past 2^27): nothing written then.
+    bool run() {
+        if (!order_groups()) {
+            return false;
+        }
+        sort_strings();
+        std::vector<AddressEntry> entries = sorted_entries();
+        size_t s = 0; // next string piece
+        for (size_t first = 0; first < entries.size();) {
+            uint32_t group = entries[first].group >> 5;
+            size_t end = first;
+            while (end < entries.size() && entries[end].group >> 5 == group) {
+                ++end;
+            }
+            const std::string& g = m_group_texts[group];
+            for (; s < m_string_pieces.size() && string_piece(s) < g; ++s) {
+                m_out.next(string_piece_id(s));
+            }
+            m_inside = s;
+            while (m_inside < m_string_pieces.size() && string_piece(m_inside).starts_with(g)) {
+                ++m_inside;
+            }
+            m_string = s;
+            walk(std::span(entries).subspan(first, end - first));
+            s = m_string; // what is left inside comes after the group's last piece
+            first = end;
+        }
+        for (; s < m_string_pieces.size(); ++s) {
+            m_out.next(string_piece_id(s));
+        }
+        copy_duplicates(entries, m_out);
+        return true;
+    }
+
+private:
+    // Equal texts, equal ranks: the copies of an address take its first one's.
+    static void copy_duplicates(std::span<const AddressEntry> entries, RankWriter& out);
+
+    struct Open {
+        uint64_t value;
+        unsigned digits;
+        uint32_t token;
+        bool inner_placed;
+    };
+
+    bool order_groups();
+    void sort_strings();
+    std::vector<AddressEntry> sorted_entries() const;
+    void walk(std::span<const AddressEntry> group);
+    void place(uint32_t piece);
+
+    // The s-th string piece in order, and its text.
+    uint32_t string_piece_id(size_t s) const {
+        uint32_t local = m_string_pieces[s];
+        return 2 * m_string_tokens[local / 2] + local % 2;
+    }
+    std::string_view string_piece(size_t s) const { return local_text(m_string_pieces[s]); }
+    std::string_view local_text(uint32_t local) const {
+        return std::string_view(m_spelled).substr(m_start[local / 2],
+                                                  m_length[local / 2] + 1 - local % 2);
+    }
+
+    const TokenTable& m_tokens;
+    RankWriter& m_out;
+    std::vector<uint32_t> m_group_of_prefix;
+    std::vector<std::string> m_group_texts; // by group: its prefix's text and "0x"
+    // The string tokens, their texts and a ';' each in one string, and their pieces
+    // sorted: piece 2i ("text;") and 2i + 1 ("text") of m_string_tokens[i].
+    std::vector<uint32_t> m_string_tokens;
+    std::string m_spelled;
+    std::vector<size_t> m_start;    // per string token: its text in m_spelled
+    std::vector<uint32_t> m_length; // per string token: its text's length
+    std::vector<uint32_t> m_string_pieces;
+    size_t m_string = 0; // the next string piece to place
+    size_t m_inside = 0; // past the string pieces starting with the group's G
+    std::string m_buffer;
+};
+
+bool AddressRanker::order_groups() {
+    std::vector<uint32_t> prefixes(m_tokens.prefix_count());
+    std::vector<std::string> texts(prefixes.size());
+    for (uint32_t p = 0; p < prefixes.size(); ++p) {
+        prefixes[p] = p;
+        texts[p] = m_tokens.prefix_text(p) + "0x";
+    }
+    std::sort(prefixes.begin(), prefixes.end(),
+              [&](uint32_t a, uint32_t b) { return texts[a] < texts[b]; });
+    // In sorted order a text that starts another starts the one after it.
+    for (size_t i = 1; i < prefixes.size(); ++i) {
+        if (texts[prefixes[i]].starts_with(texts[prefixes[i - 1]])) {
+            return false;
+        }
+    }
+    m_group_of_prefix.resize(prefixes.size());
+    for (uint32_t g = 0; g < prefixes.size(); ++g) {
+        m_group_of_prefix[prefixes[g]] = g;
+        m_group_texts.push_back(std::move(texts[prefixes[g]]));
+    }
+    return prefixes.size() < (1u << 27);
+}
+
+void AddressRanker::sort_strings() {
+    for (uint32_t token = 0; token < m_tokens.size(); ++token) {
+        if (m_tokens.is_address(token)) {
+            continue;
+        }
+        const std::string& text = m_tokens.string_text(token);
+        auto local = static_cast<uint32_t>(m_string_tokens.size());
+        m_string_tokens.push_back(token);
+        m_start.push_back(m_spelled.size());
+        m_length.push_back(static_cast<uint32_t>(text.size()));
+        m_spelled += text;
+        m_spelled += ';';
+        m_string_pieces.push_back(2 * local);
+        m_string_pieces.push_back(2 * local + 1);
+    }
+    std::sort(m_string_pieces.begin(), m_string_pieces.end(),
+              [&](uint32_t a, uint32_t b) { return local_text(a) < local_text(b); });
+}
+
+std::vector<AddressEntry> AddressRanker::sorted_entries() const {
+    std::vector<AddressEntry> entries;
+    entries.reserve(m_tokens.size() - m_string_tokens.size());
+    for (uint32_t token = 0; token < m_tokens.size(); ++token) {
+        if (!m_tokens.is_address(token)) {
+            continue;
+        }
+        uint64_t value = m_tokens.address_value(token);
+        unsigned digits = hex_digits(value);
+        uint64_t left = digits == 16 ? value : value << (64 - 4 * digits);
+        entries.push_back(
+            {left, m_group_of_prefix[m_tokens.address_prefix(token)] << 5 | digits, token});
+    }
+    std::sort(entries.begin(), entries.end());
+    return entries;
+}
+
+// Whether `value` (of `digits` hex digits) spells as `open`'s digits and more.
+bool extends(uint64_t value, unsigned digits, uint64_t open_value, unsigned open_digits) {
+    return open_digits < digits && value >> (4 * (digits - open_digits)) == open_value;
+}
+
+// Of a `value` that extends one of `open_digits`: whether its next digit is a letter.
+bool letter_after(uint64_t value, unsigned digits, unsigned open_digits) {
+    return (value >> (4 * (digits - open_digits - 1)) & 0xf) >= 10;
+}
+
+void AddressRanker::walk(std::span<const AddressEntry> group) {
+    std::vector<Open> open; // each extends the one below it: at most 16
+    auto close = [&] {
+        if (!open.back().inner_placed) {
+            place(2 * open.back().token);
+        }
+        open.pop_back();
+    };
+    for (size_t i = 0; i < group.size(); ++i) {
+        const AddressEntry& entry = group[i];
+        if (i > 0 && entry.left == group[i - 1].left && entry.digits() == group[i - 1].digits()) {
+            continue; // a copy: copy_duplicates gives it its ranks
+        }
+        uint64_t value = entry.value();
+        unsigned digits = entry.digits();
+        while (!open.empty() && !extends(value, digits, open.back().value, open.back().digits)) {
+            close(); // "h;" after all of h's digits' extensions and before what follows h
+        }
+        if (!open.empty() && !open.back().inner_placed &&
+            letter_after(value, digits, open.back().digits)) {
+            place(2 * open.back().token); // "h;" between h's extensions by 9 and by a
+            open.back().inner_placed = true;
+        }
+        place(2 * entry.token + 1);
+        open.push_back({value, digits, entry.token, false});
+    }
+    while (!open.empty()) {
+        close();
+    }
+}
+
+// An address piece next in order, after the string pieces inside its G below it.
+void AddressRanker::place(uint32_t piece) {
+    if (m_string == m_inside) {
+        m_out.next(piece);
+        return;
+    }
+    std::string_view text = spell_piece(m_tokens, piece, m_buffer);
+    for (; m_string < m_inside && string_piece(m_string) < text; ++m_string) {
+        m_out.next(string_piece_id(m_string));
+    }
+    m_out.next(piece);
+    if (m_string < m_inside && string_piece(m_string) == text) {
+        m_out.next(string_piece_id(m_string++), true);
+    }
+}
+
+void AddressRanker::copy_duplicates(std::span<const AddressEntry> entries, RankWriter& out) {
+    for (size_t i = 1; i < entries.size(); ++i) {
+        if (entries[i].group == entries[i - 1].group && entries[i].left == entries[i - 1].left) {
+            out.alias(entries[i].token, entries[i - 1].token);
+        }
+    }
+}
+
+} // namespace
+
+PieceRanks rank_pieces_spelled(const TokenTable& tokens) {
+    std::vector<uint32_t> pieces(2 * tokens.size());
+    for (uint32_t p = 0; p < pieces.size(); ++p) {
+        pieces[p] = p;
+    }
+    std::string a;
+    std::string b;
+    std::sort(pieces.begin(), pieces.end(), [&](uint32_t x, uint32_t y) {
+        return spell_piece(tokens, x, a) < spell_piece(tokens, y, b);
+    });
+    RankWriter out(tokens.size());
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        out.next(pieces[i], i > 0 && spell_piece(tokens, pieces[i], a) ==
+                                         spell_piece(tokens, pieces[i - 1], b));
+    }
+    return out.take();
+}
+
+PieceRanks rank_pieces(const TokenTable& tokens) {
+    RankWriter out(tokens.size());
+    if (!AddressRanker(tokens, out).run()) {
+        return rank_pieces_spelled(tokens);
+    }
+    return out.take();
+}
+
+} // namespace heapkit

@@ -236,10 +236,7 @@ std::optional<int> name_lone_pprof(std::string_view tool, ToolOptions& options,
         return std::nullopt;
     }
     Input& input = request.inputs.front();
-    auto buffer = InputBuffer::open(input.name,
-                                    request.load.max_inflated == 0 ? default_max_inflated
-                                                                   : request.load.max_inflated,
-                                    looks_like_pprof);
+    auto buffer = InputBuffer::open(input.name, inflation_limit(request.load), looks_like_pprof);
     if (!buffer || !looks_like_pprof(buffer->text())) {
         if (buffer && buffer->held_in_memory()) {
             held = std::move(*buffer);

@@ -36,10 +36,7 @@ Result<void> charge_fragmentation(Profile& profile, const std::string& stats_pat
                     "not {} and {}",
                     profile.sources[0], profile.sources[1]);
     }
-    HEAPKIT_TRY_ASSIGN(InputText text,
-                       read_input(stats_path,
-                                  max_inflated == 0 ? default_max_inflated : max_inflated,
-                                  "jemalloc statistics"));
+    HEAPKIT_TRY_ASSIGN(InputText text, read_input(stats_path, max_inflated, "jemalloc statistics"));
     HEAPKIT_TRY_ASSIGN(stats::JemallocStats figures, stats::parse_stats(text.bytes, text.name));
     return stats::charge_fragmentation(profile, figures, text.name);
 }

@@ -18,7 +18,7 @@ std::string stats_of(std::span<const Input> inputs, const LoadOptions& options);
 
 // `profile` (one dump's, unsampled, before names: the pseudo-stacks' frames are kept as
 // named) charged with the partly used slabs of the statistics at `stats_path` (JSON or
-// text, gzipped or not, inflated up to `max_inflated` bytes, 0: the default); nothing
+// text, gzipped or not, inflated up to `max_inflated` bytes: inflation_limit()); nothing
 // done for "". Errors name the file: several dumps, statistics that do not parse.
 Result<void> charge_fragmentation(Profile& profile, const std::string& stats_path,
                                   uint64_t max_inflated);

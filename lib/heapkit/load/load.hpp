@@ -49,6 +49,10 @@ struct LoadOptions {
     std::string stats;
 };
 
+// options.max_inflated, or the default bound when it is 0: what every input of a load may
+// inflate to (the dumps, a pprof named in place, --stats's statistics).
+uint64_t inflation_limit(const LoadOptions& options);
+
 // The sample type a view of `profile` shows: the one chosen (by name: an error naming
 // the file and its types when it has none of that name); when none was, a pprof's
 // default, alloc_space for an allocation log (nothing is in use), else options.sample.

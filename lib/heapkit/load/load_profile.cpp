@@ -57,9 +57,6 @@ Result<void> parse_text(std::string_view text, const std::string& name, ReadInpu
 }
 
 Result<void> read_input(const Input& input, uint64_t max_inflated, ReadInputs& into) {
-    if (max_inflated == 0) {
-        max_inflated = default_max_inflated;
-    }
     if (!input.bytes) {
         // read_dump's way: mapped, pages released as the parser goes by.
         HEAPKIT_TRY_ASSIGN(InputBuffer buffer,
@@ -178,19 +175,23 @@ Result<Loaded> load_profile(std::span<const Input> inputs, const LoadOptions& op
     return catching([&]() -> Result<Loaded> {
         Loaded loaded;
         HEAPKIT_TRY_ASSIGN(ReadInputs read,
-                           read_inputs(inputs, options.max_inflated,
+                           read_inputs(inputs, inflation_limit(options),
                                        BuildOptions{options.per_thread}, loaded.report));
         // The profile holds all it needs of what was read, which goes at once.
         HEAPKIT_TRY_ASSIGN(loaded.profile, model(std::move(read), options, loaded.report));
         HEAPKIT_TRY(check_totals(loaded.profile));
         // --stats: before the type is chosen by name, and before names (fragmentation_stats.hpp).
-        HEAPKIT_TRY(
-            charge_fragmentation(loaded.profile, stats_of(inputs, options), options.max_inflated));
+        HEAPKIT_TRY(charge_fragmentation(loaded.profile, stats_of(inputs, options),
+                                         inflation_limit(options)));
         HEAPKIT_TRY_ASSIGN(SampleType sample, chosen_sample(loaded.profile, options));
         HEAPKIT_TRY(check_sample_type(loaded.profile, sample));
         name_frames(loaded, options, sample);
         return loaded;
     });
+}
+
+uint64_t inflation_limit(const LoadOptions& options) {
+    return options.max_inflated == 0 ? default_max_inflated : options.max_inflated;
 }
 
 Result<SampleType> chosen_sample(const Profile& profile, const LoadOptions& options) {

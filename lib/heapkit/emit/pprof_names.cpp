@@ -63,15 +63,13 @@ std::vector<MappingGains> gains_of(const PprofFile& file, const Profile& named) 
 // is named by its index there.
 class Additions {
 public:
-    explicit Additions(const PprofFile& file)
-        : m_first_string(file.strings.size()) {
+    Additions(const PprofFile& file, uint64_t first_function_id)
+        : m_first_string(file.strings.size())
+        , m_next_function(first_function_id) {
         for (size_t s = file.strings.size(); s-- > 0;) { // the first index of each text
             m_strings.insert_or_assign(file.strings[s], static_cast<int64_t>(s));
         }
-        m_next_function = 1;
     }
-
-    void set_first_function_id(uint64_t id) { m_next_function = id; }
 
     uint64_t function(const Frame& frame) {
         auto key = std::tie(frame.name, frame.system_name, frame.file, frame.start_line);
@@ -112,20 +110,21 @@ private:
     std::vector<pb::Function> m_function_entries;
 };
 
-void append_field(std::string& out, uint32_t field, const google::protobuf::MessageLite& message) {
+// A length-delimited field's tag and length, before its `size` bytes.
+void append_head(std::string& out, uint32_t field, size_t size) {
     uint8_t head[10];
     uint8_t* end = CodedOutputStream::WriteTagToArray(field << 3 | length_delimited, head);
-    end =
-        CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(message.ByteSizeLong()), end);
+    end = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), end);
     out.append(reinterpret_cast<const char*>(head), static_cast<size_t>(end - head));
+}
+
+void append_field(std::string& out, uint32_t field, const google::protobuf::MessageLite& message) {
+    append_head(out, field, message.ByteSizeLong());
     message.AppendToString(&out);
 }
 
 void append_string(std::string& out, std::string_view text) {
-    uint8_t head[10];
-    uint8_t* end = CodedOutputStream::WriteTagToArray(string_field << 3 | length_delimited, head);
-    end = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(text.size()), end);
-    out.append(reinterpret_cast<const char*>(head), static_cast<size_t>(end - head));
+    append_head(out, string_field, text.size());
     out.append(text);
 }
 
@@ -137,29 +136,17 @@ Result<std::string> add_pprof_names(std::string_view encoded, const PprofFile& f
         return fail("the named profile does not match the pprof it was read from");
     }
     std::vector<MappingGains> gains = gains_of(file, named);
-    Additions additions(file);
     // New functions take ids after the file's largest: ids need not be dense.
-    uint64_t largest_id = 0;
-    Result<void> scanned =
-        each_pprof_field(encoded, [&](uint32_t field, auto, std::string_view body) {
-            pb::Function function;
-            if (field == function_field && function.ParseFromArray(body.data(), int(body.size()))) {
-                largest_id = std::max<uint64_t>(largest_id, function.id());
-            }
-        });
-    if (!scanned) {
-        return tl::unexpected(scanned.error());
-    }
     uint64_t most_new = 0; // functions: at most one per frame added
     for (size_t l = 0; l < file.locations.size(); ++l) {
         if (gains_lines(file.locations[l], named.locations[l])) {
             most_new += named.locations[l].frames.size();
         }
     }
-    if (largest_id > std::numeric_limits<uint64_t>::max() - most_new) {
+    if (file.largest_function_id > std::numeric_limits<uint64_t>::max() - most_new) {
         return fail("its function ids leave no room for the {} new ones", most_new);
     }
-    additions.set_first_function_id(largest_id + 1);
+    Additions additions(file, file.largest_function_id + 1);
 
     std::string out;
     out.reserve(encoded.size() + encoded.size() / 4);

@@ -91,6 +91,7 @@ Result<void> read_mappings(const pb::Profile& in, const Strings& strings, PprofF
 
 Result<void> read_functions(const pb::Profile& in, const Strings& strings, PprofFile& out) {
     for (const pb::Function& function : in.function()) {
+        out.largest_function_id = std::max<uint64_t>(out.largest_function_id, function.id());
         PprofFunction kept{0, 0, 0, function.start_line()};
         HEAPKIT_TRY_ASSIGN(kept.name, strings.index(function.name(), "function name"));
         HEAPKIT_TRY_ASSIGN(kept.system_name,

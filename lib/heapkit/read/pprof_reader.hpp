@@ -92,6 +92,7 @@ struct PprofFile {
     uint32_t default_sample_type = 0; // a string index; 0: none named
     std::vector<PprofMapping> mappings;
     std::vector<PprofFunction> functions;
+    uint64_t largest_function_id = 0; // new functions (naming in place) take ids above it
     std::vector<PprofLocation> locations;
     PprofSamples samples;
     int64_t time_nanos = 0;

@@ -70,7 +70,11 @@ std::string shell_word(std::string_view path) {
     }
     std::string out = "'";
     for (char c : path) {
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        if (c == '\'') {
+            out += "'\\''"; // close, an escaped quote, open again
+        } else {
+            out += c;
+        }
     }
     return out + "'";
 }

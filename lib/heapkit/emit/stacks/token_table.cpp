@@ -2,6 +2,7 @@
 #include "heapkit/emit/stacks/token_table.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 namespace heapkit {
@@ -58,12 +59,7 @@ char* TokenTable::write(uint32_t token, char* out) const {
     out = std::copy(prefix.begin(), prefix.end(), out);
     *out++ = '0';
     *out++ = 'x';
-    uint64_t value = address_value(token);
-    unsigned digits = hex_digits(value);
-    for (unsigned d = digits; d-- > 0;) {
-        *out++ = "0123456789abcdef"[(value >> (4 * d)) & 0xf];
-    }
-    return out;
+    return std::to_chars(out, out + 16, address_value(token), 16).ptr; // lowercase, as length()
 }
 
 std::string TokenTable::text(uint32_t token) const {

@@ -46,6 +46,9 @@ function fittedLabel(name, room) {
     return "";
   }
   const fits = Math.floor(room);
+  if (name.length <= fits) { // UTF-16 units are never fewer than characters
+    return name;
+  }
   const characters = Array.from(name);
   if (characters.length <= fits) {
     return name;

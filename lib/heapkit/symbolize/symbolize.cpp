@@ -80,24 +80,23 @@ private:
     std::set<std::string> m_warned;
 };
 
-// The opened file for module `module` (whose mapping, continued, is `extent`), or null
-// when it cannot be used for names.
-// The build id a pprof's mapping names (Module::build_id before the file is opened; a
-// dump names none) when the file's is another: then the file is not the build the
-// profile saw, whatever its layout. Ids that are not hex (a Go build id) are not compared.
-std::optional<std::string> other_build_id(const Module& module, const ElfModule& file) {
-    std::string wanted = module.build_id;
-    std::transform(wanted.begin(), wanted.end(), wanted.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+// Whether a pprof's mapping names a build id (Module::build_id before the file is
+// opened; a dump names none) and the file has another: then the file is not the build
+// the profile saw, whatever its layout. Ids that are not hex (a Go build id) are not
+// compared.
+bool names_other_build(const Module& module, const ElfModule& file) {
+    const std::string& wanted = module.build_id;
     bool hex = !wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [](char c) {
         return std::isxdigit(static_cast<unsigned char>(c)) != 0;
     });
-    if (!hex || file.build_id().empty() || file.build_id() == wanted) {
-        return std::nullopt;
-    }
-    return module.build_id;
+    return hex && !file.build_id().empty() &&
+           !std::equal(
+               wanted.begin(), wanted.end(), file.build_id().begin(), file.build_id().end(),
+               [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
+// The opened file for module `module` (whose mapping, continued, is `extent`), or null
+// when it cannot be used for names.
 const ElfModule* open_module(const Module& module, const Module& extent,
                              const SymbolizeOptions& options, CallFiles& cache,
                              ModuleNotes& notes) {
@@ -116,11 +115,11 @@ const ElfModule* open_module(const Module& module, const Module& extent,
                         path, module.start, module.limit, module.file_offset);
         return nullptr;
     }
-    if (auto other = other_build_id(module, *opened.file)) {
+    if (names_other_build(module, *opened.file)) {
         notes.problem = FileProblem::other_build;
         notes.problem_text = fmt::format("{}: its build id is {}, the profile's mapping names "
                                          "build {} (another build)",
-                                         path, opened.file->build_id(), *other);
+                                         path, opened.file->build_id(), module.build_id);
         return nullptr;
     }
     auto at_dump_path = [&]() { return path == module.path ? nullptr : cache.find(module.path); };

@@ -238,9 +238,9 @@ std::optional<int> name_lone_pprof(std::string_view tool, ToolOptions& options,
     Input& input = request.inputs.front();
     auto buffer = InputBuffer::open(input.name, inflation_limit(request.load), looks_like_pprof);
     if (!buffer || !looks_like_pprof(buffer->text())) {
-        if (buffer && buffer->held_in_memory()) {
+        if (buffer && buffer->held_in_memory()) { // read once: standard input, gzip
             held = std::move(*buffer);
-            input.bytes = held->text();
+            input = Input{held->name(), held->text(), held->modified_nanos()};
         }
         return std::nullopt; // the views' way says what is wrong with it
     }

@@ -8,6 +8,7 @@
 #include "heapkit/unsample/heap_values.hpp"
 #include "heapkit/util/error.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,6 +25,7 @@ struct Input {
     std::string name; // the file to read ("-": standard input), or a name for messages
     std::optional<std::string_view> bytes; // the dump already in memory (borrowed for the
                                            // call): `name` is then not opened
+    int64_t modified_nanos = 0;            // with `bytes`: its file's modification time, when known
 };
 
 struct LoadOptions {

@@ -69,12 +69,18 @@ Result<void> read_input(const Input& input, uint64_t max_inflated, ReadInputs& i
         }
         return {};
     }
+    size_t dumps = into.dumps.size();
     if (is_gzip(*input.bytes)) {
         HEAPKIT_TRY_ASSIGN(std::string text, gunzip(*input.bytes, input.name,
                                                     {max_inflated, true, looks_like_pprof}));
-        return parse_text(text, input.name, into);
+        HEAPKIT_TRY(parse_text(text, input.name, into));
+    } else {
+        HEAPKIT_TRY(parse_text(*input.bytes, input.name, into));
     }
-    return parse_text(*input.bytes, input.name, into);
+    if (into.dumps.size() > dumps) {
+        into.dumps.back().modified_nanos = input.modified_nanos;
+    }
+    return {};
 }
 
 // Pass 1, read: every input parsed; a dump given twice is counted twice, with a warning.

@@ -37,6 +37,7 @@ FLOORS = [
                 "runtime/telemetry.",
                 "runtime/jemalloc_stats.",
                 "runtime/notices.",
+                "runtime/fragmentation_sampler.",
             ],
         )
     ],

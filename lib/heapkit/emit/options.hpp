@@ -43,6 +43,9 @@ struct PprofOptions {
     bool dump_labels = false;
     // Set: a CPU profile, as Go writes one, not a heap profile.
     std::optional<CpuSampleTypes> cpu;
+    // The key of the label Profile::thread_labels give the samples ("bin" where they say a
+    // size class and arena).
+    std::string thread_label_key = "thread";
 };
 
 // What one frame of a collapsed stack says.

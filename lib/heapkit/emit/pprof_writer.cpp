@@ -184,13 +184,14 @@ void add_locations(pb::Profile& out, StringTable& strings, const Profile& profil
 
 // Thread labels as string indexes, interned in the order the samples first name them.
 struct ThreadStrings {
-    int64_t key = 0;                // "thread"
+    int64_t key = 0;                // "thread" (PprofOptions::thread_label_key)
     std::vector<int64_t> by_thread; // per Profile::thread_labels entry; 0 until used
 };
 
-ThreadStrings intern_threads(StringTable& strings, const Profile& profile) {
+ThreadStrings intern_threads(StringTable& strings, const Profile& profile,
+                             const PprofOptions& options) {
     ThreadStrings threads;
-    threads.key = profile.thread_labels.empty() ? 0 : strings.intern("thread");
+    threads.key = profile.thread_labels.empty() ? 0 : strings.intern(options.thread_label_key);
     threads.by_thread.assign(profile.thread_labels.size(), 0);
     for (const Sample& sample : profile.samples) {
         if (sample.thread >= 0 && threads.by_thread[static_cast<size_t>(sample.thread)] == 0) {
@@ -305,7 +306,7 @@ std::string encode_pprof(const Profile& profile, const PprofOptions& options,
     add_header(out, strings, profile, options, types, extra);
     add_mappings(out, strings, profile);
     add_locations(out, strings, profile, options);
-    ThreadStrings threads = intern_threads(strings, profile);
+    ThreadStrings threads = intern_threads(strings, profile, options);
     DumpStrings dumps = intern_dumps(strings, profile, options);
     std::string bytes;
     // Only what is written is touched: the pages of a large allocation are mapped on

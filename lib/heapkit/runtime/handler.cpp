@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/runtime/handler.hpp"
 
+#include "heapkit/runtime/fragmentation_sampler.hpp"
 #include "heapkit/runtime/pages/page_query.hpp"
 #include "heapkit/runtime/pages/routes.hpp"
 #include "heapkit/util/text.hpp"
@@ -121,7 +122,9 @@ struct Handler::Shared {
 
 Handler::Handler(HandlerOptions options)
     : m_options(options)
-    , m_shared(std::make_shared<Shared>()) {}
+    , m_shared(std::make_shared<Shared>()) {
+    start_fragmentation_from_environment();
+}
 
 bool Handler::waits(const Request& request) {
     const Route* route = find_route(request.path);

@@ -2,6 +2,7 @@
 #include "heapkit/runtime/pages/routes.hpp"
 
 #include "heapkit/runtime/pages/cpu_pages.hpp"
+#include "heapkit/runtime/pages/fragmentation_page.hpp"
 #include "heapkit/runtime/pages/heap_pages.hpp"
 #include "heapkit/runtime/pages/heap_views.hpp"
 #include "heapkit/runtime/pages/index_page.hpp"
@@ -54,6 +55,11 @@ const std::vector<Route>& routes() {
             {"/debug/pprof/heap.folded", get, Converts::always, Waits::never, false,
              "sample=TYPE&threads=0|1", "live heap as collapsed stacks (flamegraph.pl, speedscope)",
              [](const Request& r) { return go_heap(r, true); }},
+            {"/debug/pprof/fragmentation", get, Converts::always, Waits::never, false,
+             "symbolize=0|1",
+             "which stacks' live objects hold the free bytes of partly used slabs, exact "
+             "(gzipped pprof; needs HEAPKIT_FRAGMENTATION=1)",
+             fragmentation_profile},
             {"/pprof/heap", get, Converts::always, Waits::never, false, "",
              "jemalloc's raw heap dump (jeprof http://HOST:PORT/pprof/heap)", raw_heap},
             {"/pprof/symbol",

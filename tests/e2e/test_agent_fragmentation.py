@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+"""The exact fragmentation profile (HEAPKIT_FRAGMENTATION) under libheapkit-agent.so.
+
+tests/fixtures/frag_stacks.c, held alive once it has fragmented its own arena, computes
+per stack the truth from its pointers (experimental.utilization.query, tcmalloc's rule)
+and the variance of the sampler's estimate of it (each live object's charge c kept with
+probability p = 1 - exp(-size / mean): sum of c^2 (1 - p) / p). /debug/pprof/fragmentation
+must be within 4 standard deviations of the truth per stack (about 1 run in 16000 fails by
+chance), labelled with the fixture's arena; go tool pprof -top reads it. Then Debian's
+redis-server, keys of mixed sizes set and most deleted: the profile names redis' own
+allocating functions as holders of slabs."""
+
+import json
+import math
+import os
+import shutil
+import sys
+import time
+
+from agent_e2e import AGENT_SO, Guest, fetch, http
+from heapkit_e2e import check, fixture, go_pprof, pprof_raw, pprof_total, run, workdir
+
+directory = workdir()
+LG_SAMPLE = 8  # one sample per 256 bytes: alloc_b's 1024 live objects give ~320 samples
+MEAN = 1 << LG_SAMPLE
+STACKS = ("alloc_a", "alloc_b", "alloc_c")
+
+# --- the fixture: the profile against its truth ------------------------------------------
+guest = Guest([fixture("frag_stacks"), directory, str(MEAN)], preload=[AGENT_SO], stdin=True,
+              env={"MALLOC_CONF": "prof:true", "HEAPKIT_START_DELAY_MS": "0",
+                   "HEAPKIT_FRAGMENTATION": f"lg_sample:{LG_SAMPLE}"})
+try:
+    url = guest.url()
+    guest.wait_for(r"fragmentation sampling on: one allocation per 256 bytes")
+    guest.process.stdin.write("go\n")
+    guest.process.stdin.flush()
+    truth_path = os.path.join(directory, "truth.json")
+    for _ in range(300):  # up to 30 s
+        if os.path.exists(truth_path) and open(truth_path).read().endswith("}\n"):
+            break
+        check(guest.process.poll() is None, f"frag_stacks ended: {guest.lines[-5:]}")
+        time.sleep(0.1)
+    with open(truth_path) as f:
+        truth = json.load(f)
+    pprof = fetch(url, "/debug/pprof/fragmentation", os.path.join(directory, "exact.pb.gz"))
+finally:
+    guest.stop()
+
+types, samples, _ = pprof_raw(pprof)
+check(types == ["fragmentation_objects", "fragmentation_space", "inuse_objects", "inuse_space"],
+      f"sample types: {types}")
+print("stack     truth (tcmalloc's rule)  exact mode   error   4 sd")
+for name in STACKS:
+    ours = pprof_total(samples, "fragmentation_space", lambda f: name in f)
+    bound = 4 * math.sqrt(truth["variance"][name]) + 1
+    print(f"{name}  {truth[name]:>14.0f} B  {ours:>10} B  {(ours - truth[name]) / truth[name]:+.1%}"
+          f"  {bound / truth[name]:.1%}")
+    check(abs(ours - truth[name]) <= bound,
+          f"{name}: {ours} bytes charged, the truth is {truth[name]:.0f} (4 sd: {bound:.0f})")
+arena = f"arena {truth['arena']}"
+labels = {s["labels"].get("bin") for s in samples if any(n in s["frames"] for n in STACKS)}
+check(labels == {f"96 B, {arena}", f"224 B, {arena}"} or
+      labels == {f'"96 B, {arena}"', f'"224 B, {arena}"'}, f"bin labels: {labels}")
+top = go_pprof("-top", pprof).stdout
+check("Type: fragmentation_space" in top and "alloc_a" in top, f"go tool pprof -top:\n{top}")
+
+# --- redis: keys of mixed sizes set, most deleted ------------------------------------------
+server = shutil.which("redis-server")
+client = shutil.which("redis-cli")
+if not (server and client):
+    print("redis-server or redis-cli not installed: the redis part is skipped")
+    print("ok")
+    sys.exit(0)
+socket = os.path.join(directory, "redis.sock")
+
+
+def cli(*args):
+    return run([client, "-s", socket, *args]).stdout.strip()
+
+
+redis = Guest([server, "--port", "0", "--unixsocket", socket, "--dir", directory,
+               "--save", "", "--appendonly", "no", "--daemonize", "no",
+               "--enable-debug-command", "local", "--logfile", os.path.join(directory, "log")],
+              preload=[AGENT_SO], env={"MALLOC_CONF": "prof:true", "HEAPKIT_START_DELAY_MS": "0",
+                                       "HEAPKIT_FRAGMENTATION": "lg_sample:12"})
+try:
+    url = redis.url()
+    redis.wait_for(r"fragmentation sampling on")
+    for _ in range(50):  # up to about 10 s for the socket
+        if os.path.exists(socket) and cli("PING") == "PONG":
+            break
+        time.sleep(0.2)
+    for prefix, size in (("a", 24), ("b", 90), ("c", 200)):
+        check(cli("DEBUG", "POPULATE", "50000", prefix, str(size)) == "OK", "DEBUG POPULATE")
+    # All but every 10th key deleted: their slabs stay, pinned by the keys left.
+    script = ("for _, p in ipairs({'a', 'b', 'c'}) do for i = 0, 49999 do "
+              "if i % 10 ~= 0 then redis.call('DEL', p .. ':' .. i) end end end")
+    cli("EVAL", script, "0")
+    pprof = fetch(url, "/debug/pprof/fragmentation", os.path.join(directory, "redis.pb.gz"))
+finally:
+    redis.stop()
+types, samples, _ = pprof_raw(pprof)
+held = pprof_total(samples, "fragmentation_space", lambda f: "debugCommand" in f)
+total = pprof_total(samples, "fragmentation_space", lambda f: True)
+named = {name for s in samples if s["by_type"]["fragmentation_space"] > 0 for name in s["frames"]
+         if name in ("zmalloc", "ztrymalloc_usable", "sdsnewlen", "_sdsnewlen", "createObject",
+                     "createStringObject", "dictAddRaw", "dictAdd")}
+print(f"redis: {total} bytes of partly used slabs charged, {held} under debugCommand; {named}")
+check(held > 0.5 * total > 0, f"debugCommand's keys hold {held} of {total} charged bytes")
+check(named, "no redis allocating function is charged")
+print("ok")

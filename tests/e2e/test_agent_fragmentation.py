@@ -6,7 +6,7 @@ per stack the truth from its pointers (experimental.utilization.query, tcmalloc'
 and the variance of the sampler's estimate of it (each live object's charge c kept with
 probability p = 1 - exp(-size / mean): sum of c^2 (1 - p) / p). /debug/pprof/fragmentation
 must be within 4 standard deviations of the truth per stack (about 1 run in 16000 fails by
-chance), labelled with the fixture's arena; go tool pprof -top reads it. Then Debian's
+chance), labelled with the fixture's arena; go tool pprof -top and heapfold --text read it. Then Debian's
 redis-server, keys of mixed sizes set and most deleted: the profile names redis' own
 allocating functions as holders of slabs."""
 
@@ -18,7 +18,7 @@ import sys
 import time
 
 from agent_e2e import AGENT_SO, Guest, fetch, http
-from heapkit_e2e import check, fixture, go_pprof, pprof_raw, pprof_total, run, workdir
+from heapkit_e2e import check, fixture, go_pprof, pprof_raw, pprof_total, run, tool, workdir
 
 directory = workdir()
 LG_SAMPLE = 8  # one sample per 256 bytes: alloc_b's 1024 live objects give ~320 samples
@@ -63,6 +63,10 @@ check(labels == {f"96 B, {arena}", f"224 B, {arena}"} or
       labels == {f'"96 B, {arena}"', f'"224 B, {arena}"'}, f"bin labels: {labels}")
 top = go_pprof("-top", pprof).stdout
 check("Type: fragmentation_space" in top and "alloc_a" in top, f"go tool pprof -top:\n{top}")
+# heapfold's views read it, as exact (the offline estimate's views say "estimate").
+text = run([tool("heapfold"), "-q", "--text", pprof]).stdout
+check(text.startswith("fragmentation_space: ") and "estimate" not in text.splitlines()[0] and
+      "alloc_b" in text, f"heapfold --text:\n{text[:500]}")
 
 # --- redis: keys of mixed sizes set, most deleted ------------------------------------------
 server = shutil.which("redis-server")

@@ -3,12 +3,13 @@
 // thread, in the middle of the host's malloc and free: nothing here allocates through
 // malloc, takes a lock, or waits. What it keeps is in one private anonymous mapping made
 // before the hooks are installed, never freed (a hook may still run after a removal):
-//   live objects  8192 buckets of 8 addresses (64 B, one cache line: a free reads one
-//                 line and finds its pointer there or not), the object's size and stack
-//                 index beside, by the same slot: 65536 objects, 20 B each, 1.25 MiB
+//   live objects  8192 buckets of 8 addresses (64 B, one cache line), with a count of
+//                 each bucket's objects (a free reads that byte, and the bucket's line
+//                 only when it is not 0), the object's size and stack index beside, by
+//                 the same slot: 65536 objects, 20 B each, 1.26 MiB with the counts
 //   stacks        2048 distinct stacks of up to 30 frames, 256 B each, 512 KiB; insert
 //                 only: a stack is written once and then only read
-// 1.75 MiB in all, whatever the number of sampled objects; an object whose bucket (or
+// 1.76 MiB in all, whatever the number of sampled objects; an object whose bucket (or
 // whose new stack's probe run) is full is not kept, and counted (`dropped`). With the
 // default mean of 512 KiB between samples, 65536 slots stand for 32 GiB of small objects;
 // a bucket overflows once the live samples near a quarter of the slots (Poisson: 8 of 8).
@@ -59,6 +60,10 @@ struct Stack {
 };
 
 struct Tables {
+    // Each bucket's kept objects: a free whose bucket holds none (nearly every free) reads
+    // one byte of these 8 KiB, which stay in cache, and not the bucket's line, which would
+    // be a cache miss in 512 KiB (redis: 4 % of its CPU per request).
+    std::atomic<uint8_t> counts[bucket_count];
     Bucket buckets[bucket_count];
     std::atomic<uint64_t> sizes[slot_count];
     std::atomic<uint32_t> stacks_of[slot_count];
@@ -131,8 +136,8 @@ uint64_t requested_size(int type, const uintptr_t* args) {
     }
 }
 
-Bucket& bucket_of(uintptr_t address) {
-    return g_tables->buckets[((address >> 4) * 0x9E3779B97F4A7C15ULL) >> 51]; // 13 bits
+size_t bucket_of(uintptr_t address) {
+    return ((address >> 4) * 0x9E3779B97F4A7C15ULL) >> 51; // 13 bits
 }
 
 uint64_t hash_frames(void* const* frames, unsigned depth) {
@@ -178,15 +183,18 @@ void keep(uintptr_t address, uint64_t size) {
     unsigned depth = 0;
     g_backtrace(frames, &depth, fragmentation_max_depth);
     uint32_t stack = intern_stack(frames, depth);
-    Bucket& bucket = bucket_of(address);
+    size_t index = bucket_of(address);
+    Bucket& bucket = g_tables->buckets[index];
     for (size_t way = 0; stack != no_stack && way < ways; ++way) {
         uintptr_t expected = empty;
         if (bucket.addresses[way].compare_exchange_strong(expected, claimed,
                                                           std::memory_order_acquire)) {
-            size_t slot = static_cast<size_t>(&bucket - g_tables->buckets) * ways + way;
+            size_t slot = index * ways + way;
             g_tables->sizes[slot].store(size, std::memory_order_relaxed);
             g_tables->stacks_of[slot].store(stack, std::memory_order_relaxed);
             bucket.addresses[way].store(address, std::memory_order_release);
+            // Before the program has the pointer: whoever frees it sees the count.
+            g_tables->counts[index].fetch_add(1, std::memory_order_release);
             return;
         }
     }
@@ -215,11 +223,15 @@ void on_dalloc(void*, int, void* pointer, uintptr_t*) {
     if (address <= claimed) {
         return;
     }
-    Bucket& bucket = bucket_of(address);
-    for (auto& way : bucket.addresses) {
+    size_t index = bucket_of(address);
+    if (g_tables->counts[index].load(std::memory_order_acquire) == 0) {
+        return;
+    }
+    for (auto& way : g_tables->buckets[index].addresses) {
         uintptr_t expected = address;
         if (way.load(std::memory_order_relaxed) == address &&
             way.compare_exchange_strong(expected, empty, std::memory_order_acq_rel)) {
+            g_tables->counts[index].fetch_sub(1, std::memory_order_relaxed);
             return;
         }
     }

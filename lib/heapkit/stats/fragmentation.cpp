@@ -141,9 +141,16 @@ Result<void> check_inputs(const Profile& profile, const JemallocStats& stats,
 } // namespace
 
 bool is_fragmentation_estimate(const Profile& profile) {
+    // By its note, not its types: the exact mode's profile (the runtime's
+    // /debug/pprof/fragmentation) has the same types, and a pprof read back keeps no
+    // comment that would say which it was.
     auto slot = static_cast<size_t>(fragmentation_space_slot);
+    constexpr std::string_view note_start =
+        "fragmentation_space and fragmentation_objects are an estimate";
     return slot < profile.named_types.size() &&
-           profile.named_types[slot].name == fragmentation_space;
+           profile.named_types[slot].name == fragmentation_space &&
+           std::any_of(profile.notes.begin(), profile.notes.end(),
+                       [&](const std::string& note) { return note.starts_with(note_start); });
 }
 
 std::string unattributed_frame(uint64_t class_size) {

@@ -25,7 +25,8 @@ inline constexpr SampleType fragmentation_space_slot = SampleType::alloc_space;
 inline constexpr std::string_view estimate_label =
     "an estimate: bins' totals exact, their split between stacks estimated";
 
-// Whether `profile` is one charge_fragmentation made.
+// Whether `profile` is one charge_fragmentation made (by its note: a pprof of either mode
+// read back is not known to be an estimate).
 bool is_fragmentation_estimate(const Profile& profile);
 
 // The frame of the pseudo-stack that holds a size class's free bytes no sampled stack

@@ -61,8 +61,8 @@ struct Stack {
 
 struct Tables {
     // Each bucket's kept objects: a free whose bucket holds none (nearly every free) reads
-    // one byte of these 8 KiB, which stay in cache, and not the bucket's line, which would
-    // be a cache miss in 512 KiB (redis: 4 % of its CPU per request).
+    // one byte of these 8 KiB, which stay in cache, instead of a line of the 512 KiB of
+    // buckets, which would mostly miss.
     std::atomic<uint8_t> counts[bucket_count];
     Bucket buckets[bucket_count];
     std::atomic<uint64_t> sizes[slot_count];

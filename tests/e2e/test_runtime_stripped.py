@@ -57,8 +57,18 @@ said = [line.split("]: ", 1)[1] for line in lines if NOTE.match(line.split("]: "
 check(sorted(said) == sorted(set(said)) and set(notes) <= set(said),
       f"stderr: {lines}; notes {notes}")
 
-# Quiet: nothing of it on stderr.
-quiet = Service({"HEAPKIT_CACHE_DIR": workdir(), "HEAPKIT_QUIET": "1"})
+# Quiet: nothing of it on stderr, the exact fragmentation mode's line neither (the runtime
+# reads HEAPKIT_FRAGMENTATION as the agent does, and serves its page: 403 without it).
+check("/debug/pprof/fragmentation" in index,
+      "the index does not list /debug/pprof/fragmentation")
+quiet = Service({"HEAPKIT_CACHE_DIR": workdir(), "HEAPKIT_QUIET": "1",
+                 "HEAPKIT_FRAGMENTATION": "1"})
 quiet.get("/debug/pprof/heap")
+frag = os.path.join(directory, "fragmentation.pb.gz")
+with open(frag, "wb") as f:
+    f.write(quiet.get("/debug/pprof/fragmentation"))
+types, _, _ = pprof_raw(frag)
+check(types == ["fragmentation_objects", "fragmentation_space", "inuse_objects", "inuse_space"],
+      f"the runtime's /debug/pprof/fragmentation: types {types}")
 check(quiet.stop() == [], "HEAPKIT_QUIET=1 still said something")
 print("ok")

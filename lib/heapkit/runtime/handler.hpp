@@ -34,7 +34,8 @@ std::vector<PageInfo> pages();
 //   control             GET /pprof/conf, POST /pprof/conf?prof.active:true|false,
 //                       POST /pprof/conf?prof.reset:<lg_sample>
 //   Go style            GET /debug/pprof/heap[?symbolize=0][&threads=1][&sample=TYPE],
-//                       GET /debug/pprof/heap.folded[?sample=TYPE][&threads=1]
+//                       GET /debug/pprof/heap.folded[?sample=TYPE][&threads=1],
+//                       GET /debug/pprof/fragmentation[?symbolize=0] (HEAPKIT_FRAGMENTATION)
 //   telemetry           GET /metrics (Prometheus text),
 //                       GET /debug/jemalloc/stats[?format=text|html|json|svg] (jestat's report)
 //   CPU profiles        GET /debug/pprof/profile?seconds=N[&frequency=HZ][&symbolize=0] (pprof),
@@ -43,12 +44,12 @@ std::vector<PageInfo> pages();
 //   heap, more          GET /debug/pprof/heap?seconds=N (delta), /debug/pprof/allocs,
 //                       GET /pprof/heap/report, /pprof/heap/flamegraph[?width=] (SVG)
 //   index               GET / and /debug/pprof/: HTML links to every page (pages())
-// Errors: 403 profiling not enabled or not active, control disabled or a sampling rate
-// under the floor; 404 unknown path, 405 wrong method, 400 malformed query or body or a
-// sample type the process does not record, 409 a CPU profile asked for while another
-// runs or in a process with a SIGPROF handler of its own, 413 body over max_body, 500 a
-// dump or conversion that failed (with the reason), 503 (Retry-After) max_conversions
-// busy, or a page whose window was cut short (the server stops, or its client has gone:
+// Errors: 403 profiling not enabled or not active, control disabled, a sampling rate
+// under the floor or the fragmentation sample off; 404 unknown path, 405 wrong method,
+// 400 malformed query or body or a sample type the process does not record, 409 a CPU
+// profile asked for while another runs or in a process with a SIGPROF handler of its
+// own, 413 body over max_body, 500 a dump or conversion that failed (with the reason),
+// 503 (Retry-After) max_conversions busy, or a page whose window was cut short (the server stops, or its client has gone:
 // a CPU profile ends, and frees the profiler, when its client closes the connection).
 // Thread-safe; dumps are serialized. Copies share their conversion count.
 class Handler {

@@ -49,8 +49,9 @@ std::vector<PageInfo> pages();
 // 400 malformed query or body or a sample type the process does not record, 409 a CPU
 // profile asked for while another runs or in a process with a SIGPROF handler of its
 // own, 413 body over max_body, 500 a dump or conversion that failed (with the reason),
-// 503 (Retry-After) max_conversions busy, or a page whose window was cut short (the server stops, or its client has gone:
-// a CPU profile ends, and frees the profiler, when its client closes the connection).
+// 503 (Retry-After) max_conversions busy, or a page whose window was cut short (the
+// server stops, or its client has gone: a CPU profile ends, and frees the profiler, when
+// its client closes the connection).
 // Thread-safe; dumps are serialized. Copies share their conversion count.
 class Handler {
 public:

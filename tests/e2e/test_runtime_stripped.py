@@ -5,6 +5,7 @@ how to get their names (apt install <package>-dbgsym, DEBUGINFOD_URLS), in the s
 line: the pprof's comments, the flame graph's subtitle, the index page, and stderr once
 per module however many profiles; nothing on stderr with HEAPKIT_QUIET=1."""
 
+import gzip
 import os
 import re
 import sys
@@ -64,11 +65,9 @@ check("/debug/pprof/fragmentation" in index,
 quiet = Service({"HEAPKIT_CACHE_DIR": workdir(), "HEAPKIT_QUIET": "1",
                  "HEAPKIT_FRAGMENTATION": "1"})
 quiet.get("/debug/pprof/heap")
-frag = os.path.join(directory, "fragmentation.pb.gz")
-with open(frag, "wb") as f:
-    f.write(quiet.get("/debug/pprof/fragmentation"))
-types, _, _ = pprof_raw(frag)
-check(types == ["fragmentation_objects", "fragmentation_space", "inuse_objects", "inuse_space"],
-      f"the runtime's /debug/pprof/fragmentation: types {types}")
+# (its types and figures: test_agent_fragmentation.py, the same page under the agent)
+frag = gzip.decompress(quiet.get("/debug/pprof/fragmentation"))
+check(b"fragmentation_space" in frag and b"fragmentation_objects" in frag,
+      "the runtime's /debug/pprof/fragmentation names no fragmentation type")
 check(quiet.stop() == [], "HEAPKIT_QUIET=1 still said something")
 print("ok")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/model/frame_list.hpp"
 #include "heapkit/model/string_pool.hpp"
 #include "heapkit/unsample/heap_values.hpp"
 #include "heapkit/util/error.hpp"
@@ -15,17 +16,6 @@
 #include <vector>
 
 namespace heapkit {
-
-// One source-level frame at a code address. A Location holds a chain of them. Its texts
-// are views into a StringPool that outlives it: in a Profile, the profile's `strings`.
-struct Frame {
-    std::string_view name;        // display name (demangled); empty when unknown
-    std::string_view system_name; // name as the symbol table spells it (mangled)
-    std::string_view file;        // source file, when known
-    uint32_t line = 0;            // for inlined frames: the line inside this function
-    uint32_t column = 0;
-    uint32_t start_line = 0; // first line of the function, when known
-};
 
 // An executable mapping of some dump. Identical mappings of several dumps are one Module.
 struct Module {
@@ -56,16 +46,18 @@ struct Module {
 
 inline constexpr uint32_t no_module = std::numeric_limits<uint32_t>::max();
 
-// A unique code address.
+// A unique code address. The largest dumps hold tens of millions, one per distinct frame
+// address: its fields are ordered so that it takes 24 bytes.
 struct Location {
     uint64_t address = 0;        // runtime lookup address: return addresses moved back by one
+    FrameList frames;            // innermost first; empty when unnamed
     uint32_t module = no_module; // index into Profile::modules
-    std::vector<Frame> frames;   // innermost first; empty when unnamed
     // No name reaches the address, and its one frame names its function by the module
     // and the ELF vaddr where the function starts ("varnishd!0x4a5c0", from the file's
     // call-frame information): the addresses of one function are one frame.
     bool anonymous = false;
 };
+static_assert(sizeof(Location) == 24);
 
 // One stack's (or one stack and thread's) values. Its locations are a range of
 // Profile::sample_locations: one array for all samples instead of one per sample.

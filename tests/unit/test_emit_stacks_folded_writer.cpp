@@ -227,7 +227,7 @@ TEST_CASE("heapkit::write_folded agrees with one string per stack on random prof
         profile.modules.push_back(jemalloc);
         profile.thread_labels = {"main", "t;1", "a"};
         for (uint32_t l = 0; l < 12; ++l) {
-            Location location{0x1000 + l, next(3) == 0 ? 0u : no_module, {}};
+            Location location{0x1000 + l, {}, next(3) == 0 ? 0u : no_module};
             for (uint64_t f = 1 + next(3); f-- > 0;) {
                 std::string_view name = profile.strings->intern(names[next(names.size())]);
                 location.frames.push_back(Frame{name, name, {}, 0, 0, 0});

@@ -133,10 +133,9 @@ Result<void> ProfileStream::add(std::span<const uint32_t> frames, const SampledC
 
 uint32_t ProfileStream::intern_location(const RawDump& dump, uint32_t module, uint64_t address) {
     bool added = false;
-    uint32_t id = m_location_ids.id_of(module, address,
-                                       static_cast<uint32_t>(m_profile.locations.size()), added);
+    uint32_t id = m_location_ids.id_of(module, address, m_profile.locations, added);
     if (added) {
-        Location location{address, module, {}};
+        Location location{address, {}, module};
         if (auto named = dump.jeprof_symbols.find(address); named != dump.jeprof_symbols.end()) {
             location.frames = frames_from_chain(named->second, *m_profile.strings);
         }

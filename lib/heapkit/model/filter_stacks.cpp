@@ -68,8 +68,7 @@ bool hide_frames(Profile& profile, const Regex& regex) {
             continue;
         }
         size_t before = location.frames.size();
-        std::erase_if(location.frames,
-                      [&](const Frame& frame) { return regex.search(frame.name); });
+        erase_if(location.frames, [&](const Frame& frame) { return regex.search(frame.name); });
         matched = matched || location.frames.size() != before;
         gone[l] = location.frames.empty();
     }

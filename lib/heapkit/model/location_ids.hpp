@@ -2,6 +2,8 @@
 // Internal to build_profile: not installed.
 #pragma once
 
+#include "heapkit/model/profile.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -10,29 +12,36 @@
 namespace heapkit {
 
 // Gives each distinct (module, lookup address) one location id, as it is first met: open
-// addressing with linear probing at most half full, 16 bytes a slot. A dump whose every
-// frame has an address of its own makes tens of millions of locations; a node-based map
-// took 64 bytes and an allocation for each.
+// addressing with linear probing at most half full. A dump whose every frame has an
+// address of its own makes tens of millions of locations; a node-based map took 64 bytes
+// and an allocation for each. A slot is 8 bytes, the id and 32 bits of the key's hash:
+// the key itself is the location's, compared only when the hashes agree.
 class LocationIds {
 public:
     static constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
 
-    LocationIds() { rehash(1 << 10); }
+    LocationIds() { rehash(1 << 10, {}); }
 
-    // The id of (module, address): the one it has, or `next` (the caller's next id),
-    // which it then takes; `added` says which.
-    uint32_t id_of(uint32_t module, uint64_t address, uint32_t next, bool& added) {
-        for (size_t i = slot_of(module, address);; i = (i + 1) & m_mask) {
+    // The id of (module, address), an index into `locations`, where every location
+    // comes through here: the one it has, or a new one, locations.size(), whose location
+    // the caller appends before the next call; `added` says which.
+    uint32_t id_of(uint32_t module, uint64_t address, const std::vector<Location>& locations,
+                   bool& added) {
+        if (2 * locations.size() > m_slots.size()) {
+            rehash(2 * m_slots.size(), locations);
+        }
+        auto next = static_cast<uint32_t>(locations.size());
+        uint64_t hash = hash_of(module, address);
+        auto tag = static_cast<uint32_t>(hash);
+        for (size_t i = slot_of(hash);; i = (i + 1) & m_mask) {
             Slot& slot = m_slots[i];
             if (slot.id == none) {
-                slot = {address, module, next};
+                slot = {next, tag};
                 added = true;
-                if (2 * ++m_count > m_slots.size()) {
-                    rehash(2 * m_slots.size());
-                }
                 return next;
             }
-            if (slot.address == address && slot.module == module) {
+            if (slot.tag == tag && locations[slot.id].address == address &&
+                locations[slot.id].module == module) {
                 added = false;
                 return slot.id;
             }
@@ -41,35 +50,36 @@ public:
 
 private:
     struct Slot {
-        uint64_t address = 0;
-        uint32_t module = 0;
         uint32_t id = none; // `none` marks an empty slot
+        uint32_t tag = 0;   // the low half of the key's hash
     };
 
-    size_t slot_of(uint32_t module, uint64_t address) const {
+    static uint64_t hash_of(uint32_t module, uint64_t address) {
         // Fibonacci hashing, as AddressIds: every bit of the key moves the slot.
         uint64_t key = address ^ (uint64_t{module} << 48 | uint64_t{module} >> 16);
-        return static_cast<size_t>((key * 0x9e3779b97f4a7c15u) >> m_shift);
+        return key * 0x9e3779b97f4a7c15u;
     }
 
-    void rehash(size_t size) {
-        std::vector<Slot> old(size);
-        old.swap(m_slots);
+    size_t slot_of(uint64_t hash) const { return static_cast<size_t>(hash >> m_shift); }
+
+    // Rebuilt from `locations`, which holds every id given: the old table goes before the
+    // new one is made.
+    void rehash(size_t size, const std::vector<Location>& locations) {
+        m_slots = std::vector<Slot>();
+        m_slots.assign(size, Slot{});
         m_mask = size - 1;
         m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
-        for (const Slot& slot : old) {
-            if (slot.id != none) {
-                size_t i = slot_of(slot.module, slot.address);
-                while (m_slots[i].id != none) {
-                    i = (i + 1) & m_mask;
-                }
-                m_slots[i] = slot;
+        for (size_t id = 0; id < locations.size(); ++id) {
+            uint64_t hash = hash_of(locations[id].module, locations[id].address);
+            size_t i = slot_of(hash);
+            while (m_slots[i].id != none) {
+                i = (i + 1) & m_mask;
             }
+            m_slots[i] = {static_cast<uint32_t>(id), static_cast<uint32_t>(hash)};
         }
     }
 
     std::vector<Slot> m_slots;
-    size_t m_count = 0;
     size_t m_mask = 0;
     unsigned m_shift = 64;
 };

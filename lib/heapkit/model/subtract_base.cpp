@@ -3,6 +3,7 @@
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <span>
 #include <unordered_map>
 
 namespace heapkit {
@@ -13,8 +14,8 @@ HeapValues negated(const HeapValues& values) {
 }
 
 // `base`'s frame texts live in its own pool: copied into `strings`, which `profile` keeps.
-std::vector<Frame> frames_in(StringPool& strings, const std::vector<Frame>& frames) {
-    std::vector<Frame> copied = frames;
+std::vector<Frame> frames_in(StringPool& strings, std::span<const Frame> frames) {
+    std::vector<Frame> copied(frames.begin(), frames.end());
     for (Frame& frame : copied) {
         frame.name = strings.intern(frame.name);
         frame.system_name = strings.intern(frame.system_name);
@@ -48,8 +49,8 @@ Result<void> subtract_base(Profile& profile, const Profile& base) {
         auto location_offset = static_cast<uint32_t>(profile.locations.size());
         profile.modules.insert(profile.modules.end(), base.modules.begin(), base.modules.end());
         for (const Location& location : base.locations) {
-            Location copy{location.address, location.module,
-                          frames_in(*profile.strings, location.frames)};
+            Location copy{location.address, frames_in(*profile.strings, location.frames),
+                          location.module};
             if (copy.module != no_module) {
                 copy.module += module_offset;
             }

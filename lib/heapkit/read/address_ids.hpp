@@ -13,7 +13,10 @@ namespace heapkit {
 // Gives each distinct frame address an id, in order of first appearance, appending it to
 // `addresses` (RawDump::addresses). Open addressing with linear probing at most half
 // full: one lookup per frame of the dump is the cost, so no node allocation, no
-// std::hash (identity on integers: aligned addresses would share buckets).
+// std::hash (identity on integers: aligned addresses would share buckets). A slot is 8
+// bytes, the id and 32 bits of the address's hash, the address itself being read from
+// `addresses` only when the hashes agree: a dump of tens of millions of distinct
+// addresses made a table of gigabytes with the address in each slot.
 class AddressIds {
 public:
     static constexpr uint32_t full = std::numeric_limits<uint32_t>::max();
@@ -25,12 +28,14 @@ public:
 
     // The id of `address`, or `full` when 2^32 - 1 distinct addresses are taken.
     uint32_t id_of(uint64_t address) {
-        for (size_t i = slot_of(address);; i = (i + 1) & m_mask) {
+        uint64_t hash = hash_of(address);
+        auto tag = static_cast<uint32_t>(hash);
+        for (size_t i = slot_of(hash);; i = (i + 1) & m_mask) {
             Slot& slot = m_slots[i];
             if (slot.id == full) {
-                return insert(slot, address);
+                return insert(slot, address, tag);
             }
-            if (slot.address == address) {
+            if (slot.tag == tag && m_addresses[slot.id] == address) {
                 return slot.id;
             }
         }
@@ -38,21 +43,20 @@ public:
 
 private:
     struct Slot {
-        uint64_t address = 0;
         uint32_t id = full; // `full` marks an empty slot
+        uint32_t tag = 0;   // the low half of the address's hash
     };
 
-    size_t slot_of(uint64_t address) const {
-        // Fibonacci hashing: the high bits of the product mix every bit of the address.
-        return static_cast<size_t>((address * 0x9e3779b97f4a7c15u) >> m_shift);
-    }
+    // Fibonacci hashing: the high bits of the product mix every bit of the address.
+    static uint64_t hash_of(uint64_t address) { return address * 0x9e3779b97f4a7c15u; }
+    size_t slot_of(uint64_t hash) const { return static_cast<size_t>(hash >> m_shift); }
 
-    uint32_t insert(Slot& slot, uint64_t address) {
+    uint32_t insert(Slot& slot, uint64_t address, uint32_t tag) {
         size_t id = m_addresses.size();
         if (id >= full) {
             return full;
         }
-        slot = {address, static_cast<uint32_t>(id)};
+        slot = {static_cast<uint32_t>(id), tag};
         m_addresses.push_back(address);
         if (2 * m_addresses.size() > m_slots.size()) {
             rehash(2 * m_slots.size());
@@ -61,15 +65,17 @@ private:
     }
 
     void rehash(size_t size) {
+        m_slots = std::vector<Slot>(); // the old table goes before the new one is made
         m_slots.assign(size, Slot{});
         m_mask = size - 1;
         m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
         for (size_t id = 0; id < m_addresses.size(); ++id) {
-            size_t i = slot_of(m_addresses[id]);
+            uint64_t hash = hash_of(m_addresses[id]);
+            size_t i = slot_of(hash);
             while (m_slots[i].id != full) {
                 i = (i + 1) & m_mask;
             }
-            m_slots[i] = {m_addresses[id], static_cast<uint32_t>(id)};
+            m_slots[i] = {static_cast<uint32_t>(id), static_cast<uint32_t>(hash)};
         }
     }
 

@@ -68,7 +68,7 @@ uint32_t address_token(const Profile& profile, const Location& location, TokenTa
     uint32_t& prefix = prefixes[location.module];
     const Module& module = profile.modules[location.module];
     if (prefix == unmade_prefix) {
-        Location stand_in{module.start, location.module, {}, false};
+        Location stand_in{module.start, {}, location.module, false};
         std::string text = frame_label(location_address_text(profile, stand_in));
         text.resize(text.rfind("0x"));
         prefix = tokens.intern_prefix(std::move(text));

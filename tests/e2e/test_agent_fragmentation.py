@@ -43,8 +43,20 @@ try:
     with open(truth_path) as f:
         truth = json.load(f)
     pprof = fetch(url, "/debug/pprof/fragmentation", os.path.join(directory, "exact.pb.gz"))
+    # The flame graph jestat's page links to, and the link.
+    status, head, svg = http(url + "/debug/pprof/fragmentation?format=svg&width=900")
+    _, _, stats_page = http(url + "/debug/jemalloc/stats?format=html")
+    bad_format, _, _ = http(url + "/debug/pprof/fragmentation?format=png")
 finally:
     guest.stop()
+
+svg = svg.decode()
+check(status == 200 and head.get("Content-Type") == "image/svg+xml" and
+      svg.lstrip().startswith("<?xml") and "Fragmentation" in svg and
+      all(name in svg for name in STACKS), f"format=svg: {status} {head} {svg[:300]}")
+check(b'href="/debug/pprof/fragmentation?format=svg"' in stats_page,
+      f"/debug/jemalloc/stats?format=html has no link to the stacks: {stats_page[:2000]!r}")
+check(bad_format == 400, f"format=png: {bad_format}")
 
 types, samples, _ = pprof_raw(pprof)
 check(types == ["fragmentation_objects", "fragmentation_space", "inuse_objects", "inuse_space"],

@@ -324,6 +324,10 @@ void start_fragmentation_from_environment() {
                         : started.error().message);
 }
 
+bool fragmentation_sampling() {
+    return g_tables != nullptr;
+}
+
 Result<FragmentationSample> fragmentation_sample() {
     if (g_tables == nullptr) {
         return fail("the fragmentation profile is off: start the program with "

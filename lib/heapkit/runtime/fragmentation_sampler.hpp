@@ -53,4 +53,7 @@ struct FragmentationSample {
 // The live sampled objects; an error when sampling was never started.
 Result<FragmentationSample> fragmentation_sample();
 
+// Whether fragmentation_sample() has a sample to give: pages link to it when it does.
+bool fragmentation_sampling();
+
 } // namespace heapkit::runtime

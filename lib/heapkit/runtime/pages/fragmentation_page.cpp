@@ -10,6 +10,7 @@
 #include "heapkit/runtime/mallctl.hpp"
 #include "heapkit/runtime/pages/page_query.hpp"
 #include "heapkit/stats/fragmentation.hpp"
+#include "heapkit/util/try.hpp"
 
 #include <climits>
 #include <cmath>
@@ -175,12 +176,50 @@ Result<Profile> fragmentation(const FragmentationSample& sample, const Charges& 
 
 } // namespace
 
+// format=svg draws the profile as a flame graph, the page jestat's links to.
+struct FragmentationQuery {
+    bool symbolize = true;
+    bool svg = false;
+    unsigned width = 1200;
+};
+
+Result<FragmentationQuery> fragmentation_query(const Request& request) {
+    static constexpr std::string_view keys[] = {"symbolize", "format", "width"};
+    HEAPKIT_TRY_ASSIGN(Query query, parse_query(request.path, request.query, keys));
+    FragmentationQuery out;
+    HEAPKIT_TRY_ASSIGN(out.symbolize, query_flag(query, "symbolize", true));
+    HEAPKIT_TRY_ASSIGN(out.width,
+                       query_number(query, "width", 1200, FlameOptions::min_width, 20000));
+    if (auto format = query.find("format"); format != query.end()) {
+        if (format->second != "pprof" && format->second != "svg") {
+            return fail("format={}: expected pprof or svg", format->second);
+        }
+        out.svg = format->second == "svg";
+    }
+    return out;
+}
+
+Response flame_graph(const Profile& profile, unsigned width) {
+    FoldedOptions folded;
+    folded.sample = stats::fragmentation_space_slot;
+    FlameOptions flame;
+    flame.width = width;
+    flame.title = "Fragmentation: the free bytes of partly used slabs, by the stacks whose "
+                  "live objects hold them";
+    std::string svg;
+    auto done =
+        write_flame_graph(profile, folded, flame, [&](std::string_view piece) -> Result<void> {
+            svg += piece;
+            return {};
+        });
+    return done ? binary(std::move(svg), "image/svg+xml", "") : text(500, done.error().message);
+}
+
 Response fragmentation_profile(const Request& request) {
-    static constexpr std::string_view keys[] = {"symbolize"};
-    auto query = parse_query(request.path, request.query, keys);
-    auto names = query ? query_flag(*query, "symbolize", true) : Result<bool>(false);
-    if (!query || !names) {
-        return text(400, "query takes symbolize=0|1");
+    auto query = fragmentation_query(request);
+    if (!query) {
+        return text(400,
+                    query.error().message + "\nquery takes symbolize=0|1&format=pprof|svg&width=N");
     }
     auto sample = fragmentation_sample();
     if (!sample) {
@@ -194,9 +233,12 @@ Response fragmentation_profile(const Request& request) {
     if (!slabs) {
         return failure(500, slabs.error());
     }
-    auto profile = fragmentation(*sample, charge(*sample, *slabs, *mallctl), *names);
+    auto profile = fragmentation(*sample, charge(*sample, *slabs, *mallctl), query->symbolize);
     if (!profile) {
         return failure(500, profile.error());
+    }
+    if (query->svg) {
+        return flame_graph(*profile, query->width);
     }
     PprofOptions options;
     options.default_type = stats::fragmentation_space_slot;

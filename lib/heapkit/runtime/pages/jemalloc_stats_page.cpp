@@ -2,6 +2,7 @@
 #include "heapkit/runtime/pages/jemalloc_stats_page.hpp"
 
 #include "heapkit/read/heap_v2.hpp"
+#include "heapkit/runtime/fragmentation_sampler.hpp"
 #include "heapkit/runtime/jemalloc_stats.hpp"
 #include "heapkit/runtime/pages/page_query.hpp"
 #include "heapkit/runtime/profiler.hpp"
@@ -18,6 +19,22 @@
 namespace heapkit::runtime {
 namespace {
 
+// Under the chart, where the slabs' free bytes lead: to the stacks that hold them, exact,
+// when the fragmentation sample runs; else how to have them.
+std::string stacks_line(const stats::Reconciliation& report) {
+    if (report.slab_waste == 0) {
+        return "";
+    }
+    if (fragmentation_sampling()) {
+        return "<p>Which stacks hold the partly used slabs' free bytes: <a "
+               "href=\"/debug/pprof/fragmentation?format=svg\">the fragmentation flame "
+               "graph</a> (exact; <a href=\"/debug/pprof/fragmentation\">as pprof</a>).</p>\n";
+    }
+    return "<p>Which stacks hold the partly used slabs' free bytes: start the program with "
+           "HEAPKIT_FRAGMENTATION=1 for /debug/pprof/fragmentation, or estimate them offline "
+           "from a heap dump and this page's format=json (heapfold --stats).</p>\n";
+}
+
 // The chart above the table, for a browser. The SVG goes in inline, without its XML
 // declaration (HTML has none).
 std::string html_page(const stats::Reconciliation& report) {
@@ -32,7 +49,7 @@ std::string html_page(const stats::Reconciliation& report) {
     }
     return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Why is RSS bigger than "
            "the heap profile?</title></head><body>\n" +
-           chart + "<pre>" + table + "</pre>\n</body></html>\n";
+           chart + stacks_line(report) + "<pre>" + table + "</pre>\n</body></html>\n";
 }
 
 std::optional<stats::ReportFormat> format_named(const std::string& name) {

@@ -56,9 +56,9 @@ const std::vector<Route>& routes() {
              "sample=TYPE&threads=0|1", "live heap as collapsed stacks (flamegraph.pl, speedscope)",
              [](const Request& r) { return go_heap(r, true); }},
             {"/debug/pprof/fragmentation", get, Converts::always, Waits::never, false,
-             "symbolize=0|1",
+             "symbolize=0|1&format=pprof|svg&width=1200",
              "which stacks' live objects hold the free bytes of partly used slabs, exact "
-             "(gzipped pprof; needs HEAPKIT_FRAGMENTATION=1)",
+             "(gzipped pprof, or a flame graph; needs HEAPKIT_FRAGMENTATION=1)",
              fragmentation_profile},
             {"/pprof/heap", get, Converts::always, Waits::never, false, "",
              "jemalloc's raw heap dump (jeprof http://HOST:PORT/pprof/heap)", raw_heap},

@@ -16,8 +16,8 @@ import re
 import shutil
 
 from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
-                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir,
-                         write_synthetic_dump)
+                         go_pprof, marker_line, parse_folded, png_colours, run, run_fixture, tool,
+                         workdir, write_synthetic_dump)
 
 chromium_browser()  # skips the test without one
 from cdp import Browser  # noqa: E402 (after the skip)
@@ -155,6 +155,33 @@ def check_frames_true(browser, stacks, what):
           f"{note!r}")
 
 
+def peek_list(browser):
+    """The Peek list: {callers: [(name, calls)], function: [(name, flat, cum)], callees}."""
+    rows = browser.evaluate("""Array.from(document.querySelectorAll('#peek tbody tr[data-function]'))
+      .map(function(tr){var c=Array.from(tr.cells).map(function(td){return td.textContent;});
+        return [tr.className.split(' ')[0], c[6].replace(/^[\u2191\u2193] /,''), c[0], c[2], c[4]];})""")
+    return {"callers": [(r[1], r[4]) for r in rows if r[0] == "caller"],
+            "function": [(r[1], r[2], r[3]) for r in rows if r[0] == "self"],
+            "callees": [(r[1], r[4]) for r in rows if r[0] == "callee"]}
+
+
+def pprof_peek(profile, name, sample):
+    """go tool pprof -peek's callers, function and callees of `name`, as peek_list's (values
+    as numbers, "(inline)" marks dropped)."""
+    text = go_pprof("-peek", f"^{re.escape(name)}$", "-unit=B", f"-sample_index={sample}",
+                    profile).stdout
+    found = {"callers": [], "function": [], "callees": []}
+    for line in text.split("calls% + context")[1].splitlines():
+        edge = re.match(r"^\s+(-?\d+)B?\s+\S+% \|   (.*?)(?: \(inline\))?$", line)
+        node = re.match(r"^\s+(-?\d+)B?\s+\S+%\s+\S+%\s+(-?\d+)B?\s+\S+%\s+\| (.*)$", line)
+        if node:
+            found["function"].append((node.group(3), int(node.group(1)), int(node.group(2))))
+        elif edge:
+            found["callees" if found["function"] else "callers"].append((edge.group(2), int(edge.group(1))))
+    check(len(found["function"]) == 1, f"go tool pprof -peek {name}:\n{text}")
+    return found
+
+
 opened = set()  # the pages' own URLs: the only requests allowed
 
 
@@ -257,9 +284,35 @@ with Browser() as browser:
     screenshot(browser, "flame-root-below.png")
     choose(browser, "orientation", "icicle")
     browser.click('#tabs button[data-view="peek"]')
+    # The Peek list is go tool pprof -peek's on jeprof2pprof's profile of the same dump:
+    # the callers, the function's flat and cum, the callees, what passes over each call;
+    # a caller's row selects it, and a callee's row of that the first function again.
+    pb = os.path.join(work, "report.pb.gz")
+    run([tool("jeprof2pprof"), dump, "-o", pb])
+    for name, row in ((TARGET, None), ("main", "tr.caller"), (TARGET, "tr.callee")):
+        if row:
+            id_of = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(name)})")
+            browser.click(f'#peek {row}[data-function="{id_of}"] td.name')
+        for index, sample in ((0, "inuse_space"), (1, "inuse_objects")):
+            choose(browser, "type", index)
+            shown, expected = peek_list(browser), pprof_peek(pb, name, sample)
+            spell = quantity if sample.endswith("space") else str
+            expected = {k: [(r[0], *map(spell, r[1:])) for r in rows] for k, rows in expected.items()}
+            check(shown == expected, f"{name}'s Peek list ({sample}):\n{shown}\n"
+                  f"go tool pprof -peek says\n{expected}")
+        choose(browser, "type", 0)
+    print(f"Peek of {TARGET} and main: go tool pprof -peek's callers, callees and values")
+    screenshot(browser, "peek-list.png")
+    # The trees, a click away; each frame tells its name, value and lines when hovered.
+    browser.click("#peek-trees summary")
     check(text_of(browser, "callers-title").startswith(f"Callers of {TARGET}") and
           browser.evaluate("document.querySelector('#callers div').textContent") == TARGET,
           f"peek: {text_of(browser, 'callers-title')!r}")
+    node = browser.evaluate("Array.from(document.querySelectorAll('#callers div')).find(function(d)"
+                            "{return d.textContent==='main';}).dataset.node")
+    browser.hover(f'#callers div[data-node="{node}"]')
+    tip = text_of(browser, "tooltip")
+    check(tip.startswith("main\n") and "inline_cpp.cpp:" in tip, f"a caller's tooltip {tip!r}")
     callees = browser.evaluate("Array.from(document.querySelectorAll('#callees div'))"
                                ".map(function(d){return d.textContent;})")
     check("geometry::Grid<double>::allocate(unsigned long)" in callees, f"callees {callees}")

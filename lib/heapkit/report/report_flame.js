@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The flame graph (its root at the top, or at the bottom), callers and callees of the
-// selected function, the search that lights frames, and the frames' tooltips.
+// The flame graph (its root at the top, or at the bottom), the search that lights frames,
+// and the frames' tooltips; drawFlame draws the callers' and callees' trees too.
 "use strict";
 
 // The search's test of a string id (emit/js/matcher.js), or null without a search.
@@ -183,74 +183,6 @@ function renderFlame() {
       crumbs.appendChild(document.createTextNode(" \u203a "));
     }
     crumbs.appendChild(el("a", {"data-node": n}, n === 0 ? "all" : S[tree.name[n]]));
-  });
-}
-
-// The selected function's callees (its subtrees merged) and callers (the stacks above it,
-// inverted and merged), each occurrence counted once (the outermost).
-function peekTrees(id) {
-  const callees = {names: [id], children: [[]], width: [0], keys: new Map()};
-  const callers = {names: [id], children: [[]], width: [0], keys: new Map()};
-  function add(t, parent, name, value) {
-    const key = parent * S.length + name;
-    let c = t.keys.get(key);
-    if (c === undefined) {
-      c = t.names.length;
-      t.keys.set(key, c);
-      t.names.push(name);
-      t.children.push([]);
-      t.width.push(0);
-      t.children[parent].push(c);
-    }
-    t.width[c] += value;
-    return c;
-  }
-  const widths = base && state.side === "base" ? base.total : now.total;
-  for (const n of tree.occurrences.get(id) || []) {
-    if (widths[n] === 0) {
-      continue;
-    }
-    callees.width[0] += widths[n];
-    callers.width[0] += widths[n];
-    let at = 0;
-    for (let p = tree.parent[n]; p > 0; p = tree.parent[p]) {
-      at = add(callers, at, tree.name[p], widths[n]);
-    }
-    const stack = [[n, 0]];
-    while (stack.length) {
-      const [node, into] = stack.pop();
-      for (const kid of tree.children[node]) {
-        if (widths[kid] !== 0) {
-          stack.push([kid, add(callees, into, tree.name[kid], widths[kid])]);
-        }
-      }
-    }
-  }
-  [callers, callees].forEach((t) => {
-    t.name = t.names;
-    sortChildren(t);
-  });
-  return {callers: callers, callees: callees};
-}
-
-function renderPeek() {
-  const id = state.selected;
-  if (id < 0) {
-    $("callers-title").textContent = "Select a function (in Top or the flame graph) to see its callers and callees.";
-    $("callees-title").textContent = "";
-    $("callers").replaceChildren();
-    $("callees").replaceChildren();
-    return;
-  }
-  const trees = peekTrees(id);
-  const match = searchMatcher();
-  const whole = width(0);
-  $("callers-title").textContent = "Callers of " + S[id] + " (" + quantity(trees.callers.width[0]) + ", " +
-    percent(trees.callers.width[0], whole) + "): each row is called by the row below";
-  $("callees-title").textContent = "Callees of " + S[id];
-  [["callers", trees.callers], ["callees", trees.callees]].forEach(([box, t]) => {
-    drawFlame($(box), {names: t.names, children: t.children, width: t.width, root: 0,
-                       diff: false, match: match});
   });
 }
 

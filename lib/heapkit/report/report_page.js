@@ -146,7 +146,7 @@ function setupControls() {
   });
 }
 
-// Clicks in the views: tabs, Top's heads and rows, frames, crumbs, callers and callees.
+// Clicks in the views: tabs, Top's heads and rows, frames, crumbs.
 function setupViews() {
   $("tabs").addEventListener("click", (event) => {
     const view = event.target.dataset && event.target.dataset.view;
@@ -191,31 +191,28 @@ function setupViews() {
       render();
     }
   });
-  ["callers", "callees"].forEach((id) => {
-    $(id).addEventListener("click", (event) => {
-      const n = event.target.dataset.node;
-      if (n !== undefined) {
-        select(peekTrees(state.selected)[id].names[Number(n)]);
-      }
-    });
-  });
 }
 
-// The flame graph's tooltip, the window's size, and the keys.
-function setupPointerAndKeys() {
+// A tooltip for the frames drawn in `box`: textOf(node) as the pointer moves over one.
+function showTooltips(box, textOf) {
   const tip = $("tooltip");
-  $("flame").addEventListener("mousemove", (event) => {
+  box.addEventListener("mousemove", (event) => {
     const n = event.target.dataset.node;
     if (n === undefined) {
       tip.hidden = true;
       return;
     }
-    tip.textContent = tooltipText(Number(n));
+    tip.textContent = textOf(Number(n));
     tip.hidden = false;
     tip.style.left = Math.min(event.clientX + 12, window.innerWidth - 660) + "px";
     tip.style.top = event.clientY + 14 + "px";
   });
-  $("flame").addEventListener("mouseleave", () => { tip.hidden = true; });
+  box.addEventListener("mouseleave", () => { tip.hidden = true; });
+}
+
+// The flame graph's tooltip, the window's size, and the keys.
+function setupPointerAndKeys() {
+  showTooltips($("flame"), tooltipText);
   window.addEventListener("resize", () => render());
   document.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "f") {
@@ -236,6 +233,7 @@ function setup() {
     files(D.baseSources) : files(D.sources)) + (D.notes.length ? " \u2014 " + D.notes.join(" ") : "");
   setupControls();
   setupViews();
+  setupPeek();
   setupPointerAndKeys();
   if (D.kind === "series") {
     setupSeries();

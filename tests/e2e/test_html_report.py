@@ -182,6 +182,78 @@ def pprof_peek(profile, name, sample):
     return found
 
 
+RAW_LINE = re.compile(r"^\s+(?:\d+: 0x\w+ M=\d+ )?(.*) \S*:-?\d+ s=\d+\((.*)\)$")
+
+
+def names_by_symbol(profile, symbolize):
+    """go tool pprof -raw's function names, by their mangled (system) names."""
+    text = go_pprof("-raw", f"-symbolize={symbolize}", profile).stdout
+    return {m.group(2): m.group(1) for m in map(RAW_LINE.match, text.split("Locations", 1)[1].splitlines())
+            if m}
+
+
+def check_short_names(browser, profile, language, cxx):
+    """The page's forms of each function's name are pprof's: without parameters and return
+    type, its demangler's (demangle=templates, from the mangled name) wherever it shortens
+    one; the short name, what go tool pprof -dot labels the function with."""
+    forms = "window.heapkitReport.nameForms"
+    checked = 0
+    if cxx:
+        full = names_by_symbol(profile, "none")
+        short = names_by_symbol(profile, "remote:demangle=templates")
+        pairs = {full[k]: short[k] for k in full if k in short and short[k] != full[k]}
+        ours = browser.evaluate(f"{json.dumps(sorted(pairs))}.map(function(n){{return {forms}(n).noParameters;}})")
+        wrong = [(n, o, pairs[n]) for n, o in zip(sorted(pairs), ours) if o != pairs[n]]
+        check(pairs and not wrong, f"{language}: names without parameters differ from pprof's: {wrong}")
+        checked += len(pairs)
+    dot = go_pprof("-dot", "-symbolize=none", "-nodecount=100000", "-nodefraction=0", "-edgefraction=0",
+                   profile).stdout
+    labels = {}
+    for node in re.finditer(r'^N\d+ \[label="((?:[^"\\]|\\.)*)".*?tooltip="((?:[^"\\]|\\.)*) \(',
+                            dot, re.M):
+        # The name's lines, then flat and cum: "84kB (18.74%)", "0 of 80kB (17.85%)", or
+        # "3kB (0.13%)" and "of 499kB (21.55%)".
+        lines = node.group(1).split("\\n")
+        while lines and re.match(r"^(of )?-?[\d.]+\w*( of -?[\d.]+\w*)?( \(.*\))?$", lines[-1]):
+            lines.pop()
+        labels[node.group(2).replace('\\"', '"')] = lines
+    names = sorted(labels)
+    ours = browser.evaluate(f"{json.dumps(names)}.map(window.heapkitReport.pprofShortName)")
+    wrong = [(n, o, labels[n]) for n, o in zip(names, ours)
+             if re.split(r"::|\.", o.replace('"', '\\"')) != labels[n]]
+    check(len(names) >= 10 and not wrong,
+          f"{language}: short names differ from go tool pprof -dot's: {wrong[:10]}")
+    checked += len(names)
+    print(f"{language}: {checked} names shortened as pprof shortens them")
+
+
+def check_labels_fit(browser, language):
+    """In a narrow graph each frame shows the first of its name's forms that fits, and its
+    tooltip the whole name; some frames show a shortened form."""
+    browser.evaluate("document.getElementById('flame').style.width='420px';"
+                     "window.heapkitReport.render();0")
+    drawn = browser.evaluate(FRAMES_DRAWN)
+    char_px = browser.evaluate("(function(){var c=document.createElement('canvas').getContext('2d'),"
+                               "s=getComputedStyle(document.getElementById('flame'));"
+                               "c.font=s.fontSize+' '+s.fontFamily;return c.measureText('M').width;})()")
+    shortened = 0
+    for frame in drawn:
+        if frame["node"] == "0":
+            continue
+        forms = browser.evaluate(f"window.heapkitReport.nameForms({json.dumps(frame['name'])}).labels")
+        room = (frame["width"] - 6) / char_px
+        label = frame["label"]
+        fitting = [f for f in forms if len(f) <= room]
+        check(label == (fitting[0] if fitting else label) and (fitting or not label or
+                                                                label.endswith("..")),
+              f"{language}: {frame['name']!r} drawn {frame['width']:.0f} px wide as {label!r}; "
+              f"its forms {forms}")
+        shortened += label != frame["name"] and label in forms
+    check(shortened >= 3, f"{language}: {shortened} frames show a shortened name")
+    browser.evaluate("document.getElementById('flame').style.width='';window.heapkitReport.render();0")
+    print(f"{language}: {len(drawn)} frames, {shortened} labelled with a shortened name")
+
+
 opened = set()  # the pages' own URLs: the only requests allowed
 
 
@@ -305,6 +377,7 @@ with Browser() as browser:
     screenshot(browser, "peek-list.png")
     # The trees, a click away; each frame tells its name, value and lines when hovered.
     browser.click("#peek-trees summary")
+    browser.evaluate("new Promise(function(done){setTimeout(done,0,1);})")  # the toggle event
     check(text_of(browser, "callers-title").startswith(f"Callers of {TARGET}") and
           browser.evaluate("document.querySelector('#callers div').textContent") == TARGET,
           f"peek: {text_of(browser, 'callers-title')!r}")
@@ -431,6 +504,33 @@ with Browser() as browser:
           "3000 thin stacks: no merged block")
     screenshot(browser, "flame-merged.png")
     check_clean(browser, thin, "thin stacks")
+
+    # Names that fit, C++ (scopes.cpp: namespaces, an anonymous one, templates, a return
+    # type) and Rust: each name's forms are pprof's.
+    cxx_dir = os.path.join(work, "scopes")
+    os.makedirs(cxx_dir)
+    cxx_dump = run_fixture(fixture("scopes_cpp"), cxx_dir)
+    profiles = [("C++", cxx_dump, True)]
+    if shutil.which("rustc"):
+        rust_dir = os.path.join(work, "rust")
+        os.makedirs(rust_dir)
+        rust = os.path.join(rust_dir, "rust_fixture")
+        run(["rustc", "-g", "-C", "opt-level=1", "-o", rust,
+             os.path.join(SOURCE_DIR, "fixtures", "rust_fixture.rs")])
+        profiles.append(("Rust", run_fixture(rust, rust_dir), False))
+    else:
+        print("the Rust names left out: no rustc")
+    for language, named_dump, cxx in profiles:
+        named_page = os.path.join(work, f"names-{language}.html")
+        heapfold("--html", named_dump, "-o", named_page)
+        named_pb = os.path.join(work, f"names-{language}.pb.gz")
+        run([tool("jeprof2pprof"), named_dump, "-o", named_pb])
+        open_report(browser, named_page)
+        check_short_names(browser, named_pb, language, cxx)
+        browser.click('#tabs button[data-view="flame"]')
+        check_labels_fit(browser, language)
+        screenshot(browser, f"names-{language}.png")
+        check_clean(browser, named_page, f"{language} names")
 
 # Threads (--threads): the selector keeps one thread's stacks, as the folded stacks that
 # start with its frame add up.

@@ -74,9 +74,11 @@ function drawFlame(box, view) {
     const d = document.createElement("div");
     d.style.cssText = "left:" + x + "px;width:" + w + "px;background:" + fill(n, view);
     rows.push([d, y]);
-    // Fitted to the frame: a label never runs into its neighbour's.
+    // Fitted to the frame (the first of its name's forms that fits, report_names.js): a
+    // label never runs into its neighbour's.
     const name = n === 0 && view.allName ? view.allName : S[view.names[n]];
-    d.textContent = fittedLabel(name, (w - 2 * LABEL_INDENT) / charPx);
+    d.textContent = frameLabel(n === 0 && view.allName ? -1 : view.names[n], name,
+                               (w - 2 * LABEL_INDENT) / charPx);
     d.dataset.node = n;
     let cls = dim ? "dim" : "";
     if (match && n !== 0 && match(view.names[n])) {

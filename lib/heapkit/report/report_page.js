@@ -305,6 +305,8 @@ window.heapkitReady = heapkitData().then((data) => {
     total: () => now.total[0],
     baseTotal: () => (base ? base.total[0] : null),
     name: (id) => S[id],
+    nameForms: nameForms,
+    pprofShortName: pprofShortName,
     quantity: quantity,
     render: render
   };

@@ -9,6 +9,7 @@ in-page refinement gives --text --focus's total and is undone; a change's column
 window compares the dumps it spans. Screenshots of every view are kept when
 HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
 
+import colorsys
 import glob
 import json
 import os
@@ -254,6 +255,63 @@ def check_labels_fit(browser, language):
     print(f"{language}: {len(drawn)} frames, {shortened} labelled with a shortened name")
 
 
+def check_module_colours(browser, profile):
+    """Each frame's hue is its module's in the legend, the module pprof gives its function
+    (go tool pprof -raw's mapping), and stays so through a refinement."""
+    text = go_pprof("-raw", "-symbolize=none", profile).stdout
+    mappings = {m.group(1): os.path.basename(m.group(2)) for m in
+                re.finditer(r"^\s*(\d+): 0x\w+/0x\w+/0x\w+ (\S+)", text, re.M)}
+    module_of = {}
+    for m in re.finditer(r"^\s+(?:\d+: 0x\w+ M=(\d+) )?(.*?) \S*:-?\d+ s=", text, re.M):
+        mapping = m.group(1) or mapping
+        module_of.setdefault(m.group(2), mappings.get(mapping))
+
+    def hue(fill):
+        r, g, b = (int(c) / 255 for c in re.findall(r"\d+", fill)[:3])
+        return round(colorsys.rgb_to_hls(r, g, b)[0] * 360)
+
+    legend = dict(browser.evaluate("Array.from(document.querySelectorAll('#legend .swatch'))"
+                                   ".map(function(s){return [s.nextSibling.textContent,"
+                                   "getComputedStyle(s).backgroundColor];})"))
+    drawn = browser.evaluate(FRAMES_DRAWN)
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div[data-node]'))"
+                             ".map(function(d){return getComputedStyle(d).backgroundColor;})")
+    wrong, seen = [], {}
+    for frame, fill in zip(drawn, fills):
+        module = module_of.get(frame["name"])
+        if frame["node"] == "0" or module is None:
+            continue
+        seen[frame["name"]] = fill
+        if module not in legend or abs(hue(legend[module]) - hue(fill)) > 2:
+            wrong.append(f"{frame['name']} ({module}) drawn {fill}, the legend: {legend.get(module)}")
+    check(len(set(map(hue, legend.values()))) == len(legend) >= 3 and len(seen) >= 5 and not wrong,
+          f"colours by module: {wrong}; the legend {legend}")
+    choose(browser, "refine-kind", "ignore")
+    browser.type_into("#refine-pattern", "shared")
+    browser.click("#refine-add")
+    after = browser.evaluate("Array.from(document.querySelectorAll('#flame div[data-node]'))"
+                             ".map(function(d){return [d.textContent,getComputedStyle(d).backgroundColor];})")
+    moved = [(n, f, seen[n]) for n, f in after if n in seen and f != seen[n]]
+    check(not moved, f"colours changed with a refinement: {moved}")
+    browser.click("#refinements button[data-undo]")
+    print(f"{len(seen)} functions coloured by their module's hue, {len(legend)} modules in the legend")
+
+
+def check_suspects(browser, dumps, what):
+    """The suspects' growth, R^2, first and last are --growth's for `dumps`."""
+    rows = {}
+    for m in re.finditer(r"^\s+\d+\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+(\S+) -> (\S+)\s+(?:yes|no)\s+(.+)$",
+                         heapfold("--growth", *dumps), re.M):
+        rows[m.group(5)] = [m.group(1).lstrip("+"), m.group(2), m.group(3), m.group(4)]
+    shown = browser.evaluate("Array.from(document.querySelectorAll('#suspects tbody tr')).map(function(tr)"
+                             "{return Array.from(tr.cells).map(function(td){return td.textContent;});})")
+    compared = [(c[5], c[1:5]) for c in shown if c[5] in rows]
+    wrong = [(site, cells, rows[site]) for site, cells in compared
+             if [cells[0].lstrip("+")] + cells[1:] != rows[site]]
+    check(compared and not wrong, f"{what}: suspects {wrong or shown}, --growth says {rows}")
+    print(f"{what}: {len(compared)} suspects' figures are --growth's")
+
+
 opened = set()  # the pages' own URLs: the only requests allowed
 
 
@@ -327,6 +385,9 @@ with Browser() as browser:
           "the row is not marked")
     browser.click('#tabs button[data-view="flame"]')
     check_frames_true(browser, parse_folded(heapfold(dump)), "inline_cpp")
+    pb = os.path.join(work, "report.pb.gz")  # the same dump as pprof, for its figures
+    run([tool("jeprof2pprof"), dump, "-o", pb])
+    check_module_colours(browser, pb)
     outlined = browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
                                 ".map(function(d){return d.textContent;})")
     check(outlined and set(outlined) == {TARGET}, f"flame graph selection: {outlined}")
@@ -359,8 +420,6 @@ with Browser() as browser:
     # The Peek list is go tool pprof -peek's on jeprof2pprof's profile of the same dump:
     # the callers, the function's flat and cum, the callees, what passes over each call;
     # a caller's row selects it, and a callee's row of that the first function again.
-    pb = os.path.join(work, "report.pb.gz")
-    run([tool("jeprof2pprof"), dump, "-o", pb])
     for name, row in ((TARGET, None), ("main", "tr.caller"), (TARGET, "tr.callee")):
         if row:
             id_of = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(name)})")
@@ -410,6 +469,9 @@ with Browser() as browser:
     check(through > 0 and cells == ["0B", quantity(through), str(line), code],
           f"line {line} of inline_cpp.cpp: {cells}; expected {quantity(through)} and {code!r}")
     screenshot(browser, "source.png")
+    fonts = browser.evaluate("Array.from(document.querySelectorAll('table.source td'))"
+                             ".map(function(td){return getComputedStyle(td).fontFamily;})")
+    check(fonts and all(f == "monospace" for f in fonts), f"Source is not monospace: {set(fonts)}")
 
     # Search: the share of the stacks through a match, from the folded stacks.
     stacks = parse_folded(heapfold(dump))
@@ -665,7 +727,7 @@ with Browser() as browser:
     leak = sites.index(next(s for s in sites if s.startswith("leak_steadily")))
     screenshot(browser, "series.png")
     # Over the whole window churn_scratch's scratch buffer is gone (its dumps' values fall
-    # to 0): by the new values it has no width, by the base's it is drawn, green.
+    # to 0): by the new values it has no width, by the base's it is drawn, blue.
     browser.click('#tabs button[data-view="flame"]')
     drawn = browser.evaluate("Array.from(document.querySelectorAll('#flame div'))"
                              ".map(function(d){return d.textContent;})")
@@ -674,9 +736,10 @@ with Browser() as browser:
     fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).map(function(d)"
                              "{return [d.textContent, getComputedStyle(d).backgroundColor];})")
     colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
-    green = colour.get("churn_scratch")
-    check(green and green[1] == 235 and green[0] < 100 and green[2] < 100,
-          f"churn_scratch shrank: {green}")
+    # Red and blue, as the SVG (not red and green, which colour-blind readers confuse).
+    blue = colour.get("churn_scratch")
+    check(blue and blue[2] == 255 and blue[0] < 100 and blue[1] < 100,
+          f"churn_scratch shrank, not drawn blue: {blue}")
     check(browser.evaluate("document.querySelector('#flame div').getBoundingClientRect().top") <
           browser.evaluate("window.innerHeight"), "the root is not in the first screen")
     screenshot(browser, "series-base-widths.png")
@@ -685,6 +748,20 @@ with Browser() as browser:
     crumbs = text_of(browser, "crumbs")
     check(crumbs.endswith("leak_steadily"), f"the suspect's stack: {crumbs!r}")
     screenshot(browser, "series-flame.png")
+    # The chart's axes: amounts up to the peak of the dumps' totals (--text's), times along.
+    totals = [text_table(d)[0] for d in order]
+    peak = max(totals, key=lambda t: float(t.rstrip("kMGTB")) * 1024 ** UNITS.index(t.lstrip("0123456789.")))
+    ticks = browser.evaluate("Array.from(document.querySelectorAll('#chart text.tick.y'))"
+                             ".map(function(t){return t.textContent;})")
+    names = browser.evaluate("Array.from(document.querySelectorAll('#chart text.axis-label'))"
+                             ".map(function(t){return t.textContent;})")
+    check(ticks[0] == "0B" and ticks[-1] == peak and len(names) == 2 and "inuse_space" in names,
+          f"the chart's axes: ticks {ticks}, names {names}; the dumps' peak is {peak}")
+    # The suspects' figures follow the window: those of --growth given the window's dumps.
+    for start in (0, last // 3):
+        choose(browser, "from", start)
+        check_suspects(browser, order[start:], f"window from dump {start + 1}")
+    choose(browser, "from", 0)
     # The window on the last dump alone: its own profile, as --text gives it.
     choose(browser, "from", last)
     browser.click('#tabs button[data-view="top"]')

@@ -15,29 +15,14 @@ function matchedShare(match) {
 }
 
 const ROW = 17;
-function hue(id) {
-  const s = S[id];
-  let h = 0;
-  for (let i = 0; i < s.length; i++) {
-    h = (h * 31 + s.charCodeAt(i)) | 0;
-  }
-  return h;
-}
 function fill(n, view) {
   if (view.names[n] < 0) {
     return "rgb(200,200,215)"; // the root, "all"
   }
   if (view.diff) {
-    const change = view.now[n] - view.base[n];
-    const scale = view.maxChange > 0 ? Math.min(1, Math.abs(change) / view.maxChange) : 0;
-    if (change === 0 || scale < 0.002) {
-      return "rgb(220,220,220)";
-    }
-    const v = Math.round(220 * (1 - scale)) + 20;
-    return change > 0 ? "rgb(255," + v + "," + v + ")" : "rgb(" + v + ",235," + v + ")";
+    return changeColour(view.now[n] - view.base[n], view.maxChange);
   }
-  const h = hue(view.names[n]);
-  return "hsl(" + (200 + (h & 63)) + "," + (45 + ((h >> 6) & 15)) + "%," + (72 + ((h >> 10) & 7)) + "%)";
+  return moduleColour(view.names[n]); // report_colours.js
 }
 
 // The pixels a label keeps clear of its frame's left edge (.flame div's text-indent) and

@@ -1,21 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The page: its header (totals, legend, matched share, refinements), the views drawn on
+// The page: its header (totals, matched share, refinements), the views drawn on
 // each change, the events, and the start.
 "use strict";
-
-function renderLegend() {
-  const legend = $("legend");
-  legend.hidden = false;
-  legend.replaceChildren(document.createTextNode("Colours: "));
-  [["rgb(255,20,20)", "grew (new > base)"], ["rgb(20,235,20)", "shrank (new < base)"],
-   ["rgb(220,220,220)", "unchanged"]].forEach(([colour, text]) => {
-    const swatch = el("span", {class: "swatch"});
-    swatch.style.background = colour;
-    legend.appendChild(swatch);
-    legend.appendChild(document.createTextNode(text));
-  });
-  legend.appendChild(document.createTextNode("; widths by the " + state.side + " values"));
-}
 
 function renderRefinements() {
   const chips = $("refinements");
@@ -39,11 +25,10 @@ function renderHeader() {
     const a = now.total[0];
     $("total").textContent = type + ": base " + quantity(b) + ", new " + quantity(a) + " (change " +
       signed(a - b) + ")";
-    renderLegend();
   } else {
-    $("legend").hidden = true;
     $("total").textContent = type + ": " + quantity(now.total[0]) + " total";
   }
+  renderLegend();
   if (D.kind === "series") {
     $("total").textContent += " \u2014 window: dump " + (state.from + 1) + " to " + (state.to + 1);
   }

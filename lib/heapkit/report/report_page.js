@@ -212,10 +212,29 @@ function setupPointerAndKeys() {
   });
 }
 
+// A page served live: which process, when its heap was captured, and a control that
+// captures it again (the page reloaded, its state kept in the address).
+function showCapture() {
+  const c = D.capture;
+  const when = new Date(c.unixMillis).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+  $("sources").replaceChildren(el("span", {id: "captured"}, "The live heap of " + c.program + " (pid " +
+    c.pid + "), captured " + when + " "));
+  const again = el("button", {type: "button", id: "capture-again", title: "take the heap again, keeping the view"},
+                   "Capture again");
+  again.addEventListener("click", () => location.reload());
+  $("sources").appendChild(again);
+  if (D.notes.length) {
+    $("sources").appendChild(document.createTextNode(" " + D.notes.join(" ")));
+  }
+}
+
 function setup() {
   $("title").textContent = D.title;
   $("sources").textContent = (D.kind === "diff" ? "new: " + files(D.sources) + " \u2014 base: " +
     files(D.baseSources) : files(D.sources)) + (D.notes.length ? " \u2014 " + D.notes.join(" ") : "");
+  if (D.capture) {
+    showCapture();
+  }
   setupControls();
   setupViews();
   setupPeek();

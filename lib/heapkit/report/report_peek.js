@@ -91,8 +91,18 @@ function callSites(id) {
   return sites;
 }
 
-// The files and lines of function `id`'s frames.
+// The files and lines of function `id`'s frames, each function's found once (a hover asks
+// for them at every move).
+const linesOfFunction = new Map();
 function functionLines(id) {
+  let found = linesOfFunction.get(id);
+  if (!found) {
+    found = findFunctionLines(id);
+    linesOfFunction.set(id, found);
+  }
+  return found;
+}
+function findFunctionLines(id) {
   const found = [];
   for (let f = 0; f < D.frames.length / 4; f++) {
     if (D.frames[f * 4] === id && D.frames[f * 4 + 1] !== 0) {

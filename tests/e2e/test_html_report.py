@@ -238,10 +238,10 @@ def check_labels_fit(browser, language):
                                "s=getComputedStyle(document.getElementById('flame'));"
                                "c.font=s.fontSize+' '+s.fontFamily;return c.measureText('M').width;})()")
     shortened = 0
-    for frame in drawn:
-        if frame["node"] == "0":
-            continue
-        forms = browser.evaluate(f"window.heapkitReport.nameForms({json.dumps(frame['name'])}).labels")
+    frames = [f for f in drawn if f["node"] != "0"]
+    labels = browser.evaluate(f"{json.dumps([f['name'] for f in frames])}.map(function(n)"
+                              "{return window.heapkitReport.nameForms(n).labels;})")
+    for frame, forms in zip(frames, labels):
         room = (frame["width"] - 6) / char_px
         label = frame["label"]
         fitting = [f for f in forms if len(f) <= room]
@@ -420,11 +420,15 @@ with Browser() as browser:
     # The Peek list is go tool pprof -peek's on jeprof2pprof's profile of the same dump:
     # the callers, the function's flat and cum, the callees, what passes over each call;
     # a caller's row selects it, and a callee's row of that the first function again.
-    for name, row in ((TARGET, None), ("main", "tr.caller"), (TARGET, "tr.callee")):
+    for name, row, samples in ((TARGET, None, ((0, "inuse_space"), (1, "inuse_objects"))),
+                               ("main", "tr.caller", ((0, "inuse_space"),)),
+                               (TARGET, "tr.callee", ())):
         if row:
             id_of = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(name)})")
             browser.click(f'#peek {row}[data-function="{id_of}"] td.name')
-        for index, sample in ((0, "inuse_space"), (1, "inuse_objects")):
+            check(text_of(browser, "peek-title") == f"Callers and callees of {name}",
+                  f"a click on {name}'s row: {text_of(browser, 'peek-title')!r}")
+        for index, sample in samples:
             choose(browser, "type", index)
             shown, expected = peek_list(browser), pprof_peek(pb, name, sample)
             spell = quantity if sample.endswith("space") else str
@@ -749,8 +753,7 @@ with Browser() as browser:
     check(crumbs.endswith("leak_steadily"), f"the suspect's stack: {crumbs!r}")
     screenshot(browser, "series-flame.png")
     # The chart's axes: amounts up to the peak of the dumps' totals (--text's), times along.
-    totals = [text_table(d)[0] for d in order]
-    peak = max(totals, key=lambda t: float(t.rstrip("kMGTB")) * 1024 ** UNITS.index(t.lstrip("0123456789.")))
+    peak = quantity(max(sum(parse_folded(heapfold(d)).values()) for d in order))
     ticks = browser.evaluate("Array.from(document.querySelectorAll('#chart text.tick.y'))"
                              ".map(function(t){return t.textContent;})")
     names = browser.evaluate("Array.from(document.querySelectorAll('#chart text.axis-label'))"

@@ -9,6 +9,11 @@
 // whole name.
 "use strict";
 
+// C++'s operator symbols, the longest first.
+const OPERATOR_SYMBOLS = ["<=>", "<<=", ">>=", "->*", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+  "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "->", ",", "<", ">", "+", "-", "*", "/",
+  "%", "^", "&", "|", "~", "!", "="];
+
 // The end of an operator's name that starts at `i` ("operator" there, not inside a word):
 // its symbol ("<<", "()", "[]", "new[]") is no bracket.
 function operatorEnd(name, i) {
@@ -22,10 +27,12 @@ function operatorEnd(name, i) {
   if (name.startsWith("()", j) || name.startsWith("[]", j)) {
     return j + 2;
   }
-  const symbol = /^[<>=!+\-*/%^&|~,]+/.exec(name.slice(j));
+  // The longest operator symbol there: "operator+<char>" is operator+ with a template's
+  // arguments, "operator<=>" one symbol.
+  const symbol = OPERATOR_SYMBOLS.find((op) => name.startsWith(op, j));
   if (symbol) {
     // "operator< <char>": the space before a template's arguments is the operator's.
-    return j + symbol[0].length + (name.startsWith(" <", j + symbol[0].length) ? 1 : 0);
+    return j + symbol.length + (name.startsWith(" <", j + symbol.length) ? 1 : 0);
   }
   const word = /^\w+(\[\])?/.exec(name.slice(j)); // new, delete[], a conversion's type
   return word ? j + word[0].length : j;

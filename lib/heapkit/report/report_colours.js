@@ -46,8 +46,17 @@ function nameHash(id) {
   return h >>> 0;
 }
 
-// The colour of a frame of function `id` drawn by module.
+// The colour of a frame of function `id` drawn by module, found once per function.
+const colourOfFunction = new Map();
 function moduleColour(id) {
+  let colour = colourOfFunction.get(id);
+  if (colour === undefined) {
+    colour = findModuleColour(id);
+    colourOfFunction.set(id, colour);
+  }
+  return colour;
+}
+function findModuleColour(id) {
   if (!moduleOfFunction) {
     rankModules();
   }

@@ -9,6 +9,7 @@ in-page refinement gives --text --focus's total and is undone; a change's column
 window compares the dumps it spans. Screenshots of every view are kept when
 HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
 
+import colorsys
 import glob
 import json
 import os
@@ -16,8 +17,8 @@ import re
 import shutil
 
 from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
-                         marker_line, parse_folded, png_colours, run, run_fixture, tool, workdir,
-                         write_synthetic_dump)
+                         go_pprof, marker_line, parse_folded, png_colours, run, run_fixture, tool,
+                         workdir, write_synthetic_dump)
 
 chromium_browser()  # skips the test without one
 from cdp import Browser  # noqa: E402 (after the skip)
@@ -155,6 +156,164 @@ def check_frames_true(browser, stacks, what):
           f"{note!r}")
 
 
+def peek_list(browser):
+    """The Peek list: {callers: [(name, calls)], function: [(name, flat, cum)], callees}."""
+    rows = browser.evaluate("""Array.from(document.querySelectorAll('#peek tbody tr[data-function]'))
+      .map(function(tr){var c=Array.from(tr.cells).map(function(td){return td.textContent;});
+        return [tr.className.split(' ')[0], c[6].replace(/^[\u2191\u2193] /,''), c[0], c[2], c[4]];})""")
+    return {"callers": [(r[1], r[4]) for r in rows if r[0] == "caller"],
+            "function": [(r[1], r[2], r[3]) for r in rows if r[0] == "self"],
+            "callees": [(r[1], r[4]) for r in rows if r[0] == "callee"]}
+
+
+def pprof_peek(profile, name, sample):
+    """go tool pprof -peek's callers, function and callees of `name`, as peek_list's (values
+    as numbers, "(inline)" marks dropped)."""
+    text = go_pprof("-peek", f"^{re.escape(name)}$", "-unit=B", f"-sample_index={sample}",
+                    profile).stdout
+    found = {"callers": [], "function": [], "callees": []}
+    for line in text.split("calls% + context")[1].splitlines():
+        edge = re.match(r"^\s+(-?\d+)B?\s+\S+% \|   (.*?)(?: \(inline\))?$", line)
+        node = re.match(r"^\s+(-?\d+)B?\s+\S+%\s+\S+%\s+(-?\d+)B?\s+\S+%\s+\| (.*)$", line)
+        if node:
+            found["function"].append((node.group(3), int(node.group(1)), int(node.group(2))))
+        elif edge:
+            found["callees" if found["function"] else "callers"].append((edge.group(2), int(edge.group(1))))
+    check(len(found["function"]) == 1, f"go tool pprof -peek {name}:\n{text}")
+    return found
+
+
+RAW_LINE = re.compile(r"^\s+(?:\d+: 0x\w+ M=\d+ )?(.*) \S*:-?\d+ s=\d+\((.*)\)$")
+
+
+def names_by_symbol(profile, symbolize):
+    """go tool pprof -raw's function names, by their mangled (system) names."""
+    text = go_pprof("-raw", f"-symbolize={symbolize}", profile).stdout
+    return {m.group(2): m.group(1) for m in map(RAW_LINE.match, text.split("Locations", 1)[1].splitlines())
+            if m}
+
+
+def check_short_names(browser, profile, language, cxx):
+    """The page's forms of each function's name are pprof's: without parameters and return
+    type, its demangler's (demangle=templates, from the mangled name) wherever it shortens
+    one; the short name, what go tool pprof -dot labels the function with."""
+    forms = "window.heapkitReport.nameForms"
+    checked = 0
+    if cxx:
+        full = names_by_symbol(profile, "none")
+        short = names_by_symbol(profile, "remote:demangle=templates")
+        pairs = {full[k]: short[k] for k in full if k in short and short[k] != full[k]}
+        ours = browser.evaluate(f"{json.dumps(sorted(pairs))}.map(function(n){{return {forms}(n).noParameters;}})")
+        # Go's demangler spells a template's end "> >" where the one heapkit reads says ">>".
+        wrong = [(n, o, pairs[n]) for n, o in zip(sorted(pairs), ours)
+                 if re.sub(r">\s+(?=>)", ">", o) != re.sub(r">\s+(?=>)", ">", pairs[n])]
+        check(pairs and not wrong, f"{language}: names without parameters differ from pprof's: {wrong}")
+        checked += len(pairs)
+    dot = go_pprof("-dot", "-symbolize=none", "-nodecount=100000", "-nodefraction=0", "-edgefraction=0",
+                   profile).stdout
+    labels = {}
+    for node in re.finditer(r'^N\d+ \[label="((?:[^"\\]|\\.)*)".*?tooltip="((?:[^"\\]|\\.)*) \(',
+                            dot, re.M):
+        # The name's lines, then flat and cum: "84kB (18.74%)", "0 of 80kB (17.85%)", or
+        # "3kB (0.13%)" and "of 499kB (21.55%)".
+        lines = node.group(1).split("\\n")
+        while lines and re.match(r"^(of )?-?[\d.]+\w*( of -?[\d.]+\w*)?( \(.*\))?$", lines[-1]):
+            lines.pop()
+        labels[node.group(2).replace('\\"', '"')] = lines
+    names = sorted(labels)
+    ours = browser.evaluate(f"{json.dumps(names)}.map(window.heapkitReport.pprofShortName)")
+    wrong = [(n, o, labels[n]) for n, o in zip(names, ours)
+             if re.split(r"::|\.", o.replace('"', '\\"')) != labels[n]]
+    check(len(names) >= 10 and not wrong,
+          f"{language}: short names differ from go tool pprof -dot's: {wrong[:10]}")
+    checked += len(names)
+    print(f"{language}: {checked} names shortened as pprof shortens them")
+
+
+def check_labels_fit(browser, language):
+    """In a narrow graph each frame shows the first of its name's forms that fits, and its
+    tooltip the whole name; some frames show a shortened form."""
+    browser.evaluate("document.getElementById('flame').style.width='420px';"
+                     "window.heapkitReport.render();0")
+    drawn = browser.evaluate(FRAMES_DRAWN)
+    char_px = browser.evaluate("(function(){var c=document.createElement('canvas').getContext('2d'),"
+                               "s=getComputedStyle(document.getElementById('flame'));"
+                               "c.font=s.fontSize+' '+s.fontFamily;return c.measureText('M').width;})()")
+    shortened = 0
+    frames = [f for f in drawn if f["node"] != "0"]
+    labels = browser.evaluate(f"{json.dumps([f['name'] for f in frames])}.map(function(n)"
+                              "{return window.heapkitReport.nameForms(n).labels;})")
+    for frame, forms in zip(frames, labels):
+        room = (frame["width"] - 6) / char_px
+        label = frame["label"]
+        fitting = [f for f in forms if len(f) <= room]
+        check(label == (fitting[0] if fitting else label) and (fitting or not label or
+                                                                label.endswith("..")),
+              f"{language}: {frame['name']!r} drawn {frame['width']:.0f} px wide as {label!r}; "
+              f"its forms {forms}")
+        shortened += label != frame["name"] and label in forms
+    check(shortened >= 3, f"{language}: {shortened} frames show a shortened name")
+    browser.evaluate("document.getElementById('flame').style.width='';window.heapkitReport.render();0")
+    print(f"{language}: {len(drawn)} frames, {shortened} labelled with a shortened name")
+
+
+def check_module_colours(browser, profile):
+    """Each frame's hue is its module's in the legend, the module pprof gives its function
+    (go tool pprof -raw's mapping), and stays so through a refinement."""
+    text = go_pprof("-raw", "-symbolize=none", profile).stdout
+    mappings = {m.group(1): os.path.basename(m.group(2)) for m in
+                re.finditer(r"^\s*(\d+): 0x\w+/0x\w+/0x\w+ (\S+)", text, re.M)}
+    module_of = {}
+    for m in re.finditer(r"^\s+(?:\d+: 0x\w+ M=(\d+) )?(.*?) \S*:-?\d+ s=", text, re.M):
+        mapping = m.group(1) or mapping
+        module_of.setdefault(m.group(2), mappings.get(mapping))
+
+    def hue(fill):
+        r, g, b = (int(c) / 255 for c in re.findall(r"\d+", fill)[:3])
+        return round(colorsys.rgb_to_hls(r, g, b)[0] * 360)
+
+    legend = dict(browser.evaluate("Array.from(document.querySelectorAll('#legend .swatch'))"
+                                   ".map(function(s){return [s.nextSibling.textContent,"
+                                   "getComputedStyle(s).backgroundColor];})"))
+    drawn = browser.evaluate(FRAMES_DRAWN)
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div[data-node]'))"
+                             ".map(function(d){return getComputedStyle(d).backgroundColor;})")
+    wrong, seen = [], {}
+    for frame, fill in zip(drawn, fills):
+        module = module_of.get(frame["name"])
+        if frame["node"] == "0" or module is None:
+            continue
+        seen[frame["name"]] = fill
+        if module not in legend or abs(hue(legend[module]) - hue(fill)) > 2:
+            wrong.append(f"{frame['name']} ({module}) drawn {fill}, the legend: {legend.get(module)}")
+    check(len(set(map(hue, legend.values()))) == len(legend) >= 3 and len(seen) >= 5 and not wrong,
+          f"colours by module: {wrong}; the legend {legend}")
+    choose(browser, "refine-kind", "ignore")
+    browser.type_into("#refine-pattern", "shared")
+    browser.click("#refine-add")
+    after = browser.evaluate("Array.from(document.querySelectorAll('#flame div[data-node]'))"
+                             ".map(function(d){return [d.textContent,getComputedStyle(d).backgroundColor];})")
+    moved = [(n, f, seen[n]) for n, f in after if n in seen and f != seen[n]]
+    check(not moved, f"colours changed with a refinement: {moved}")
+    browser.click("#refinements button[data-undo]")
+    print(f"{len(seen)} functions coloured by their module's hue, {len(legend)} modules in the legend")
+
+
+def check_suspects(browser, dumps, what):
+    """The suspects' growth, R^2, first and last are --growth's for `dumps`."""
+    rows = {}
+    for m in re.finditer(r"^\s+\d+\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+(\S+) -> (\S+)\s+(?:yes|no)\s+(.+)$",
+                         heapfold("--growth", *dumps), re.M):
+        rows[m.group(5)] = [m.group(1).lstrip("+"), m.group(2), m.group(3), m.group(4)]
+    shown = browser.evaluate("Array.from(document.querySelectorAll('#suspects tbody tr')).map(function(tr)"
+                             "{return Array.from(tr.cells).map(function(td){return td.textContent;});})")
+    compared = [(c[5], c[1:5]) for c in shown if c[5] in rows]
+    wrong = [(site, cells, rows[site]) for site, cells in compared
+             if [cells[0].lstrip("+")] + cells[1:] != rows[site]]
+    check(compared and not wrong, f"{what}: suspects {wrong or shown}, --growth says {rows}")
+    print(f"{what}: {len(compared)} suspects' figures are --growth's")
+
+
 opened = set()  # the pages' own URLs: the only requests allowed
 
 
@@ -228,6 +387,9 @@ with Browser() as browser:
           "the row is not marked")
     browser.click('#tabs button[data-view="flame"]')
     check_frames_true(browser, parse_folded(heapfold(dump)), "inline_cpp")
+    pb = os.path.join(work, "report.pb.gz")  # the same dump as pprof, for its figures
+    run([tool("jeprof2pprof"), dump, "-o", pb])
+    check_module_colours(browser, pb)
     outlined = browser.evaluate("Array.from(document.querySelectorAll('#flame div.sel'))"
                                 ".map(function(d){return d.textContent;})")
     check(outlined and set(outlined) == {TARGET}, f"flame graph selection: {outlined}")
@@ -257,9 +419,38 @@ with Browser() as browser:
     screenshot(browser, "flame-root-below.png")
     choose(browser, "orientation", "icicle")
     browser.click('#tabs button[data-view="peek"]')
+    # The Peek list is go tool pprof -peek's on jeprof2pprof's profile of the same dump:
+    # the callers, the function's flat and cum, the callees, what passes over each call;
+    # a caller's row selects it, and a callee's row of that the first function again.
+    for name, row, samples in ((TARGET, None, ((0, "inuse_space"), (1, "inuse_objects"))),
+                               ("main", "tr.caller", ((0, "inuse_space"),)),
+                               (TARGET, "tr.callee", ())):
+        if row:
+            id_of = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(name)})")
+            browser.click(f'#peek {row}[data-function="{id_of}"] td.name')
+            check(text_of(browser, "peek-title") == f"Callers and callees of {name}",
+                  f"a click on {name}'s row: {text_of(browser, 'peek-title')!r}")
+        for index, sample in samples:
+            choose(browser, "type", index)
+            shown, expected = peek_list(browser), pprof_peek(pb, name, sample)
+            spell = quantity if sample.endswith("space") else str
+            expected = {k: [(r[0], *map(spell, r[1:])) for r in rows] for k, rows in expected.items()}
+            check(shown == expected, f"{name}'s Peek list ({sample}):\n{shown}\n"
+                  f"go tool pprof -peek says\n{expected}")
+        choose(browser, "type", 0)
+    print(f"Peek of {TARGET} and main: go tool pprof -peek's callers, callees and values")
+    screenshot(browser, "peek-list.png")
+    # The trees, a click away; each frame tells its name, value and lines when hovered.
+    browser.click("#peek-trees summary")
+    browser.evaluate("new Promise(function(done){setTimeout(done,0,1);})")  # the toggle event
     check(text_of(browser, "callers-title").startswith(f"Callers of {TARGET}") and
           browser.evaluate("document.querySelector('#callers div').textContent") == TARGET,
           f"peek: {text_of(browser, 'callers-title')!r}")
+    node = browser.evaluate("Array.from(document.querySelectorAll('#callers div')).find(function(d)"
+                            "{return d.textContent==='main';}).dataset.node")
+    browser.hover(f'#callers div[data-node="{node}"]')
+    tip = text_of(browser, "tooltip")
+    check(tip.startswith("main\n") and "inline_cpp.cpp:" in tip, f"a caller's tooltip {tip!r}")
     callees = browser.evaluate("Array.from(document.querySelectorAll('#callees div'))"
                                ".map(function(d){return d.textContent;})")
     check("geometry::Grid<double>::allocate(unsigned long)" in callees, f"callees {callees}")
@@ -284,6 +475,9 @@ with Browser() as browser:
     check(through > 0 and cells == ["0B", quantity(through), str(line), code],
           f"line {line} of inline_cpp.cpp: {cells}; expected {quantity(through)} and {code!r}")
     screenshot(browser, "source.png")
+    fonts = browser.evaluate("Array.from(document.querySelectorAll('table.source td'))"
+                             ".map(function(td){return getComputedStyle(td).fontFamily;})")
+    check(fonts and all(f == "monospace" for f in fonts), f"Source is not monospace: {set(fonts)}")
 
     # Search: the share of the stacks through a match, from the folded stacks.
     stacks = parse_folded(heapfold(dump))
@@ -378,6 +572,56 @@ with Browser() as browser:
           "3000 thin stacks: no merged block")
     screenshot(browser, "flame-merged.png")
     check_clean(browser, thin, "thin stacks")
+
+    # Names that fit, C++ (scopes.cpp: namespaces, an anonymous one, templates, a return
+    # type) and Rust: each name's forms are pprof's.
+    cxx_dir = os.path.join(work, "scopes")
+    os.makedirs(cxx_dir)
+    cxx_dump = run_fixture(fixture("scopes_cpp"), cxx_dir)
+    profiles = [("C++", cxx_dump, True)]
+    if shutil.which("rustc"):
+        rust_dir = os.path.join(work, "rust")
+        os.makedirs(rust_dir)
+        rust = os.path.join(rust_dir, "rust_fixture")
+        run(["rustc", "-g", "-C", "opt-level=1", "-o", rust,
+             os.path.join(SOURCE_DIR, "fixtures", "rust_fixture.rs")])
+        profiles.append(("Rust", run_fixture(rust, rust_dir), False))
+    else:
+        print("the Rust names left out: no rustc")
+    for language, named_dump, cxx in profiles:
+        named_page = os.path.join(work, f"names-{language}.html")
+        heapfold("--html", named_dump, "-o", named_page)
+        named_pb = os.path.join(work, f"names-{language}.pb.gz")
+        run([tool("jeprof2pprof"), named_dump, "-o", named_pb])
+        open_report(browser, named_page)
+        check_short_names(browser, named_pb, language, cxx)
+        browser.click('#tabs button[data-view="flame"]')
+        check_labels_fit(browser, language)
+        screenshot(browser, f"names-{language}.png")
+        check_clean(browser, named_page, f"{language} names")
+    # alloc_cpp.cpp's standard library: operators, templates, return types (its names
+    # shortened by the page open, whichever it is).
+    alloc_dir = os.path.join(work, "alloc_cpp")
+    os.makedirs(alloc_dir)
+    alloc_pb = os.path.join(work, "alloc_cpp.pb.gz")
+    run([tool("jeprof2pprof"), run_fixture(fixture("alloc_cpp"), alloc_dir), "-o", alloc_pb])
+    check_short_names(browser, alloc_pb, "C++ (alloc_cpp)", True)
+    # Operators, as go tool pprof -raw -symbolize=remote:demangle=templates printed them on
+    # a dump of alloc_cpp's code that reaches its standard library's operators (bench/
+    # gen_dump.py --like): their symbols are no brackets, "+<" no operator.
+    string = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+    operators = {
+        f"{string} std::operator+<char, std::char_traits<char>, std::allocator<char> >"
+        f"(char const*, {string}&&)": "std::operator+<char, std::char_traits<char>, std::allocator<char> >",
+        "decltype ((__char_traits_cmp_cat<std::char_traits<char> >)(0)) std::operator<=><char, "
+        f"std::char_traits<char>, std::allocator<char> >({string} const&, {string} const&)":
+        "std::operator<=><char, std::char_traits<char>, std::allocator<char> >",
+        f"{string}::operator+=(char const*)": f"{string}::operator+=",
+        "std::default_delete<store::Block>::operator()(store::Block*) const":
+        "std::default_delete<store::Block>::operator()"}
+    ours = browser.evaluate(f"{json.dumps(list(operators))}.map(function(n)"
+                            "{return window.heapkitReport.nameForms(n).noParameters;})")
+    check(ours == list(operators.values()), f"operators without parameters: {ours}")
 
 # Threads (--threads): the selector keeps one thread's stacks, as the folded stacks that
 # start with its frame add up.
@@ -512,7 +756,7 @@ with Browser() as browser:
     leak = sites.index(next(s for s in sites if s.startswith("leak_steadily")))
     screenshot(browser, "series.png")
     # Over the whole window churn_scratch's scratch buffer is gone (its dumps' values fall
-    # to 0): by the new values it has no width, by the base's it is drawn, green.
+    # to 0): by the new values it has no width, by the base's it is drawn, blue.
     browser.click('#tabs button[data-view="flame"]')
     drawn = browser.evaluate("Array.from(document.querySelectorAll('#flame div'))"
                              ".map(function(d){return d.textContent;})")
@@ -521,9 +765,10 @@ with Browser() as browser:
     fills = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).map(function(d)"
                              "{return [d.textContent, getComputedStyle(d).backgroundColor];})")
     colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
-    green = colour.get("churn_scratch")
-    check(green and green[1] == 235 and green[0] < 100 and green[2] < 100,
-          f"churn_scratch shrank: {green}")
+    # Red and blue, as the SVG (not red and green, which colour-blind readers confuse).
+    blue = colour.get("churn_scratch")
+    check(blue and blue[2] == 255 and blue[0] < 100 and blue[1] < 100,
+          f"churn_scratch shrank, not drawn blue: {blue}")
     check(browser.evaluate("document.querySelector('#flame div').getBoundingClientRect().top") <
           browser.evaluate("window.innerHeight"), "the root is not in the first screen")
     screenshot(browser, "series-base-widths.png")
@@ -532,6 +777,19 @@ with Browser() as browser:
     crumbs = text_of(browser, "crumbs")
     check(crumbs.endswith("leak_steadily"), f"the suspect's stack: {crumbs!r}")
     screenshot(browser, "series-flame.png")
+    # The chart's axes: amounts up to the peak of the dumps' totals (--text's), times along.
+    peak = quantity(max(sum(parse_folded(heapfold(d)).values()) for d in order))
+    ticks = browser.evaluate("Array.from(document.querySelectorAll('#chart text.tick.y'))"
+                             ".map(function(t){return t.textContent;})")
+    names = browser.evaluate("Array.from(document.querySelectorAll('#chart text.axis-label'))"
+                             ".map(function(t){return t.textContent;})")
+    check(ticks[0] == "0B" and ticks[-1] == peak and len(names) == 2 and "inuse_space" in names,
+          f"the chart's axes: ticks {ticks}, names {names}; the dumps' peak is {peak}")
+    # The suspects' figures follow the window: those of --growth given the window's dumps.
+    for start in (0, last // 3):
+        choose(browser, "from", start)
+        check_suspects(browser, order[start:], f"window from dump {start + 1}")
+    choose(browser, "from", 0)
     # The window on the last dump alone: its own profile, as --text gives it.
     choose(browser, "from", last)
     browser.click('#tabs button[data-view="top"]')

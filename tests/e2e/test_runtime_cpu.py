@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -44,6 +45,36 @@ def saved(name, body):
     with open(path, "wb") as f:
         f.write(body)
     return path
+
+
+def check_live_page(url, capture):
+    """In a browser (when there is one): the page names the process and the capture time,
+    not jemalloc's "prof.dump", and its control captures the heap again, keeping the view."""
+    if shutil.which("chromium") is None:
+        print("the served page in a browser: skipped, no chromium")
+        return
+    from cdp import Browser
+    with Browser() as browser:
+        browser.open(url + "#view=flame")
+        browser.evaluate("window.heapkitReady.then(function(){return 1;})")
+        shown = browser.evaluate("document.getElementById('sources').textContent")
+        first = browser.evaluate("window.heapkitReport.data.capture.unixMillis")
+        check(first >= capture["unixMillis"], f"the browser's page was captured at {first}")
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(first // 1000))
+        check(f"{os.path.basename(service)} (pid {process.pid}), captured {when} UTC" in shown
+              and "prof.dump" not in shown, f"the served page says {shown!r}")
+        shot = os.environ.get("HEAPKIT_KEEP_SCREENSHOTS")
+        if shot:
+            browser.screenshot(os.path.join(shot, "served.png"))
+        time.sleep(0.01)
+        browser.click("#capture-again")
+        browser.wait_for("Page.loadEventFired")
+        browser.evaluate("window.heapkitReady.then(function(){return 1;})")
+        again = browser.evaluate("window.heapkitReport.data.capture.unixMillis")
+        view = browser.evaluate("document.querySelector('#tabs button.active').textContent")
+        check(again > first and view == "Flame Graph",
+              f"Capture again: {first} then {again}, on the view {view!r}")
+        print(f"the served page: {shown!r}; captured again {again - first} ms later")
 
 
 env = dict(os.environ, HEAPKIT_EXAMPLE_BURN="1", HEAPKIT_EXAMPLE_GROW="1")
@@ -157,10 +188,18 @@ try:
           "/pprof/heap/report")
     # heapfold --html's page of the live heap: its data (gzipped JSON in base64) names
     # open_sessions, has the heap's four types, and no source excerpt.
+    asked = time.time()
     status, body, kind = request("/debug/pprof/ui?sample=inuse_objects")
+    answered = time.time()
     check(status == 200 and kind.startswith("text/html"), f"/debug/pprof/ui: {status} {kind}")
     packed = re.search(rb'<script type="text/plain" id="data"[^>]*>(.*?)</script>', body, re.S)
     data = json.loads(gzip.decompress(base64.b64decode(b"".join(packed.group(1).split()))))
+    # It says which process and when: the service's pid and name, the time it was asked.
+    capture = data.get("capture") or {}
+    check(capture.get("pid") == process.pid and capture.get("program") == os.path.basename(service)
+          and asked * 1000 - 1 <= capture.get("unixMillis", 0) <= answered * 1000 + 1,
+          f"/debug/pprof/ui's capture {capture}: pid {process.pid}, asked at {asked}-{answered}")
+    check_live_page(f"{base}/debug/pprof/ui", capture)
     check([t["name"] for t in data["types"]] ==
           ["inuse_space", "inuse_objects", "alloc_space", "alloc_objects"] and
           data["types"][data["type"]]["name"] == "inuse_objects" and

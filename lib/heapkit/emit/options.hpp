@@ -132,6 +132,15 @@ struct HtmlOptions {
     std::vector<std::string> applied;
     // Excerpts of the source files the frames name, read where the report is written.
     bool source_excerpts = true;
+    // A page served live (the runtime's /debug/pprof/ui): the process and the moment its
+    // heap was captured, said instead of the inputs' names, with a control to capture
+    // it again.
+    struct Capture {
+        int64_t unix_millis = 0; // when the dump was taken
+        int64_t pid = 0;
+        std::string program; // the executable's file name
+    };
+    std::optional<Capture> capture;
 };
 
 struct TextOptions {

@@ -74,6 +74,13 @@ std::string head_json(std::string_view kind, const Profile& named,
     fmt::format_to(std::back_inserter(out), "],\n\"type\":{},\n", chosen);
     append_strings(out, "applied", options.applied);
     append_strings(out, "sources", sources);
+    if (options.capture) {
+        fmt::format_to(std::back_inserter(out),
+                       "\"capture\":{{\"unixMillis\":{},\"pid\":{},\"program\":",
+                       options.capture->unix_millis, options.capture->pid);
+        append_json_string(out, options.capture->program);
+        out += "},\n";
+    }
     return out;
 }
 

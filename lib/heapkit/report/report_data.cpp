@@ -63,15 +63,25 @@ uint32_t ReportData::intern(std::string_view text) {
     return it->second;
 }
 
-uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags) {
-    uint32_t key_values[4] = {name, file, line, flags};
+uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags,
+                              uint32_t module) {
+    uint32_t key_values[5] = {name, file, line, flags, module};
     std::string key(reinterpret_cast<const char*>(key_values), sizeof key_values);
     auto [it, added] =
         m_frame_ids.try_emplace(std::move(key), static_cast<uint32_t>(m_frames.size() / 4));
     if (added) {
         m_frames.insert(m_frames.end(), {name, file, line, flags});
+        m_frame_modules.push_back(module);
     }
     return it->second;
+}
+
+uint32_t ReportData::module_of(const Profile& profile, const Location& location) {
+    if (location.module >= profile.modules.size()) {
+        return 0;
+    }
+    std::string_view path = profile.modules[location.module].path;
+    return intern(path.substr(path.rfind('/') + 1)); // npos + 1 is 0: the whole path
 }
 
 uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
@@ -201,12 +211,13 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
             if (frame == unmade) {
                 const Location& location = profile.locations[entry.location];
                 uint32_t name = token_strings[entry.token];
-                frame =
-                    location.frames.empty()
-                        ? frame_id(name, 0, 0, 0)
-                        : frame_id(name, source_of(profile, location, entry.index),
-                                   location.frames[entry.index].line,
-                                   entry.index + 1 < location.frames.size() ? inlined_frame : 0);
+                uint32_t module = module_of(profile, location);
+                frame = location.frames.empty()
+                            ? frame_id(name, 0, 0, 0, module)
+                            : frame_id(name, source_of(profile, location, entry.index),
+                                       location.frames[entry.index].line,
+                                       entry.index + 1 < location.frames.size() ? inlined_frame : 0,
+                                       module);
             }
             path.push_back(frame);
         }
@@ -249,6 +260,8 @@ void ReportData::write_json(std::string& out, bool source_excerpts) const {
     }
     out += "],\n\"frames\":";
     append_array(out, m_frames);
+    out += ",\n\"frameModules\":";
+    append_array(out, m_frame_modules);
     // Each node's distance to its parent (a root's: its index + 1): mostly 1, as a stack's
     // frames are added one after another, which compresses to almost nothing.
     std::vector<int64_t> distances(m_node_parent.size());

@@ -34,7 +34,7 @@ public:
     uint32_t intern(std::string_view text);
 
     // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
-    // "strings", "frames", "parentDistances", "nodeFrames", "leaves", "columns".
+    // "strings", "frames", "frameModules", "parentDistances", "nodeFrames", "leaves", "columns".
     void write_json(std::string& out, bool source_excerpts = true) const;
 
     // Nodes of the prefix tree: distinct stack prefixes.
@@ -46,7 +46,10 @@ private:
     static constexpr uint32_t inlined_frame = 1;
     static constexpr uint32_t thread_frame = 2;
     static constexpr uint32_t dump_frame = 4;
-    uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags);
+    // `module`: the string id of the file name of the module the frame is in (0: none).
+    uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags,
+                      uint32_t module = 0);
+    uint32_t module_of(const Profile& profile, const Location& location);
     uint32_t child(uint32_t parent, uint32_t frame);
     // The leaf index of the stack of `path`'s frames (root first), its nodes made on its
     // first walk: a series' dumps hold mostly the same stacks, each found again by its
@@ -62,6 +65,7 @@ private:
     std::vector<const std::string*> m_strings; // keys of m_string_ids
     // Frames: name, file (string ids), line, flags.
     std::vector<uint32_t> m_frames;
+    std::vector<uint32_t> m_frame_modules; // per frame: its module's file name (string id)
     std::unordered_map<std::string, uint32_t> m_frame_ids; // packed key -> frame index
     std::vector<int32_t> m_node_parent;                    // -1 for a root
     std::vector<uint32_t> m_node_frame;

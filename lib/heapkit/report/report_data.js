@@ -5,8 +5,11 @@
 // written only through textContent. The report's files, in the order meson joins them
 // (lib/heapkit/meson.build), after emit/js's: report_data.js (the data and what the views
 // share), report_tree.js (refinement and the function tree), report_top.js,
-// report_flame.js (the flame graph, callers and callees, tooltips), report_source.js,
-// report_series.js, report_page.js (the header, the events, the start).
+// report_names.js (names that fit), report_colours.js (by module, or by change),
+// report_flame.js (the flame graph, tooltips), report_peek.js (callers and callees),
+// report_source.js, report_trend.js (a suspect's growth in the window), report_series.js,
+// report_address.js (the state in the address), report_page.js (the header, the events,
+// the start).
 "use strict";
 
 // The data: JSON, gzipped and in base64 (report.cpp), unpacked by the browser.

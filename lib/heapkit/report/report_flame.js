@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The flame graph (its root at the top, or at the bottom), callers and callees of the
-// selected function, the search that lights frames, and the frames' tooltips.
+// The flame graph (its root at the top, or at the bottom), the search that lights frames,
+// and the frames' tooltips; drawFlame draws the callers' and callees' trees too.
 "use strict";
 
 // The search's test of a string id (emit/js/matcher.js), or null without a search.
@@ -15,29 +15,14 @@ function matchedShare(match) {
 }
 
 const ROW = 17;
-function hue(id) {
-  const s = S[id];
-  let h = 0;
-  for (let i = 0; i < s.length; i++) {
-    h = (h * 31 + s.charCodeAt(i)) | 0;
-  }
-  return h;
-}
 function fill(n, view) {
   if (view.names[n] < 0) {
     return "rgb(200,200,215)"; // the root, "all"
   }
   if (view.diff) {
-    const change = view.now[n] - view.base[n];
-    const scale = view.maxChange > 0 ? Math.min(1, Math.abs(change) / view.maxChange) : 0;
-    if (change === 0 || scale < 0.002) {
-      return "rgb(220,220,220)";
-    }
-    const v = Math.round(220 * (1 - scale)) + 20;
-    return change > 0 ? "rgb(255," + v + "," + v + ")" : "rgb(" + v + ",235," + v + ")";
+    return changeColour(view.now[n] - view.base[n], view.maxChange);
   }
-  const h = hue(view.names[n]);
-  return "hsl(" + (200 + (h & 63)) + "," + (45 + ((h >> 6) & 15)) + "%," + (72 + ((h >> 10) & 7)) + "%)";
+  return moduleColour(view.names[n]); // report_colours.js
 }
 
 // The pixels a label keeps clear of its frame's left edge (.flame div's text-indent) and
@@ -74,9 +59,11 @@ function drawFlame(box, view) {
     const d = document.createElement("div");
     d.style.cssText = "left:" + x + "px;width:" + w + "px;background:" + fill(n, view);
     rows.push([d, y]);
-    // Fitted to the frame: a label never runs into its neighbour's.
+    // Fitted to the frame (the first of its name's forms that fits, report_names.js): a
+    // label never runs into its neighbour's.
     const name = n === 0 && view.allName ? view.allName : S[view.names[n]];
-    d.textContent = fittedLabel(name, (w - 2 * LABEL_INDENT) / charPx);
+    d.textContent = frameLabel(n === 0 && view.allName ? -1 : view.names[n], name,
+                               (w - 2 * LABEL_INDENT) / charPx);
     d.dataset.node = n;
     let cls = dim ? "dim" : "";
     if (match && n !== 0 && match(view.names[n])) {
@@ -183,74 +170,6 @@ function renderFlame() {
       crumbs.appendChild(document.createTextNode(" \u203a "));
     }
     crumbs.appendChild(el("a", {"data-node": n}, n === 0 ? "all" : S[tree.name[n]]));
-  });
-}
-
-// The selected function's callees (its subtrees merged) and callers (the stacks above it,
-// inverted and merged), each occurrence counted once (the outermost).
-function peekTrees(id) {
-  const callees = {names: [id], children: [[]], width: [0], keys: new Map()};
-  const callers = {names: [id], children: [[]], width: [0], keys: new Map()};
-  function add(t, parent, name, value) {
-    const key = parent * S.length + name;
-    let c = t.keys.get(key);
-    if (c === undefined) {
-      c = t.names.length;
-      t.keys.set(key, c);
-      t.names.push(name);
-      t.children.push([]);
-      t.width.push(0);
-      t.children[parent].push(c);
-    }
-    t.width[c] += value;
-    return c;
-  }
-  const widths = base && state.side === "base" ? base.total : now.total;
-  for (const n of tree.occurrences.get(id) || []) {
-    if (widths[n] === 0) {
-      continue;
-    }
-    callees.width[0] += widths[n];
-    callers.width[0] += widths[n];
-    let at = 0;
-    for (let p = tree.parent[n]; p > 0; p = tree.parent[p]) {
-      at = add(callers, at, tree.name[p], widths[n]);
-    }
-    const stack = [[n, 0]];
-    while (stack.length) {
-      const [node, into] = stack.pop();
-      for (const kid of tree.children[node]) {
-        if (widths[kid] !== 0) {
-          stack.push([kid, add(callees, into, tree.name[kid], widths[kid])]);
-        }
-      }
-    }
-  }
-  [callers, callees].forEach((t) => {
-    t.name = t.names;
-    sortChildren(t);
-  });
-  return {callers: callers, callees: callees};
-}
-
-function renderPeek() {
-  const id = state.selected;
-  if (id < 0) {
-    $("callers-title").textContent = "Select a function (in Top or the flame graph) to see its callers and callees.";
-    $("callees-title").textContent = "";
-    $("callers").replaceChildren();
-    $("callees").replaceChildren();
-    return;
-  }
-  const trees = peekTrees(id);
-  const match = searchMatcher();
-  const whole = width(0);
-  $("callers-title").textContent = "Callers of " + S[id] + " (" + quantity(trees.callers.width[0]) + ", " +
-    percent(trees.callers.width[0], whole) + "): each row is called by the row below";
-  $("callees-title").textContent = "Callees of " + S[id];
-  [["callers", trees.callers], ["callees", trees.callees]].forEach(([box, t]) => {
-    drawFlame($(box), {names: t.names, children: t.children, width: t.width, root: 0,
-                       diff: false, match: match});
   });
 }
 

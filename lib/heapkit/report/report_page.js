@@ -1,21 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The page: its header (totals, legend, matched share, refinements), the views drawn on
+// The page: its header (totals, matched share, refinements), the views drawn on
 // each change, the events, and the start.
 "use strict";
-
-function renderLegend() {
-  const legend = $("legend");
-  legend.hidden = false;
-  legend.replaceChildren(document.createTextNode("Colours: "));
-  [["rgb(255,20,20)", "grew (new > base)"], ["rgb(20,235,20)", "shrank (new < base)"],
-   ["rgb(220,220,220)", "unchanged"]].forEach(([colour, text]) => {
-    const swatch = el("span", {class: "swatch"});
-    swatch.style.background = colour;
-    legend.appendChild(swatch);
-    legend.appendChild(document.createTextNode(text));
-  });
-  legend.appendChild(document.createTextNode("; widths by the " + state.side + " values"));
-}
 
 function renderRefinements() {
   const chips = $("refinements");
@@ -39,11 +25,10 @@ function renderHeader() {
     const a = now.total[0];
     $("total").textContent = type + ": base " + quantity(b) + ", new " + quantity(a) + " (change " +
       signed(a - b) + ")";
-    renderLegend();
   } else {
-    $("legend").hidden = true;
     $("total").textContent = type + ": " + quantity(now.total[0]) + " total";
   }
+  renderLegend();
   if (D.kind === "series") {
     $("total").textContent += " \u2014 window: dump " + (state.from + 1) + " to " + (state.to + 1);
   }
@@ -146,7 +131,7 @@ function setupControls() {
   });
 }
 
-// Clicks in the views: tabs, Top's heads and rows, frames, crumbs, callers and callees.
+// Clicks in the views: tabs, Top's heads and rows, frames, crumbs.
 function setupViews() {
   $("tabs").addEventListener("click", (event) => {
     const view = event.target.dataset && event.target.dataset.view;
@@ -191,31 +176,28 @@ function setupViews() {
       render();
     }
   });
-  ["callers", "callees"].forEach((id) => {
-    $(id).addEventListener("click", (event) => {
-      const n = event.target.dataset.node;
-      if (n !== undefined) {
-        select(peekTrees(state.selected)[id].names[Number(n)]);
-      }
-    });
-  });
 }
 
-// The flame graph's tooltip, the window's size, and the keys.
-function setupPointerAndKeys() {
+// A tooltip for the frames drawn in `box`: textOf(node) as the pointer moves over one.
+function showTooltips(box, textOf) {
   const tip = $("tooltip");
-  $("flame").addEventListener("mousemove", (event) => {
+  box.addEventListener("mousemove", (event) => {
     const n = event.target.dataset.node;
     if (n === undefined) {
       tip.hidden = true;
       return;
     }
-    tip.textContent = tooltipText(Number(n));
+    tip.textContent = textOf(Number(n));
     tip.hidden = false;
     tip.style.left = Math.min(event.clientX + 12, window.innerWidth - 660) + "px";
     tip.style.top = event.clientY + 14 + "px";
   });
-  $("flame").addEventListener("mouseleave", () => { tip.hidden = true; });
+  box.addEventListener("mouseleave", () => { tip.hidden = true; });
+}
+
+// The flame graph's tooltip, the window's size, and the keys.
+function setupPointerAndKeys() {
+  showTooltips($("flame"), tooltipText);
   window.addEventListener("resize", () => render());
   document.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "f") {
@@ -230,12 +212,32 @@ function setupPointerAndKeys() {
   });
 }
 
+// A page served live: which process, when its heap was captured, and a control that
+// captures it again (the page reloaded, its state kept in the address).
+function showCapture() {
+  const c = D.capture;
+  const when = new Date(c.unixMillis).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+  $("sources").replaceChildren(el("span", {id: "captured"}, "The live heap of " + c.program + " (pid " +
+    c.pid + "), captured " + when + " "));
+  const again = el("button", {type: "button", id: "capture-again", title: "take the heap again, keeping the view"},
+                   "Capture again");
+  again.addEventListener("click", () => location.reload());
+  $("sources").appendChild(again);
+  if (D.notes.length) {
+    $("sources").appendChild(document.createTextNode(" " + D.notes.join(" ")));
+  }
+}
+
 function setup() {
   $("title").textContent = D.title;
   $("sources").textContent = (D.kind === "diff" ? "new: " + files(D.sources) + " \u2014 base: " +
     files(D.baseSources) : files(D.sources)) + (D.notes.length ? " \u2014 " + D.notes.join(" ") : "");
+  if (D.capture) {
+    showCapture();
+  }
   setupControls();
   setupViews();
+  setupPeek();
   setupPointerAndKeys();
   if (D.kind === "series") {
     setupSeries();
@@ -307,6 +309,8 @@ window.heapkitReady = heapkitData().then((data) => {
     total: () => now.total[0],
     baseTotal: () => (base ? base.total[0] : null),
     name: (id) => S[id],
+    nameForms: nameForms,
+    pprofShortName: pprofShortName,
     quantity: quantity,
     render: render
   };

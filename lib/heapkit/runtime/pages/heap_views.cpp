@@ -7,6 +7,8 @@
 #include "heapkit/runtime/profiler.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <cerrno> // program_invocation_short_name
+#include <chrono>
 #include <fmt/format.h>
 #include <thread>
 #include <unistd.h>
@@ -163,6 +165,7 @@ Response heap_flame_graph_page(const Request& request) {
 }
 
 Response heap_report_page(const Request& request) {
+    auto taken = std::chrono::system_clock::now(); // the dump follows at once
     auto drawn = heap_to_draw(request);
     if (!drawn) {
         return drawn.error();
@@ -172,6 +175,11 @@ Response heap_report_page(const Request& request) {
     folded.sample = heap.load.sample;
     HtmlOptions html;
     html.title = fmt::format("heapkit: the live heap of pid {}", ::getpid());
+    html.capture = HtmlOptions::Capture{
+        .unix_millis =
+            std::chrono::duration_cast<std::chrono::milliseconds>(taken.time_since_epoch()).count(),
+        .pid = ::getpid(),
+        .program = program_invocation_short_name};
     // Source files are not read inside a running program, nor served over HTTP.
     html.source_excerpts = false;
     std::string page_text;

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+// Callers / Callees of the selected function: a list as pprof's Peek gives it (each caller
+// and callee with its flat and cum, what passes over the call, and where the call is),
+// and, one click away, the callers' and callees' trees drawn as flame graphs.
+"use strict";
+
+// The values the view follows: the chosen side's.
+function peekValues() {
+  return base && state.side === "base" ? base.total : now.total;
+}
+
+// What passes over each call into and out of function `id`: {callers, callees}, each a
+// Map of function id to value. As pprof weighs a call graph's edges: a stack counts once
+// for each call it makes (at its outermost occurrence), and a function calling itself
+// directly is no caller or callee of its own.
+function peekCalls(id, values) {
+  const calls = {callers: new Map(), callees: new Map()};
+  const onPath = new Map(); // a call's key (caller: name + 1, callee: -(name + 1)): depth
+  const stack = [];
+  for (const kid of tree.children[0]) {
+    stack.push(kid, 1);
+  }
+  while (stack.length) {
+    const entering = stack.pop();
+    const n = stack.pop();
+    const p = tree.parent[n];
+    const name = tree.name[n];
+    const callerName = p > 0 ? tree.name[p] : -1;
+    let key = 0;
+    let list = null;
+    let other = -1;
+    if (callerName >= 0 && callerName !== name) {
+      if (name === id) {
+        key = callerName + 1;
+        list = calls.callers;
+        other = callerName;
+      } else if (callerName === id) {
+        key = -(name + 1);
+        list = calls.callees;
+        other = name;
+      }
+    }
+    if (!entering) {
+      if (list) {
+        onPath.set(key, onPath.get(key) - 1);
+      }
+      continue;
+    }
+    if (list) {
+      const depth = onPath.get(key) || 0;
+      if (depth === 0 && values[n] !== 0) {
+        list.set(other, (list.get(other) || 0) + values[n]);
+      }
+      onPath.set(key, depth + 1);
+    }
+    stack.push(n, 0);
+    for (const kid of tree.children[n]) {
+      stack.push(kid, 1);
+    }
+  }
+  return calls;
+}
+
+// Where the calls are: per caller, the lines of it that call `id`; per callee, the lines
+// of `id` that call it (file:line, as the frames have them).
+function callSites(id) {
+  const sites = {callers: new Map(), callees: new Map()};
+  function note(list, other, frame) {
+    const file = S[D.frames[frame * 4 + 1]];
+    if (!file) {
+      return;
+    }
+    const where = file + ":" + D.frames[frame * 4 + 2];
+    const known = list.get(other) || [];
+    if (known.indexOf(where) < 0) {
+      known.push(where);
+      list.set(other, known);
+    }
+  }
+  for (let n = 0; n < nodeCount; n++) {
+    const p = D.parents[n];
+    if (p < 0 || nodeName[p] === nodeName[n]) {
+      continue;
+    }
+    if (nodeName[n] === id) {
+      note(sites.callers, nodeName[p], D.nodeFrames[p]);
+    } else if (nodeName[p] === id) {
+      note(sites.callees, nodeName[n], D.nodeFrames[p]);
+    }
+  }
+  return sites;
+}
+
+// The files and lines of function `id`'s frames, each function's found once (a hover asks
+// for them at every move).
+const linesOfFunction = new Map();
+function functionLines(id) {
+  let found = linesOfFunction.get(id);
+  if (!found) {
+    found = findFunctionLines(id);
+    linesOfFunction.set(id, found);
+  }
+  return found;
+}
+function findFunctionLines(id) {
+  const found = [];
+  for (let f = 0; f < D.frames.length / 4; f++) {
+    if (D.frames[f * 4] === id && D.frames[f * 4 + 1] !== 0) {
+      const where = S[D.frames[f * 4 + 1]] + ":" + D.frames[f * 4 + 2];
+      if (found.indexOf(where) < 0) {
+        found.push(where);
+      }
+    }
+  }
+  return found;
+}
+
+// "file:line", or the first and how many more.
+function sitesText(sites) {
+  if (!sites || !sites.length) {
+    return "";
+  }
+  return sites[0] + (sites.length > 1 ? " (+" + (sites.length - 1) + " more)" : "");
+}
+
+// Per function: its flat and cum on the chosen side, as Top shows them.
+function topFigures() {
+  const figures = new Map();
+  const baseSide = base && state.side === "base";
+  topRows().forEach((r) => figures.set(r.id, baseSide ? [r.bflat, r.bcum] : [r.flat, r.cum]));
+  return figures;
+}
+
+function peekRow(id, figures, call, whole, sites, kind) {
+  const [flat, cum] = figures.get(id) || [0, 0];
+  const tr = el("tr", {"data-function": id, class: kind});
+  const cells = [quantity(flat), percent(flat, whole), quantity(cum), percent(cum, whole),
+                 call === null ? "" : quantity(call.value), call === null ? "" : percent(call.value, call.of)];
+  cells.forEach((text) => tr.appendChild(el("td", {}, text)));
+  const arrow = kind === "caller" ? "\u2191 " : kind === "callee" ? "\u2193 " : "";
+  tr.appendChild(el("td", {class: "name", title: S[id]}, arrow + S[id]));
+  tr.appendChild(el("td", {class: "site", title: (sites || []).join("\n")}, sitesText(sites)));
+  if (id === state.selected && kind === "self") {
+    tr.className += " sel";
+  }
+  return tr;
+}
+
+function groupRow(text) {
+  const tr = el("tr", {class: "group"});
+  tr.appendChild(el("td", {colspan: 8}, text));
+  return tr;
+}
+
+// The list: callers (the heaviest call first), the function, its callees.
+function renderPeekList(id) {
+  const values = peekValues();
+  const calls = peekCalls(id, values);
+  const sites = callSites(id);
+  const figures = topFigures();
+  const whole = values[0];
+  const cum = (figures.get(id) || [0, 0])[1];
+  const byValue = (m) => Array.from(m).sort((a, b) => b[1] - a[1] || (S[a[0]] < S[b[0]] ? -1 : 1));
+  const head = el("tr");
+  ["flat", "flat%", "cum", "cum%", "calls", "calls%", "function", "file:line"].forEach((h, i) => {
+    head.appendChild(el("th", {class: i >= 6 ? "name" : ""}, h));
+  });
+  $("peek").tHead.replaceChildren(head);
+  const body = document.createElement("tbody");
+  const callers = byValue(calls.callers);
+  body.appendChild(groupRow(callers.length ? "Called by (calls: what passes over the call)" : "Called by nothing (a root)"));
+  callers.forEach(([caller, value]) => {
+    body.appendChild(peekRow(caller, figures, {value: value, of: cum}, whole, sites.callers.get(caller), "caller"));
+  });
+  body.appendChild(peekRow(id, figures, null, whole, functionLines(id), "self"));
+  const callees = byValue(calls.callees);
+  body.appendChild(groupRow(callees.length ? "Calls" : "Calls nothing"));
+  callees.forEach(([callee, value]) => {
+    body.appendChild(peekRow(callee, figures, {value: value, of: cum}, whole, sites.callees.get(callee), "callee"));
+  });
+  $("peek").replaceChild(body, $("peek").tBodies[0]);
+}
+
+// The selected function's callees (its subtrees merged) and callers (the stacks above it,
+// inverted and merged), each occurrence counted once (the outermost). Kept while the
+// function, the tree and the values stay: hovering asks for them often.
+let peekCache = {id: -1, tree: null, values: null, trees: null};
+function peekTrees(id) {
+  const values = peekValues();
+  if (peekCache.id !== id || peekCache.tree !== tree || peekCache.values !== values) {
+    peekCache = {id: id, tree: tree, values: values, trees: buildPeekTrees(id, values)};
+  }
+  return peekCache.trees;
+}
+function buildPeekTrees(id, widths) {
+  const callees = {names: [id], children: [[]], width: [0], keys: new Map()};
+  const callers = {names: [id], children: [[]], width: [0], keys: new Map()};
+  function add(t, parent, name, value) {
+    const key = parent * S.length + name;
+    let c = t.keys.get(key);
+    if (c === undefined) {
+      c = t.names.length;
+      t.keys.set(key, c);
+      t.names.push(name);
+      t.children.push([]);
+      t.width.push(0);
+      t.children[parent].push(c);
+    }
+    t.width[c] += value;
+    return c;
+  }
+  for (const n of tree.occurrences.get(id) || []) {
+    if (widths[n] === 0) {
+      continue;
+    }
+    callees.width[0] += widths[n];
+    callers.width[0] += widths[n];
+    let at = 0;
+    for (let p = tree.parent[n]; p > 0; p = tree.parent[p]) {
+      at = add(callers, at, tree.name[p], widths[n]);
+    }
+    const stack = [[n, 0]];
+    while (stack.length) {
+      const [node, into] = stack.pop();
+      for (const kid of tree.children[node]) {
+        if (widths[kid] !== 0) {
+          stack.push([kid, add(callees, into, tree.name[kid], widths[kid])]);
+        }
+      }
+    }
+  }
+  [callers, callees].forEach((t) => {
+    t.name = t.names;
+    sortChildren(t);
+  });
+  return {callers: callers, callees: callees};
+}
+
+function renderPeekTrees(id) {
+  const trees = peekTrees(id);
+  const match = searchMatcher();
+  const whole = width(0);
+  $("callers-title").textContent = "Callers of " + S[id] + " (" + quantity(trees.callers.width[0]) + ", " +
+    percent(trees.callers.width[0], whole) + "): each row is called by the row below";
+  $("callees-title").textContent = "Callees of " + S[id];
+  [["callers", trees.callers], ["callees", trees.callees]].forEach(([box, t]) => {
+    drawFlame($(box), {names: t.names, children: t.children, width: t.width, root: 0,
+                       diff: false, match: match});
+  });
+}
+
+function renderPeek() {
+  const id = state.selected;
+  const chosen = id >= 0;
+  $("peek").hidden = !chosen;
+  $("peek-trees").hidden = !chosen;
+  $("peek-title").textContent = chosen ? "Callers and callees of " + S[id]
+    : "Select a function (in Top or the flame graph) to see its callers and callees.";
+  if (!chosen) {
+    return;
+  }
+  renderPeekList(id);
+  if ($("peek-trees").open) {
+    renderPeekTrees(id);
+  }
+}
+
+// A frame of the callers' or callees' tree: its name, what passes through it and where
+// the function is.
+function peekTooltipText(box, n) {
+  const t = peekTrees(state.selected)[box];
+  const whole = width(0);
+  const lines = functionLines(t.names[n]);
+  return S[t.names[n]] + "\n" + quantity(t.width[n]) + " (" + percent(t.width[n], whole) + ")" +
+    (lines.length ? "\n" + lines.slice(0, 8).join("\n") + (lines.length > 8 ? "\n..." : "") : "");
+}
+
+// Clicks and hovers in the view: a row or a frame selects its function; the trees are
+// drawn when opened.
+function setupPeek() {
+  $("peek").addEventListener("click", (event) => {
+    const tr = event.target.closest("tr[data-function]");
+    if (tr) {
+      select(Number(tr.dataset.function));
+    }
+  });
+  $("peek-trees").addEventListener("toggle", () => {
+    if ($("peek-trees").open && state.selected >= 0) {
+      renderPeekTrees(state.selected);
+    }
+  });
+  ["callers", "callees"].forEach((box) => {
+    $(box).addEventListener("click", (event) => {
+      const n = event.target.dataset.node;
+      if (n !== undefined) {
+        select(peekTrees(state.selected)[box].names[Number(n)]);
+      }
+    });
+    showTooltips($(box), (n) => peekTooltipText(box, n));
+  });
+}

@@ -70,6 +70,13 @@ try:
           f"({sorted(os.path.basename(p) for p in agent_only)})")
     check(total > 0, "an empty heap profile")
     check(held <= 16 * 1024, f"the agent holds {held} bytes of idle redis's heap profile")
+    # One page at a time needs one worker: the pool makes its threads as jobs find none
+    # idle (util/worker_pool.hpp), and each costs the host an arena and its background thread.
+    names = []
+    for task in os.listdir(f"/proc/{redis.process.pid}/task"):
+        with open(f"/proc/{redis.process.pid}/task/{task}/comm") as f:
+            names.append(f.read().strip())
+    check(names.count("heapkit-worker") == 1, f"the agent's threads in idle redis: {names}")
     # The agent's threads keep no thread cache (Profiler::make_thread_a_guest): what they
     # free goes back to the arena, which purges it at rest; with caches, the three server
     # threads held about 0.9 MB of the pages they had served with (BENCHMARKS.md).

@@ -11,6 +11,8 @@ build_packages=(
   g++ meson ninja-build pkg-config python3 binutils
   protobuf-compiler libprotobuf-dev libcli11-dev libfmt-dev libexpected-dev doctest-dev
   libdw-dev libelf-dev zlib1g-dev libiberty-dev
+  # libdw.a's own dependencies, for the tools' static link (cmd/static)
+  libbz2-dev liblzma-dev
   libjemalloc-dev libjemalloc2
   # the runtime's HTTP server reads requests with nodejs' http-parser
   libhttp-parser-dev

@@ -34,13 +34,26 @@ def linked(path):
 needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", run(["readelf", "-d", AGENT_SO]).stdout)
 check(needed == ["libc.so.6"], f"the loader needs {needed}")
 
+client = shutil.which("redis-cli")
+socket = os.path.join(directory, "redis.sock")
+
+
+def tcache_bytes():
+    """What the thread caches of redis's jemalloc hold (MEMORY MALLOC-STATS), or None."""
+    if not client:
+        return None
+    stats = run([client, "-s", socket, "MEMORY", "MALLOC-STATS"]).stdout
+    return int(re.search(r"^tcache_bytes:\s+(\d+)", stats, re.M).group(1))
+
+
 agent_only = (linked(core) - linked(server)) | {os.path.realpath(core),
                                                  os.path.realpath(AGENT_SO)}
-redis = Guest([server, "--port", "0", "--unixsocket", os.path.join(directory, "redis.sock"),
+redis = Guest([server, "--port", "0", "--unixsocket", socket,
                "--dir", directory, "--save", "", "--appendonly", "no", "--daemonize", "no"],
               preload=[AGENT_SO], env={"MALLOC_CONF": "prof:true,lg_prof_sample:0"})
 try:
     url = redis.url()
+    cached = [tcache_bytes() for _ in range(2)][-1]  # the first read's own buffers cached
     status, _, _ = http(url + "/metrics")
     check(status == 200, f"/metrics: {status}")
     fetch(url, "/debug/pprof/heap", os.path.join(directory, "first.pb.gz"))
@@ -57,5 +70,19 @@ try:
           f"({sorted(os.path.basename(p) for p in agent_only)})")
     check(total > 0, "an empty heap profile")
     check(held <= 16 * 1024, f"the agent holds {held} bytes of idle redis's heap profile")
+    # One page at a time needs one worker: the pool makes its threads as jobs find none
+    # idle (util/worker_pool.hpp), and each costs the host an arena and its background thread.
+    names = []
+    for task in os.listdir(f"/proc/{redis.process.pid}/task"):
+        with open(f"/proc/{redis.process.pid}/task/{task}/comm") as f:
+            names.append(f.read().strip())
+    check(names.count("heapkit-worker") == 1, f"the agent's threads in idle redis: {names}")
+    # The agent's threads keep no thread cache (Profiler::make_thread_a_guest): what they
+    # free goes back to the arena, which purges it at rest; with caches, the three server
+    # threads held about 0.9 MB of the pages they had served with (BENCHMARKS.md).
+    if cached is not None:
+        grown = tcache_bytes() - cached
+        print(f"thread caches: {grown:+} bytes after serving")
+        check(grown <= 64 * 1024, f"serving left {grown} more bytes in thread caches")
 finally:
     redis.stop()

@@ -87,8 +87,9 @@ Result<void> Profiler::set_thread_active(bool active) const {
 }
 Result<void> Profiler::make_thread_a_guest() const {
     auto sampling = set_thread_active(false);
+    auto cache = m_mallctl.write("thread.tcache.enabled", false);
     auto arena = m_mallctl.write("thread.arena", 0u);
-    return !sampling ? sampling : arena;
+    return !sampling ? sampling : !cache ? cache : arena;
 }
 
 Result<bool> Profiler::thread_active_init() const {

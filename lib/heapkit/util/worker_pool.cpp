@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/util/worker_pool.hpp"
 
+#include <system_error>
+
 namespace heapkit {
 
-WorkerPool::WorkerPool(unsigned threads, const StartThread& start) {
-    for (unsigned i = 0; i < threads; ++i) {
-        m_threads.push_back(start([this] { work(); }));
-    }
-}
+WorkerPool::WorkerPool(unsigned threads, StartThread start)
+    : m_most(threads)
+    , m_start(std::move(start)) {}
 
 WorkerPool::~WorkerPool() {
     stop();
@@ -20,6 +20,17 @@ bool WorkerPool::post(std::function<void()> job) {
             return false;
         }
         m_jobs.push_back(std::move(job));
+        if (m_idle < m_jobs.size() && m_threads.size() < m_most) {
+            // Under the lock, so that stop() never joins a list being added to.
+            try {
+                m_threads.push_back(m_start([this] { work(); }));
+            } catch (const std::system_error&) {
+                if (m_threads.empty()) {
+                    m_jobs.pop_back();
+                    return false;
+                }
+            }
+        }
     }
     m_ready.notify_one();
     return true;
@@ -44,7 +55,9 @@ void WorkerPool::work() {
         std::function<void()> job;
         {
             std::unique_lock lock(m_mutex);
+            ++m_idle;
             m_ready.wait(lock, [&] { return m_stopping || !m_jobs.empty(); });
+            --m_idle;
             if (m_stopping) {
                 return;
             }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// A fixed set of threads that run queued jobs in turn. The runtime's server runs its pages
-// that answer at once here, so that its event loop never waits on one (those that wait out
-// a window: waiting_room.hpp).
+// Up to a fixed number of threads that run queued jobs in turn. The runtime's server runs
+// its pages that answer at once here, so that its event loop never waits on one (those that
+// wait out a window: waiting_room.hpp). A thread is made when a job finds none idle, not
+// before: in a host, each of the server's threads costs an arena of the host's jemalloc and
+// its background thread (a new thread binds one for jemalloc's own metadata), so an idle
+// agent that answered one scrape at a time keeps one worker, not all of them.
 #pragma once
 
 #include "heapkit/util/start_thread.hpp"
@@ -17,13 +20,14 @@ namespace heapkit {
 
 class WorkerPool {
 public:
-    // `threads` threads, made by `start`.
-    WorkerPool(unsigned threads, const StartThread& start);
+    // Up to `threads` threads, made by `start` as jobs need them.
+    WorkerPool(unsigned threads, StartThread start);
     ~WorkerPool(); // stop()
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;
 
-    // Queues `job`; false once stopping.
+    // Queues `job`, and makes a thread for it if none is idle and fewer than `threads` run;
+    // false once stopping, or when no thread runs and none could be made.
     bool post(std::function<void()> job);
     // Jobs under way finish, queued ones are dropped; joins the threads.
     void stop();
@@ -35,6 +39,9 @@ private:
     std::condition_variable m_ready;
     std::deque<std::function<void()>> m_jobs;
     bool m_stopping = false;
+    unsigned m_idle = 0; // threads waiting for a job
+    unsigned m_most;
+    StartThread m_start;
     std::vector<std::thread> m_threads;
 };
 

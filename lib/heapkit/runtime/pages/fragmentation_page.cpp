@@ -8,6 +8,7 @@
 #include "heapkit/runtime/export/export.hpp"
 #include "heapkit/runtime/fragmentation_sampler.hpp"
 #include "heapkit/runtime/mallctl.hpp"
+#include "heapkit/runtime/pages/heap_views.hpp"
 #include "heapkit/runtime/pages/page_query.hpp"
 #include "heapkit/stats/fragmentation.hpp"
 #include "heapkit/util/try.hpp"
@@ -206,13 +207,7 @@ Response flame_graph(const Profile& profile, unsigned width) {
     flame.width = width;
     flame.title = "Fragmentation: the free bytes of partly used slabs, by the stacks whose "
                   "live objects hold them";
-    std::string svg;
-    auto done =
-        write_flame_graph(profile, folded, flame, [&](std::string_view piece) -> Result<void> {
-            svg += piece;
-            return {};
-        });
-    return done ? binary(std::move(svg), "image/svg+xml", "") : text(500, done.error().message);
+    return flame_graph_response(profile, folded, flame);
 }
 
 Response fragmentation_profile(const Request& request) {

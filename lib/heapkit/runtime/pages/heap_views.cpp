@@ -155,6 +155,11 @@ Response heap_flame_graph_page(const Request& request) {
     folded.sample = heap.load.sample;
     FlameOptions flame;
     flame.width = heap.width;
+    return flame_graph_response(profile, folded, flame);
+}
+
+Response flame_graph_response(const Profile& profile, const FoldedOptions& folded,
+                              const FlameOptions& flame) {
     std::string svg;
     auto done =
         write_flame_graph(profile, folded, flame, [&](std::string_view piece) -> Result<void> {

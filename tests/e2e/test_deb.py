@@ -39,7 +39,7 @@ def long_run(args, log_path, **kwargs):
     """Runs a step of minutes with its output in `log_path`; fails with the log's end."""
     started = time.monotonic()
     with open(log_path, "w") as log:
-        proc = subprocess.run(args, stdout=log, stderr=subprocess.STDOUT, timeout=1100,
+        proc = subprocess.run(args, stdout=log, stderr=subprocess.STDOUT, timeout=1500,
                               **kwargs)
     with open(log_path) as log:
         text = log.read()

@@ -76,11 +76,10 @@ std::pair<uintptr_t, uintptr_t> object_of(const void* code) {
 // The stack from the program's call of malloc on: the leading frames in heapkit's hook and
 // in jemalloc are cut (jemalloc linked into the executable is left to the writers, which
 // cut allocator frames by name).
-std::vector<uint64_t> program_frames(const std::vector<uint64_t>& frames, const Mallctl& mallctl) {
+// `jemalloc` is its object's range (jemalloc_object), found once per page.
+std::vector<uint64_t> program_frames(const std::vector<uint64_t>& frames,
+                                     std::pair<uintptr_t, uintptr_t> jemalloc) {
     static const auto own = object_of(reinterpret_cast<const void*>(&fragmentation_sample));
-    auto jemalloc = mallctl.copy().in_executable
-                        ? std::pair<uintptr_t, uintptr_t>{0, 0}
-                        : object_of(reinterpret_cast<const void*>(mallctl.copy().mallctl));
     auto inside = [](uint64_t address, std::pair<uintptr_t, uintptr_t> range) {
         return address - 1 >= range.first && address - 1 < range.second;
     };
@@ -90,6 +89,12 @@ std::vector<uint64_t> program_frames(const std::vector<uint64_t>& frames, const 
         ++skip;
     }
     return {frames.begin() + static_cast<std::ptrdiff_t>(skip), frames.end()};
+}
+
+std::pair<uintptr_t, uintptr_t> jemalloc_object(const Mallctl& mallctl) {
+    return mallctl.copy().in_executable
+               ? std::pair<uintptr_t, uintptr_t>{0, 0}
+               : object_of(reinterpret_cast<const void*>(mallctl.copy().mallctl));
 }
 
 struct Totals {
@@ -105,6 +110,7 @@ using Charges = std::map<std::tuple<std::vector<uint64_t>, size_t, int>, Totals>
 Charges charge(const FragmentationSample& sample, const std::vector<Utilization>& slabs,
                const Mallctl& mallctl) {
     Charges charges;
+    auto jemalloc = jemalloc_object(mallctl);
     for (size_t i = 0; i < sample.objects.size(); ++i) {
         const SampledObject& object = sample.objects[i];
         const Utilization& slab = slabs[i];
@@ -116,7 +122,7 @@ Charges charge(const FragmentationSample& sample, const std::vector<Utilization>
         double weight = kept > 0 ? 1 / kept : 1;
         size_t region = slab.size / slab.nregs;
         double live = static_cast<double>(slab.nregs - slab.nfree);
-        Totals& totals = charges[{program_frames(object.frames, mallctl), region,
+        Totals& totals = charges[{program_frames(object.frames, jemalloc), region,
                                   arena_of(mallctl, object.address)}];
         totals.space += weight * static_cast<double>(slab.nfree * region) / live;
         totals.regions += weight * static_cast<double>(slab.nfree) / live;

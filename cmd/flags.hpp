@@ -99,9 +99,14 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
                    "jemalloc's statistics (malloc_stats_print's JSON, option J, or text) of "
                    "the moment the one DUMP was written: charge each size class's free regions "
                    "in partly used slabs to the stacks with live objects in it, an estimate "
-                   "(sample types fragmentation_space, fragmentation_objects)")
+                   "(sample types fragmentation_space, fragmentation_objects); with --base, "
+                   "give the base's with --base-stats")
+        ->option_text("STATS");
+    app.add_option("--base-stats", options.request.base_stats,
+                   "jemalloc's statistics of the moment the one BASE was written, as --stats "
+                   "are of the DUMP's: the change of the estimated fragmentation")
         ->option_text("STATS")
-        ->excludes("--base");
+        ->needs("--base");
     app.add_flag("--free-sites", load.log_free_sites,
                  "of an allocation log: stacks where objects were freed, not allocated");
     app.add_flag("--growth", options.request.series,

@@ -8,7 +8,7 @@
 
 # Flags of jeprof2pprof (cmd/flags.hpp's add_common_flags and its own) or heapfold.
 _heapkit_flags() {
-    local common='-h --help -o --output --base --sample --stats --free-sites --growth --threads --keep-allocator-frames
+    local common='-h --help -o --output --base --base-stats --sample --stats --free-sites --growth --threads --keep-allocator-frames
         --drop-frames --focus --ignore --hide --keep-clone-suffixes --no-symbolize --binary
         --sysroot --path-map --debug-dir --no-cache --index --max-inflated -q --quiet -v --verbose --strict
         --label-dumps --version'
@@ -32,7 +32,7 @@ _heapkit_tool() {
 
     # An option's value: what the tool accepts, where there is a list of it.
     case $prev in
-    -o | --output | --base | --binary | --stats)
+    -o | --output | --base | --binary | --stats | --base-stats)
         _filedir
         return
         ;;

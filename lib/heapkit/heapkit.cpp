@@ -18,10 +18,10 @@ void add_matches(FilterMatches& into, const FilterMatches& more) {
     into.hide = into.hide || more.hide;
 }
 
-Result<Profile> load_filtered(std::span<const Input> inputs, const ViewRequest& request,
-                              Views& views) {
-    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile(inputs, request.load));
-    HEAPKIT_TRY_ASSIGN(FilterMatches matched, filter_stacks(loaded.profile, request.stacks));
+Result<Profile> load_filtered(std::span<const Input> inputs, const LoadOptions& load,
+                              const StackFilter& stacks, Views& views) {
+    HEAPKIT_TRY_ASSIGN(Loaded loaded, load_profile(inputs, load));
+    HEAPKIT_TRY_ASSIGN(FilterMatches matched, filter_stacks(loaded.profile, stacks));
     add_matches(views.matched, matched);
     // A warning said of the dumps and again of the bases is said once, and each file's
     // unnamed addresses are told once for both.
@@ -145,41 +145,60 @@ void label_estimate(const Profile& profile, ViewOptions& options) {
 } // namespace
 
 Result<Views> load_views(const ViewRequest& request) {
-    // One set of statistics is one moment: it cannot stand for a base's or a series'.
-    if (!request.load.stats.empty() && (request.series || !request.bases.empty())) {
-        return fail("--stats is of one dump's moment: it takes no --base and no --growth");
+    // One set of statistics is one moment: it cannot stand for a series', and a base's
+    // moment needs its own.
+    if (!request.load.stats.empty() && request.series) {
+        return fail("--stats is of one dump's moment: it takes no --growth (a series of peak "
+                    "captures uses each one's STEM.stats.json beside it)");
+    }
+    if (!request.load.stats.empty() && !request.bases.empty() && request.base_stats.empty()) {
+        return fail("--stats is of the dump's moment, not the base's: give the base's "
+                    "statistics with --base-stats");
+    }
+    if (!request.base_stats.empty() && request.bases.empty()) {
+        return fail("--base-stats is of a base's moment: give the base with --base");
     }
     if (request.series) {
         return load_series_views(request);
     }
     Views views;
-    HEAPKIT_TRY_ASSIGN(views.profile, load_filtered(request.inputs, request, views));
+    HEAPKIT_TRY_ASSIGN(views.profile,
+                       load_filtered(request.inputs, request.load, request.stacks, views));
     note_final_dump(views, request.inputs);
     if (!request.bases.empty() && views.profile.from_log) {
         // The log's measures are not differences: a change of them would need a second log.
         return fail("an allocation log takes no --base");
     }
     if (!request.bases.empty()) {
-        HEAPKIT_TRY_ASSIGN(views.base, load_filtered(request.bases, request, views));
+        LoadOptions load = request.load;
+        load.stats = request.base_stats;
+        HEAPKIT_TRY_ASSIGN(views.base, load_filtered(request.bases, load, request.stacks, views));
         HEAPKIT_TRY(check_same_types(views.profile, *views.base));
     }
     return views;
 }
 
 Result<void> write_view(Views views, const ViewOptions& options, const Sink& sink) {
-    if (!views.series.empty()) {
-        return write_series_view(views, options, sink);
-    }
-    // A pprof's own sample types are named as it names them (a CPU profile's "samples").
+    // A pprof's own sample types are named as it names them (a CPU profile's "samples"), and
+    // so are an estimate's; a series' dumps share their types.
+    const Profile& typed = views.series.empty() ? views.profile : views.series.back();
     ViewOptions named = options;
-    if (!views.profile.named_types.empty()) {
-        named.folded.sample_name = sample_name(views.profile, options.folded.sample);
-        named.folded.sample_unit = sample_unit(views.profile, options.folded.sample);
+    if (!typed.named_types.empty()) {
+        named.folded.sample_name = sample_name(typed, options.folded.sample);
+        named.folded.sample_unit = sample_unit(typed, options.folded.sample);
     }
-    if (stats::is_fragmentation_estimate(views.profile)) {
-        label_estimate(views.profile, named);
+    if (stats::is_fragmentation_estimate(typed)) {
+        label_estimate(typed, named);
+        if (!views.series.empty()) {
+            named.growth.note = fmt::format(
+                "{} is an estimate in each dump, from the statistics beside it (heapfold(1), "
+                "FRAGMENTATION): each size class's total is exact, its split between stacks is "
+                "not",
+                sample_name(typed, options.folded.sample));
+        }
     }
-    return write_profile_view(views, named, sink);
+    return views.series.empty() ? write_profile_view(views, named, sink)
+                                : write_series_view(views, named, sink);
 }
 
 bool is_binary(ViewKind kind) {

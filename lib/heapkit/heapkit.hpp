@@ -34,6 +34,9 @@ struct ViewRequest {
     std::vector<Input> inputs;
     // Every view shows the change from these (merged when several): after - before.
     std::vector<Input> bases;
+    // jemalloc's statistics of the base's moment (--base-stats), as load.stats are of the
+    // inputs': the change of an estimated fragmentation profile needs both moments'.
+    std::string base_stats;
     // The inputs are dumps of one program over time (load_series), ranked by what grows;
     // bases are then refused.
     bool series = false;

@@ -195,8 +195,10 @@ int show(std::string_view tool, const ToolOptions& given) {
     ToolOptions options = given;
     if (views) {
         const LoadOptions& load = given.request.load;
-        // load_views checked the choice: an error here is only a series' (no profile).
-        options.view.folded.sample = chosen_sample(views->profile, load).value_or(load.sample);
+        // load_views checked the choice; a series' dumps each had it checked, and share
+        // their types (an estimate's too: each capture has its statistics beside it).
+        const Profile& chosen_in = views->series.empty() ? views->profile : views->series.back();
+        options.view.folded.sample = chosen_sample(chosen_in, load).value_or(load.sample);
     }
     std::vector<std::string> warnings;
     if (views && !options.quiet) {

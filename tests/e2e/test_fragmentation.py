@@ -142,5 +142,72 @@ bad = run([tool("heapfold"), "--stats", heap, heap, "-o", out], check=False)
 check(bad.returncode == 1 and heap in bad.stderr and not os.path.exists(out),
       f"a dump given as --stats: {bad.returncode} {bad.stderr!r}")
 bad = run([tool("heapfold"), "--stats", stats_path, "--base", heap, heap], check=False)
-check(bad.returncode != 0 and "--base" in bad.stderr, f"--stats with --base: {bad.stderr!r}")
+check(bad.returncode != 0 and "--base-stats" in bad.stderr,
+      f"--stats with --base and no --base-stats: {bad.stderr!r}")
+
+
+def keeping_free(share):
+    """The statistics with classes 96 and 224 keeping `share` of their free regions (the
+    rest counted as used): another moment of the same heap, written beside this test's."""
+    with open(stats_path) as f:
+        doc = json.load(f)
+    shapes = doc["jemalloc"]["arenas"]["bin"]
+    for arena in doc["jemalloc"]["stats.arenas"].values():
+        for shape, figures in zip(shapes, arena["bins"]):
+            if shape["size"] in (96, 224):
+                free = figures["curslabs"] * shape["nregs"] - figures["curregs"]
+                figures["curregs"] += free - int(free * share)
+    path = os.path.join(directory, f"stats-{share}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def change_by_bin(lines):
+    """{size: after - before} of a --base folded output ("stack BEFORE AFTER")."""
+    before, after = {}, {}
+    for line in lines.splitlines():
+        stack, old, new = line.rsplit(" ", 2)
+        before[stack], after[stack] = int(old), int(new)
+    old_bins, new_bins = per_bin(before)[0], per_bin(after)[0]
+    return {size: new_bins.get(size, 0) - old_bins.get(size, 0)
+            for size in old_bins.keys() | new_bins.keys()
+            if new_bins.get(size, 0) != old_bins.get(size, 0)}
+
+
+# --base with --base-stats: the change between two moments, each class's the difference of
+# the two statistics' own figures.
+half = keeping_free(0.5)
+change = change_by_bin(run([tool("heapfold"), "-q", "--stats", stats_path, "--base-stats", half,
+                            "--base", heap, heap]).stdout)
+earlier = bins_from_json(half)
+check(change == {size: expected[size][0] - earlier.get(size, (0, 0))[0]
+                 for size in (96, 224)},
+      f"--base-stats: the classes' change {change}, the statistics' {expected} - {earlier}")
+header = run([tool("heapfold"), "-q", "--text", "--stats", stats_path, "--base-stats", half,
+              "--base", heap, heap]).stdout.splitlines()[0]
+check(header.startswith("change of fragmentation_space") and "estimate" in header,
+      f"--text --base header does not say estimate: {header!r}")
+
+# --growth over captures, each with its statistics beside it: the fixture's stacks grow by
+# what their classes' free regions grow, and every view says estimate.
+series = os.path.join(directory, "series")
+os.mkdir(series)
+for n, stats in enumerate([keeping_free(0.25), half, stats_path]):
+    stem = os.path.join(series, f"frag.1.{n}.peak")
+    shutil.copy(heap, stem + ".heap")
+    shutil.copy(stats, stem + ".stats.json")
+    os.utime(stem + ".heap", (1_000_000_000 + 60 * n,) * 2)
+captures = sorted(os.path.join(series, name) for name in os.listdir(series)
+                  if name.endswith(".heap"))
+growth = run([tool("heapfold"), "-q", "--growth", "--sample", "fragmentation_space",
+              *captures]).stdout
+check(growth.startswith("fragmentation_space: 3 dumps") and "note: fragmentation_space is an "
+      "estimate" in growth, f"--growth over fragmentation_space:\n{growth}")
+ranked = [line.split()[-2] for line in growth.splitlines() if "frag_stacks.c" in line]
+check(ranked == ["alloc_c", "alloc_a", "alloc_b"],
+      f"--growth ranks {ranked}, the free regions grew most under alloc_c, then alloc_a")
+chart = run([tool("heapfold"), "-q", "--growth", "--svg", "--sample", "fragmentation_space",
+             *captures]).stdout
+check("Fragmentation per stack (an estimate" in chart, "the growth chart does not say estimate")
 print("ok")

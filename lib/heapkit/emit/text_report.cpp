@@ -114,9 +114,10 @@ Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
     std::string out =
         graph.differential()
             ? fmt::format("change of {}: {} total, percentages of the base's {}; {} of {} "
-                          "functions shown\n",
+                          "functions shown{}{}\n",
                           name_of(folded), quantity(total, bytes), quantity(base_total, bytes),
-                          shown, rows.size())
+                          shown, rows.size(), options.header_note.empty() ? "" : "; ",
+                          options.header_note)
             : fmt::format("{}: {} total, {} of {} functions shown{}{}\n", name_of(folded),
                           quantity(total, bytes), shown, rows.size(),
                           options.header_note.empty() ? "" : "; ", options.header_note);

@@ -16,6 +16,7 @@ namespace heapkit {
 
 struct GrowthOptions {
     size_t node_count = 10; // suspects listed, and drawn in the chart; 0: all (chart: 10)
+    std::string note;       // said last under the table (e.g. that the measure is estimated)
 };
 
 // Leak suspects of a series (load_series' dumps, oldest first): every stack, spelled as

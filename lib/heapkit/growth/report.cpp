@@ -111,6 +111,9 @@ Result<void> write_growth_report(std::span<const Profile> dumps, const FoldedOpt
         for (const std::string& note : series.notes) {
             out += fmt::format("note: {}\n", note);
         }
+        if (!options.note.empty()) {
+            out += fmt::format("note: {}\n", options.note);
+        }
         return sink(out);
     });
 }

@@ -220,6 +220,7 @@ check("\u2265100s</text>" in chart_text and "&lt;100ns</text>" in chart_text,
       "the open-ended columns are not labelled")
 lived_bar = max(bars["lived_alloc"], key=bars["lived_alloc"].get).split(" to ")[0]
 check(lived_bar.endswith("ms") and 17 <= float(lived_bar[:-2]) <= 60, f"lived_alloc's tallest bar starts at {lived_bar}")
+check("lifetime, from allocation to free (logarithmic" in chart_text, "the axis has no title")
 png = os.path.join(directory, "lifetimes.png")
 chromium(f"--screenshot={png}", "--window-size=1200,420", f"file://{chart}")
 if os.environ.get("LIFETIMES_KEEP_SHOT"):

@@ -143,6 +143,12 @@ void draw_axis(std::string& out, const ChartFrame& frame, double top, double bot
                        frame.x(column), top, frame.bar_width, bottom - top, frame.x(column + 0.5),
                        bottom + 30, escape_xml(label));
     }
+    // The axis's title, between the open-ended columns' names.
+    fmt::format_to(
+        std::back_inserter(out),
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"axis-title\">"
+        "lifetime, from allocation to free (logarithmic: four columns a decade)</text>\n",
+        (frame.x(0) + frame.x(longer + 1)) / 2, bottom + 30);
     // The table's limits: 1 ms ("temporary"), 10 ms, 1 s.
     for (int exponent : {6, 7, 9}) {
         double x = frame.x(1 + (exponent - first_decade) * per_decade);
@@ -184,7 +190,8 @@ Result<void> write_lifetime_chart(const Profile& profile, const FoldedOptions& f
             "<style>text {{ font-family: Verdana, sans-serif; font-size: 12px; fill: #222; }} "
             ".site {{ font-size: 11px; }} .grid {{ stroke: #ddd; }} .base {{ stroke: #999; }} "
             ".limit {{ stroke: #c33; stroke-dasharray: 4 3; }} .count {{ font-size: 10px; "
-            "fill: #666; }} .open {{ fill: #eef; }} .open-label {{ font-size: 11px; }} "
+            "fill: #666; }} .open {{ fill: #eef; }} .open-label {{ font-size: 11px; }} .axis-title "
+            "{{ font-size: 12px; fill: #444; }} "
             ".note {{ font-size: 11px; fill: #555; }}</style>\n"
             "<rect width=\"100%\" height=\"100%\" fill=\"#fdfdfd\"/>\n"
             "<text x=\"{2:.1f}\" y=\"24\" text-anchor=\"middle\" style=\"font-size:16px\">{3}"

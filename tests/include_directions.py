@@ -38,6 +38,7 @@ FLOORS = [
                 "runtime/jemalloc_stats.",
                 "runtime/notices.",
                 "runtime/fragmentation_sampler.",
+                "runtime/sample_table.",
             ],
         )
     ],

@@ -14,6 +14,8 @@ import urllib.request
 from heapkit_e2e import JEMALLOC_SO, check
 
 AGENT_SO = os.environ["HEAPKIT_AGENT_SO"]
+# HEAPKIT_FRAGMENTATION's malloc interposers, preloaded beside the agent.
+FRAGMENTATION_SO = os.environ.get("HEAPKIT_FRAGMENTATION_SO", "")
 SERVING = re.compile(r"heapkit-agent\[(\d+)\]: serving http://(\S+):(\d+)/")
 
 
@@ -137,5 +139,5 @@ def listening_ports(pid):
     return ports
 
 
-__all__ = ["AGENT_SO", "JEMALLOC_SO", "Guest", "end", "fetch", "free_port", "http", "refused",
+__all__ = ["AGENT_SO", "FRAGMENTATION_SO", "JEMALLOC_SO", "Guest", "end", "fetch", "free_port", "http", "refused",
            "listening_ports"]

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""The exact fragmentation profile (HEAPKIT_FRAGMENTATION) under libheapkit-agent.so.
+"""The exact fragmentation profile (HEAPKIT_FRAGMENTATION) under libheapkit-agent.so, with
+libheapkit-fragmentation.so's malloc interposers preloaded beside it (the profile's comments
+say so: not jemalloc's hooks).
 
 tests/fixtures/frag_stacks.c, held alive once it has fragmented its own arena, computes
 per stack the truth from its pointers (experimental.utilization.query, tcmalloc's rule)
 and the variance of the sampler's estimate of it (each live object's charge c kept with
 probability p = 1 - exp(-size / mean): sum of c^2 (1 - p) / p). /debug/pprof/fragmentation
 must be within 4 standard deviations of the truth per stack (about 1 run in 16000 fails by
-chance), labelled with the fixture's arena; go tool pprof -top and heapfold --text read it. Then Debian's
+chance), labelled with the fixture's arena; go tool pprof -top and heapfold --text read it.
+The fixture's alloc_gone objects, all freed through one entry point or another (some moved
+first by regrow_gone's realloc or rallocx), leave no sample behind. Then Debian's
 redis-server, keys of mixed sizes set and most deleted: the profile names redis' own
 allocating functions as holders of slabs."""
 
@@ -17,7 +21,7 @@ import shutil
 import sys
 import time
 
-from agent_e2e import AGENT_SO, Guest, fetch, http
+from agent_e2e import AGENT_SO, FRAGMENTATION_SO, Guest, fetch, http
 from heapkit_e2e import check, fixture, go_pprof, pprof_raw, pprof_total, run, tool, workdir
 
 directory = workdir()
@@ -26,12 +30,14 @@ MEAN = 1 << LG_SAMPLE
 STACKS = ("alloc_a", "alloc_b", "alloc_c")
 
 # --- the fixture: the profile against its truth ------------------------------------------
-guest = Guest([fixture("frag_stacks"), directory, str(MEAN)], preload=[AGENT_SO], stdin=True,
+PRELOAD = [AGENT_SO, FRAGMENTATION_SO]
+INTERPOSED = "kept by libheapkit-fragmentation.so's malloc interposers"
+guest = Guest([fixture("frag_stacks"), directory, str(MEAN)], preload=PRELOAD, stdin=True,
               env={"MALLOC_CONF": "prof:true", "HEAPKIT_START_DELAY_MS": "0",
                    "HEAPKIT_FRAGMENTATION": f"lg_sample:{LG_SAMPLE}"})
 try:
     url = guest.url()
-    guest.wait_for(r"fragmentation sampling on: one allocation per 256 bytes")
+    guest.wait_for(r"fragmentation sampling on: one allocation per 256 bytes.*" + INTERPOSED)
     guest.process.stdin.write("go\n")
     guest.process.stdin.flush()
     truth_path = os.path.join(directory, "truth.json")
@@ -73,7 +79,14 @@ arena = f"arena {truth['arena']}"
 labels = {s["labels"].get("bin") for s in samples if any(n in s["frames"] for n in STACKS)}
 check(labels == {f"96 B, {arena}", f"224 B, {arena}"} or
       labels == {f'"96 B, {arena}"', f'"224 B, {arena}"'}, f"bin labels: {labels}")
+# No stale sample: a freed object's would be charged to alloc_gone; the moved ones that
+# were kept are regrow_gone's.
+gone = [s["by_type"] for s in samples if "alloc_gone" in s["frames"]]
+check(not gone, f"freed objects still in the sample: {gone}")
+regrown = pprof_total(samples, "inuse_objects", lambda f: "regrow_gone" in f)
+check(regrown > 0, "the objects regrow_gone moved and kept are not in the sample")
 top = go_pprof("-top", pprof).stdout
+check(INTERPOSED in go_pprof("-comments", pprof).stdout, "the comments name no interposers")
 check("Type: fragmentation_space" in top and "alloc_a" in top, f"go tool pprof -top:\n{top}")
 # heapfold's views read it, as exact (the offline estimate's views say "estimate").
 text = run([tool("heapfold"), "-q", "--text", pprof]).stdout
@@ -97,11 +110,11 @@ def cli(*args):
 redis = Guest([server, "--port", "0", "--unixsocket", socket, "--dir", directory,
                "--save", "", "--appendonly", "no", "--daemonize", "no",
                "--enable-debug-command", "local", "--logfile", os.path.join(directory, "log")],
-              preload=[AGENT_SO], env={"MALLOC_CONF": "prof:true", "HEAPKIT_START_DELAY_MS": "0",
+              preload=PRELOAD, env={"MALLOC_CONF": "prof:true", "HEAPKIT_START_DELAY_MS": "0",
                                        "HEAPKIT_FRAGMENTATION": "lg_sample:12"})
 try:
     url = redis.url()
-    redis.wait_for(r"fragmentation sampling on")
+    redis.wait_for(r"fragmentation sampling on.*" + INTERPOSED)
     for _ in range(50):  # up to about 10 s for the socket
         if os.path.exists(socket) and cli("PING") == "PONG":
             break

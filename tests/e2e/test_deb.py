@@ -124,6 +124,7 @@ wanted = {
                [f"/usr/share/bash-completion/completions/{t}" for t in TOOLS] +
                [f"/usr/lib/{multiarch}/heapkit/libheapkit-agent.so",
                 f"/usr/lib/{multiarch}/heapkit/libheapkit-agent-core.so",
+                f"/usr/lib/{multiarch}/heapkit/libheapkit-fragmentation.so",
                 "/usr/share/man/man7/heapkit-agent.7.gz"],
     "libheapkit0": [f"{libdir}/libheapkit.so.0", f"{libdir}/libheapkit-runtime.so.0",
                     f"{libdir}/libheapkit.so.{version}",

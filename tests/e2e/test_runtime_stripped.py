@@ -69,5 +69,8 @@ quiet.get("/debug/pprof/heap")
 frag = gzip.decompress(quiet.get("/debug/pprof/fragmentation"))
 check(b"fragmentation_space" in frag and b"fragmentation_objects" in frag,
       "the runtime's /debug/pprof/fragmentation names no fragmentation type")
+# Linked into the program, the runtime keeps its sample through jemalloc's hooks, and says so.
+check(b"kept through jemalloc's allocation hooks" in frag,
+      "the runtime's fragmentation profile does not say the hooks keep its sample")
 check(quiet.stop() == [], "HEAPKIT_QUIET=1 still said something")
 print("ok")

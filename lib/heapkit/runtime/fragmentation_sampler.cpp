@@ -1,36 +1,26 @@
 // SPDX-License-Identifier: MIT
-// The fragmentation sampler (fragmentation_sampler.hpp). Inside jemalloc's hooks, on any
-// thread, in the middle of the host's malloc and free: nothing here allocates through
-// malloc, takes a lock, or waits. What it keeps is in one private anonymous mapping made
-// before the hooks are installed, never freed (a hook may still run after a removal):
-//   live objects  8192 buckets of 8 addresses (64 B, one cache line), with a count of
-//                 each bucket's objects (a free reads that byte, and the bucket's line
-//                 only when it is not 0), the object's size and stack index beside, by
-//                 the same slot: 65536 objects, 20 B each, 1.26 MiB with the counts
-//   stacks        2048 distinct stacks of up to 30 frames, 256 B each, 512 KiB; insert
-//                 only: a stack is written once and then only read
-// 1.76 MiB in all, whatever the number of sampled objects; an object whose bucket (or
-// whose new stack's probe run) is full is not kept, and counted (`dropped`). With the
-// default mean of 512 KiB between samples, 65536 slots stand for 32 GiB of small objects;
-// a bucket overflows once the live samples near a quarter of the slots (Poisson: 8 of 8).
-//
-// Which allocations: a per-thread countdown of bytes, drawn from an exponential
-// distribution of the configured mean, as jemalloc's lg_prof_sample draws its own: an
-// allocation of s bytes is kept with probability 1 - exp(-s / mean), independently of the
-// others, which is what unsampling divides by. Only kept ones are unwound, with the
-// unwinder jemalloc's own samples use (experimental.hooks.prof_backtrace: the agent's
-// guarded one where the agent put it). Threads whose jemalloc sampling is off (heapkit's
-// own server threads) are not sampled.
+// The fragmentation sampler (fragmentation_sampler.hpp): which way allocations reach it,
+// chosen once when it starts, and what it holds for a page. The table and its hot path
+// are sample_table.hpp's. Two ways:
+//   interposers  libheapkit-fragmentation.so, preloaded beside the agent, defines malloc,
+//                free and the rest of the family jemalloc exports and passes each call on
+//                to jemalloc's own: jemalloc's fast paths stay. Taken when it is loaded,
+//                its malloc is the one the program calls, and the one it forwards to is
+//                the served copy's.
+//   hooks        jemalloc's experimental.hooks.install, everywhere else (the runtime
+//                linked into a program; jemalloc static in the executable or prefixed):
+//                installing any hook sends every thread down jemalloc's slow paths.
+// The profile's comments say which one kept the sample (BENCHMARKS.md: what each costs).
 #include "heapkit/runtime/fragmentation_sampler.hpp"
 
 #include "heapkit/runtime/notices.hpp"
+#include "heapkit/runtime/sample_table.hpp"
 
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <mutex>
 #include <string_view>
@@ -39,36 +29,8 @@
 namespace heapkit::runtime {
 namespace {
 
-constexpr size_t ways = 8;
-constexpr size_t bucket_count = 8192;
-constexpr size_t slot_count = ways * bucket_count;
-constexpr size_t stack_count = 2048;
-constexpr unsigned stack_probes = 64;
-constexpr uint32_t no_stack = UINT32_MAX;
-
-constexpr uintptr_t empty = 0;
-constexpr uintptr_t claimed = 1; // a thread is writing the slot's size and stack
-
-struct alignas(64) Bucket {
-    std::atomic<uintptr_t> addresses[ways];
-};
-
-struct Stack {
-    std::atomic<uint64_t> key; // 0: empty, 1: being written, else the frames' hash
-    uint32_t depth;
-    uint64_t frames[fragmentation_max_depth];
-};
-
-struct Tables {
-    // Each bucket's kept objects: a free whose bucket holds none (nearly every free) reads
-    // one byte of these 8 KiB, which stay in cache, instead of a line of the 512 KiB of
-    // buckets, which would mostly miss.
-    std::atomic<uint8_t> counts[bucket_count];
-    Bucket buckets[bucket_count];
-    std::atomic<uint64_t> sizes[slot_count];
-    std::atomic<uint32_t> stacks_of[slot_count];
-    Stack stacks[stack_count];
-};
+using sampling::SamplerState;
+using sampling::Tables;
 
 // jemalloc 5.3's hooks_t (include/jemalloc/internal/hook.h), the ABI of
 // experimental.hooks.install; `type` is its hook_alloc_t (an int).
@@ -81,43 +43,13 @@ struct Hooks {
     ExpandHook expand;
     void* extra;
 };
-using Backtrace = void (*)(void**, unsigned*, unsigned);
 
-// Set once, before the hooks are installed; read by them.
-Tables* g_tables = nullptr;
-double g_mean_bytes = 0;
-Backtrace g_backtrace = nullptr;
-MallctlFunction g_mallctl = nullptr;
-bool g_prof = false; // opt.prof: thread.prof.active says whether a thread is sampled
-std::atomic<uint64_t> g_dropped{0};
-
-// Per thread: the countdown and its generator. Initial-exec: a dynamic TLS block would be
-// allocated through malloc on the thread's first hook call. All zero in a new thread.
-struct ThreadState {
-    uint64_t random;
-    int64_t countdown;
-};
-__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
-
-uint64_t next_random(ThreadState& state) { // xorshift64*
-    state.random ^= state.random >> 12;
-    state.random ^= state.random << 25;
-    state.random ^= state.random >> 27;
-    return state.random * 0x2545F4914F6CDD1DULL;
-}
-
-int64_t draw_countdown(ThreadState& state) {
-    double uniform = static_cast<double>((next_random(state) >> 11) + 1) * 0x1.0p-53;
-    return static_cast<int64_t>(-std::log(uniform) * g_mean_bytes);
-}
-
-void seed(ThreadState& state) {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    state.random = (reinterpret_cast<uintptr_t>(&state) * 0x9E3779B97F4A7C15ULL) ^
-                   static_cast<uint64_t>(now.tv_nsec) ^ 1;
-    state.countdown = draw_countdown(state);
-}
+// The hooks' sampler; the interposers have their own.
+SamplerState g_hooked;
+// The sampler started (the hooks' or the interposers'), set once; null while off.
+SamplerState* g_state = nullptr;
+const void* g_keeper = nullptr; // a code address in the object that keeps the samples
+std::string g_way;              // how the samples are kept, for the profile's comments
 
 // The bytes asked for, from each allocating call's arguments (jemalloc.c, arena.c).
 uint64_t requested_size(int type, const uintptr_t* args) {
@@ -136,134 +68,108 @@ uint64_t requested_size(int type, const uintptr_t* args) {
     }
 }
 
-size_t bucket_of(uintptr_t address) {
-    return ((address >> 4) * 0x9E3779B97F4A7C15ULL) >> 51; // 13 bits
-}
-
-uint64_t hash_frames(void* const* frames, unsigned depth) {
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    for (unsigned i = 0; i < depth; ++i) {
-        hash = (hash ^ reinterpret_cast<uintptr_t>(frames[i])) * 0x100000001b3ULL;
-    }
-    return hash | 2; // never 0 or 1
-}
-
-// The stack's index, written if new; no_stack when its probe run is full.
-uint32_t intern_stack(void* const* frames, unsigned depth) {
-    uint64_t hash = hash_frames(frames, depth);
-    for (unsigned probe = 0; probe < stack_probes; ++probe) {
-        auto index = static_cast<uint32_t>((hash + probe) % stack_count);
-        Stack& stack = g_tables->stacks[index];
-        uint64_t key = stack.key.load(std::memory_order_acquire);
-        if (key == empty && stack.key.compare_exchange_strong(key, claimed)) {
-            stack.depth = depth;
-            std::memcpy(stack.frames, frames, depth * sizeof(void*));
-            stack.key.store(hash, std::memory_order_release);
-            return index;
-        }
-        if (key == hash && stack.depth == depth &&
-            std::memcmp(stack.frames, frames, depth * sizeof(void*)) == 0) {
-            return index;
-        }
-    } // a stack being written (key 1) is passed over: at worst written twice
-    return no_stack;
-}
-
-bool thread_sampled() {
-    bool active = true;
-    size_t size = sizeof(active);
-    return !g_prof || g_mallctl("thread.prof.active", &active, &size, nullptr, 0) != 0 || active;
-}
-
-void keep(uintptr_t address, uint64_t size) {
-    if (!thread_sampled()) {
-        return;
-    }
-    void* frames[fragmentation_max_depth];
-    unsigned depth = 0;
-    g_backtrace(frames, &depth, fragmentation_max_depth);
-    uint32_t stack = intern_stack(frames, depth);
-    size_t index = bucket_of(address);
-    Bucket& bucket = g_tables->buckets[index];
-    for (size_t way = 0; stack != no_stack && way < ways; ++way) {
-        uintptr_t expected = empty;
-        if (bucket.addresses[way].compare_exchange_strong(expected, claimed,
-                                                          std::memory_order_acquire)) {
-            size_t slot = index * ways + way;
-            g_tables->sizes[slot].store(size, std::memory_order_relaxed);
-            g_tables->stacks_of[slot].store(stack, std::memory_order_relaxed);
-            bucket.addresses[way].store(address, std::memory_order_release);
-            // Before the program has the pointer: whoever frees it sees the count.
-            g_tables->counts[index].fetch_add(1, std::memory_order_release);
-            return;
-        }
-    }
-    g_dropped.fetch_add(1, std::memory_order_relaxed);
-}
-
 void on_alloc(void*, int type, void* result, uintptr_t, uintptr_t* args) {
-    if (result == nullptr) {
-        return;
-    }
-    ThreadState& state = t_state;
-    if (state.random == 0) {
-        seed(state);
-    }
-    uint64_t size = requested_size(type, args);
-    state.countdown -= static_cast<int64_t>(size);
-    if (state.countdown > 0) {
-        return;
-    }
-    state.countdown = draw_countdown(state);
-    keep(reinterpret_cast<uintptr_t>(result), size);
+    sampling::note_allocation(g_hooked, result, requested_size(type, args));
 }
 
 void on_dalloc(void*, int, void* pointer, uintptr_t*) {
-    auto address = reinterpret_cast<uintptr_t>(pointer);
-    if (address <= claimed) {
-        return;
-    }
-    size_t index = bucket_of(address);
-    if (g_tables->counts[index].load(std::memory_order_acquire) == 0) {
-        return;
-    }
-    for (auto& way : g_tables->buckets[index].addresses) {
-        uintptr_t expected = address;
-        if (way.load(std::memory_order_relaxed) == address &&
-            way.compare_exchange_strong(expected, empty, std::memory_order_acq_rel)) {
-            g_tables->counts[index].fetch_sub(1, std::memory_order_relaxed);
-            return;
-        }
-    }
+    sampling::note_free(g_hooked, pointer);
 }
 
-Result<void> install(const Mallctl& mallctl, unsigned lg_sample) {
-    auto backtrace = mallctl.read<Backtrace>("experimental.hooks.prof_backtrace");
-    if (!backtrace || *backtrace == nullptr) {
-        return fail("{} has no experimental.hooks.prof_backtrace (a jemalloc 5.3 built with "
-                    "--enable-prof is needed to unwind the sampled allocations)",
-                    mallctl.copy().object);
+// The object that holds `code`, or null.
+const void* object_base(const void* code) {
+    Dl_info info{};
+    return code != nullptr && dladdr(code, &info) != 0 ? info.dli_fbase : nullptr;
+}
+
+// libheapkit-fragmentation.so's sampler when its interposers can serve the copy
+// `mallctl`: null and why not, else the sampler.
+SamplerState* interposers_for(const Mallctl& mallctl, std::string& why_not) {
+    auto entry = reinterpret_cast<sampling::InterposerEntry>(
+        dlsym(RTLD_DEFAULT, sampling::interposer_entry));
+    if (entry == nullptr) {
+        why_not = "libheapkit-fragmentation.so is not preloaded";
+        return nullptr;
     }
+    const sampling::InterposerInfo* info = entry(sampling::sampler_abi);
+    if (info == nullptr) {
+        why_not = "the preloaded libheapkit-fragmentation.so is another version's";
+        return nullptr;
+    }
+    const void* self = object_base(info->code);
+    if (object_base(dlsym(RTLD_DEFAULT, "malloc")) != self) {
+        why_not = "the program's malloc is not libheapkit-fragmentation.so's (the executable "
+                  "defines its own)";
+        return nullptr;
+    }
+    if (object_base(info->next_malloc) !=
+        object_base(reinterpret_cast<const void*>(mallctl.copy().mallctl))) {
+        why_not = fmt::format("the malloc libheapkit-fragmentation.so passes calls on to is "
+                              "not {}'s",
+                              mallctl.copy().object);
+        return nullptr;
+    }
+    g_keeper = info->code;
+    return info->state;
+}
+
+Result<Tables*> map_tables() {
     void* mapped = mmap(nullptr, sizeof(Tables), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapped == MAP_FAILED) {
         return fail("cannot map {} bytes for the fragmentation sample: {}", sizeof(Tables),
                     std::strerror(errno));
     }
-    g_tables = static_cast<Tables*>(mapped); // zero pages: every slot empty
-    g_mean_bytes = std::ldexp(1.0, static_cast<int>(lg_sample));
-    g_backtrace = *backtrace;
-    g_mallctl = mallctl.copy().mallctl;
-    g_prof = mallctl.read<bool>("opt.prof").value_or(false);
+    return static_cast<Tables*>(mapped); // zero pages: every slot empty
+}
+
+Result<void> install_hooks(const Mallctl& mallctl) {
     Hooks hooks{on_alloc, on_dalloc, nullptr, nullptr};
     void* handle = nullptr;
     size_t size = sizeof(handle);
-    int error = g_mallctl("experimental.hooks.install", &handle, &size, &hooks, sizeof(hooks));
+    int error =
+        mallctl.copy().mallctl("experimental.hooks.install", &handle, &size, &hooks, sizeof(hooks));
     if (error != 0) {
         return fail("{}: experimental.hooks.install failed ({}): no fragmentation profile",
                     mallctl.copy().object,
                     error == EAGAIN ? "its four hooks are taken" : std::strerror(error));
     }
+    return {};
+}
+
+Result<void> install(const Mallctl& mallctl, unsigned lg_sample) {
+    auto backtrace = mallctl.read<sampling::Backtrace>("experimental.hooks.prof_backtrace");
+    if (!backtrace || *backtrace == nullptr) {
+        return fail("{} has no experimental.hooks.prof_backtrace (a jemalloc 5.3 built with "
+                    "--enable-prof is needed to unwind the sampled allocations)",
+                    mallctl.copy().object);
+    }
+    std::string why_not;
+    SamplerState* interposed = interposers_for(mallctl, why_not);
+    SamplerState& state = interposed != nullptr ? *interposed : g_hooked;
+    auto tables = map_tables();
+    if (!tables) {
+        return tl::unexpected(tables.error());
+    }
+    state.mean_bytes = std::ldexp(1.0, static_cast<int>(lg_sample));
+    state.backtrace = *backtrace;
+    state.mallctl = mallctl.copy().mallctl;
+    state.prof = mallctl.read<bool>("opt.prof").value_or(false);
+    if (interposed == nullptr) {
+        g_keeper = reinterpret_cast<const void*>(&on_alloc);
+        g_way = fmt::format("kept through jemalloc's allocation hooks (experimental.hooks.install: "
+                            "every allocation takes jemalloc's slow path; {})",
+                            why_not);
+        state.tables.store(*tables, std::memory_order_release);
+        if (auto installed = install_hooks(mallctl); !installed) {
+            return installed; // the tables stay mapped: never fed, never read
+        }
+    } else {
+        g_way = "kept by libheapkit-fragmentation.so's malloc interposers (jemalloc's fast "
+                "paths kept)";
+        state.tables.store(*tables, std::memory_order_release);
+    }
+    g_state = &state;
     return {};
 }
 
@@ -319,35 +225,38 @@ void start_fragmentation_from_environment() {
                            : Result<void>(tl::unexpected(mallctl.error()));
     notice_once("fragmentation",
                 started ? fmt::format("fragmentation sampling on: one allocation per {} bytes "
-                                      "on average (/debug/pprof/fragmentation)",
-                                      uint64_t{1} << **lg_sample)
+                                      "on average (/debug/pprof/fragmentation), {}",
+                                      uint64_t{1} << **lg_sample, g_way)
                         : started.error().message);
 }
 
 bool fragmentation_sampling() {
-    return g_tables != nullptr;
+    return g_state != nullptr;
 }
 
 Result<FragmentationSample> fragmentation_sample() {
-    if (g_tables == nullptr) {
+    if (g_state == nullptr) {
         return fail("the fragmentation profile is off: start the program with "
                     "HEAPKIT_FRAGMENTATION=1");
     }
+    const Tables& tables = *g_state->tables.load(std::memory_order_acquire);
     FragmentationSample sample;
-    sample.mean_bytes = static_cast<uint64_t>(g_mean_bytes);
-    sample.dropped = g_dropped.load(std::memory_order_relaxed);
-    for (size_t slot = 0; slot < slot_count; ++slot) {
-        auto& way = g_tables->buckets[slot / ways].addresses[slot % ways];
+    sample.mean_bytes = static_cast<uint64_t>(g_state->mean_bytes);
+    sample.dropped = g_state->dropped.load(std::memory_order_relaxed);
+    sample.way = g_way;
+    sample.keeper = reinterpret_cast<uintptr_t>(g_keeper);
+    for (size_t slot = 0; slot < sampling::slot_count; ++slot) {
+        auto& way = tables.buckets[slot / sampling::ways].addresses[slot % sampling::ways];
         uintptr_t address = way.load(std::memory_order_acquire);
-        if (address <= claimed) {
+        if (address <= sampling::claimed) {
             continue;
         }
-        uint64_t size = g_tables->sizes[slot].load(std::memory_order_relaxed);
-        uint32_t index = g_tables->stacks_of[slot].load(std::memory_order_relaxed);
-        if (way.load(std::memory_order_acquire) != address || index >= stack_count) {
+        uint64_t size = tables.sizes[slot].load(std::memory_order_relaxed);
+        uint32_t index = tables.stacks_of[slot].load(std::memory_order_relaxed);
+        if (way.load(std::memory_order_acquire) != address || index >= sampling::stack_count) {
             continue; // freed (and perhaps taken again) meanwhile
         }
-        const Stack& stack = g_tables->stacks[index];
+        const sampling::Stack& stack = tables.stacks[index];
         SampledObject object;
         object.address = address;
         object.size = size;

@@ -320,6 +320,9 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
     int conf_count = 0;
     bool defines_malloc = false;
     bool defines_new = false; // operator new(size_t)
+    // libheapkit-fragmentation.so's malloc and operator new pass every call on to the next
+    // definition (agent/interposers.cpp): they shadow none.
+    bool passes_on = false;
     for (size_t i = 0; i < table.count; ++i) {
         const ElfW(Sym)& symbol = table.symbols[i];
         int type = ELF64_ST_TYPE(symbol.st_info);
@@ -339,6 +342,9 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
             (binding == STB_GLOBAL || binding == STB_WEAK)) {
             defines_new = true;
         }
+        static constexpr char interposer[] = "heapkit_fragmentation_interposer";
+        passes_on = passes_on || (type == STT_FUNC && length == sizeof(interposer) - 1 &&
+                                  std::memcmp(name, interposer, length) == 0);
         if (type == STT_OBJECT) {
             if (ends_with(name, length, "malloc_conf") &&
                 length - 11 < sizeof(JemallocCopy::prefix) &&
@@ -361,6 +367,8 @@ inline void search_object(const dl_phdr_info& info, bool executable, Search& sea
     if (executable && !has_symtab && control_count == 0) {
         note_stripped_static(file, defines_malloc, found);
     }
+    defines_malloc = defines_malloc && !passes_on;
+    defines_new = defines_new && !passes_on;
     bool malloc_here = defines_malloc && !search.malloc_defined;
     search.malloc_defined = search.malloc_defined || defines_malloc;
     bool new_here = defines_new && !search.new_defined;

@@ -73,19 +73,21 @@ std::pair<uintptr_t, uintptr_t> object_of(const void* code) {
             reinterpret_cast<uintptr_t>(found.dlfo_map_end)};
 }
 
-// The stack from the program's call of malloc on: the leading frames in heapkit's hook and
-// in jemalloc are cut (jemalloc linked into the executable is left to the writers, which
-// cut allocator frames by name).
-// `jemalloc` is its object's range (jemalloc_object), found once per page.
+// The stack from the program's call of malloc on: the leading frames in heapkit's sampler
+// (the hook's or the interposers' object) and in jemalloc are cut (jemalloc linked into
+// the executable is left to the writers, which cut allocator frames by name).
+// `jemalloc` and `keeper` are their objects' ranges, found once per page.
 std::vector<uint64_t> program_frames(const std::vector<uint64_t>& frames,
-                                     std::pair<uintptr_t, uintptr_t> jemalloc) {
+                                     std::pair<uintptr_t, uintptr_t> jemalloc,
+                                     std::pair<uintptr_t, uintptr_t> keeper) {
     static const auto own = object_of(reinterpret_cast<const void*>(&fragmentation_sample));
     auto inside = [](uint64_t address, std::pair<uintptr_t, uintptr_t> range) {
         return address - 1 >= range.first && address - 1 < range.second;
     };
     size_t skip = 0;
     while (skip + 1 < frames.size() &&
-           (inside(frames[skip], own) || inside(frames[skip], jemalloc))) {
+           (inside(frames[skip], own) || inside(frames[skip], jemalloc) ||
+            inside(frames[skip], keeper))) {
         ++skip;
     }
     return {frames.begin() + static_cast<std::ptrdiff_t>(skip), frames.end()};
@@ -111,6 +113,7 @@ Charges charge(const FragmentationSample& sample, const std::vector<Utilization>
                const Mallctl& mallctl) {
     Charges charges;
     auto jemalloc = jemalloc_object(mallctl);
+    auto keeper = object_of(reinterpret_cast<const void*>(sample.keeper));
     for (size_t i = 0; i < sample.objects.size(); ++i) {
         const SampledObject& object = sample.objects[i];
         const Utilization& slab = slabs[i];
@@ -122,7 +125,7 @@ Charges charge(const FragmentationSample& sample, const std::vector<Utilization>
         double weight = kept > 0 ? 1 / kept : 1;
         size_t region = slab.size / slab.nregs;
         double live = static_cast<double>(slab.nregs - slab.nfree);
-        Totals& totals = charges[{program_frames(object.frames, jemalloc), region,
+        Totals& totals = charges[{program_frames(object.frames, jemalloc, keeper), region,
                                   arena_of(mallctl, object.address)}];
         totals.space += weight * static_cast<double>(slab.nfree * region) / live;
         totals.regions += weight * static_cast<double>(slab.nfree) / live;
@@ -174,6 +177,7 @@ Result<Profile> fragmentation(const FragmentationSample& sample, const Charges& 
         "over its live objects, from jemalloc's experimental.utilization.batch_query), {} "
         "sampled objects (one per {} bytes allocated on average), unsampled",
         sample.objects.size(), sample.mean_bytes));
+    profile.notes.push_back("fragmentation sample " + sample.way);
     if (sample.dropped > 0) {
         profile.notes.push_back(fmt::format(
             "{} sampled objects were not kept: the sample's table was full", sample.dropped));

@@ -2,6 +2,7 @@
 #include "heapkit/emit/stacks/piece_ranks.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,21 +47,25 @@ private:
     PieceRanks m_ranks;
 };
 
-// An address token in the walk's order: by prefix, then as its digits compare.
+// An added address token, in the walk's order within its prefix's group (entries are
+// grouped by prefix, not ordered by it): as its digits compare. 12 bytes, its value in
+// two halves: tens of millions are sorted at once, beside the ranks they make.
 struct AddressEntry {
-    uint64_t left;  // the value's hex digits left-aligned: digit i in bits 60-4i..63-4i
-    uint32_t group; // the prefix's place among the prefixes << 5 | the digit count
+    uint32_t low;
+    uint32_t high;
     uint32_t token;
 
-    unsigned digits() const { return group & 31; }
-    uint64_t value() const { return digits() == 16 ? left : left >> (64 - 4 * digits()); }
+    uint64_t value() const { return uint64_t{high} << 32 | low; }
+    unsigned digits() const { return hex_digits(value()); }
+    // The value's hex digits left-aligned: digit i in bits 60-4i..63-4i.
+    uint64_t left() const { return value() << (64 - 4 * digits()); }
     bool operator<(const AddressEntry& other) const {
-        if (group >> 5 != other.group >> 5) {
-            return group >> 5 < other.group >> 5;
-        }
-        return left != other.left ? left < other.left : digits() < other.digits();
+        uint64_t mine = left();
+        uint64_t theirs = other.left();
+        return mine != theirs ? mine < theirs : digits() < other.digits();
     }
 };
+static_assert(sizeof(AddressEntry) == 12);
 
 class AddressRanker {
 public:
@@ -68,19 +73,18 @@ public:
         : m_tokens(tokens)
         , m_out(out) {}
 
-    // False when the prefixes' G's nest (or are past 2^27): nothing written then.
+    // False when the prefixes' G's nest: nothing written then.
     bool run() {
         if (!order_groups()) {
             return false;
         }
         sort_strings();
-        std::vector<AddressEntry> entries = sorted_entries();
+        std::vector<size_t> starts;
+        std::vector<AddressEntry> entries = sorted_entries(starts);
         size_t s = 0; // next string piece
-        for (size_t first = 0; first < entries.size();) {
-            uint32_t group = entries[first].group >> 5;
-            size_t end = first;
-            while (end < entries.size() && entries[end].group >> 5 == group) {
-                ++end;
+        for (size_t group = 0; group + 1 < starts.size(); ++group) {
+            if (starts[group] == starts[group + 1]) {
+                continue;
             }
             const std::string& g = m_group_texts[group];
             for (; s < m_string_pieces.size() && string_piece(s) < g; ++s) {
@@ -91,19 +95,20 @@ public:
                 ++m_inside;
             }
             m_string = s;
-            walk(std::span(entries).subspan(first, end - first));
+            auto members =
+                std::span(entries).subspan(starts[group], starts[group + 1] - starts[group]);
+            walk(members);
+            copy_duplicates(members, m_out);
             s = m_string; // what is left inside comes after the group's last piece
-            first = end;
         }
         for (; s < m_string_pieces.size(); ++s) {
             m_out.next(string_piece_id(s));
         }
-        copy_duplicates(entries, m_out);
         return true;
     }
 
 private:
-    // Equal texts, equal ranks: the copies of an address take its first one's.
+    // Equal texts, equal ranks: the copies of an address in a group take its first one's.
     static void copy_duplicates(std::span<const AddressEntry> entries, RankWriter& out);
 
     struct Open {
@@ -115,7 +120,7 @@ private:
 
     bool order_groups();
     void sort_strings();
-    std::vector<AddressEntry> sorted_entries() const;
+    std::vector<AddressEntry> sorted_entries(std::vector<size_t>& starts) const;
     void walk(std::span<const AddressEntry> group);
     void place(uint32_t piece);
 
@@ -166,14 +171,11 @@ bool AddressRanker::order_groups() {
         m_group_of_prefix[prefixes[g]] = g;
         m_group_texts.push_back(std::move(texts[prefixes[g]]));
     }
-    return prefixes.size() < (1u << 27);
+    return true;
 }
 
 void AddressRanker::sort_strings() {
-    for (uint32_t token = 0; token < m_tokens.size(); ++token) {
-        if (m_tokens.is_address(token)) {
-            continue;
-        }
+    for (uint32_t token = m_tokens.first_string(); token < m_tokens.size(); ++token) {
         const std::string& text = m_tokens.string_text(token);
         auto local = static_cast<uint32_t>(m_string_tokens.size());
         m_string_tokens.push_back(token);
@@ -188,20 +190,29 @@ void AddressRanker::sort_strings() {
               [&](uint32_t a, uint32_t b) { return local_text(a) < local_text(b); });
 }
 
-std::vector<AddressEntry> AddressRanker::sorted_entries() const {
-    std::vector<AddressEntry> entries;
-    entries.reserve(m_tokens.size() - m_string_tokens.size());
-    for (uint32_t token = 0; token < m_tokens.size(); ++token) {
-        if (!m_tokens.is_address(token)) {
-            continue;
+// The added address tokens, group by group (group g's from starts[g] to starts[g + 1]),
+// each group sorted: a counting sort by group, then a sort of each.
+std::vector<AddressEntry> AddressRanker::sorted_entries(std::vector<size_t>& starts) const {
+    starts.assign(m_group_texts.size() + 1, 0);
+    for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
+        if (m_tokens.has_address(token)) {
+            ++starts[m_group_of_prefix[m_tokens.address_prefix(token)] + 1];
         }
-        uint64_t value = m_tokens.address_value(token);
-        unsigned digits = hex_digits(value);
-        uint64_t left = digits == 16 ? value : value << (64 - 4 * digits);
-        entries.push_back(
-            {left, m_group_of_prefix[m_tokens.address_prefix(token)] << 5 | digits, token});
     }
-    std::sort(entries.begin(), entries.end());
+    std::partial_sum(starts.begin(), starts.end(), starts.begin());
+    std::vector<AddressEntry> entries(starts.back());
+    std::vector<size_t> next(starts.begin(), starts.end() - 1);
+    for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
+        if (m_tokens.has_address(token)) {
+            uint64_t value = m_tokens.address_value(token);
+            entries[next[m_group_of_prefix[m_tokens.address_prefix(token)]]++] = {
+                static_cast<uint32_t>(value), static_cast<uint32_t>(value >> 32), token};
+        }
+    }
+    for (size_t g = 0; g + 1 < starts.size(); ++g) {
+        std::sort(entries.begin() + static_cast<ptrdiff_t>(starts[g]),
+                  entries.begin() + static_cast<ptrdiff_t>(starts[g + 1]));
+    }
     return entries;
 }
 
@@ -225,7 +236,7 @@ void AddressRanker::walk(std::span<const AddressEntry> group) {
     };
     for (size_t i = 0; i < group.size(); ++i) {
         const AddressEntry& entry = group[i];
-        if (i > 0 && entry.left == group[i - 1].left && entry.digits() == group[i - 1].digits()) {
+        if (i > 0 && entry.value() == group[i - 1].value()) {
             continue; // a copy: copy_duplicates gives it its ranks
         }
         uint64_t value = entry.value();
@@ -264,7 +275,7 @@ void AddressRanker::place(uint32_t piece) {
 
 void AddressRanker::copy_duplicates(std::span<const AddressEntry> entries, RankWriter& out) {
     for (size_t i = 1; i < entries.size(); ++i) {
-        if (entries[i].group == entries[i - 1].group && entries[i].left == entries[i - 1].left) {
+        if (entries[i].value() == entries[i - 1].value()) {
             out.alias(entries[i].token, entries[i - 1].token);
         }
     }
@@ -273,9 +284,12 @@ void AddressRanker::copy_duplicates(std::span<const AddressEntry> entries, RankW
 } // namespace
 
 PieceRanks rank_pieces_spelled(const TokenTable& tokens) {
-    std::vector<uint32_t> pieces(2 * tokens.size());
-    for (uint32_t p = 0; p < pieces.size(); ++p) {
-        pieces[p] = p;
+    std::vector<uint32_t> pieces;
+    for (uint32_t token = 0; token < tokens.size(); ++token) {
+        if (!tokens.is_address(token) || tokens.has_address(token)) {
+            pieces.push_back(2 * token);
+            pieces.push_back(2 * token + 1);
+        }
     }
     std::string a;
     std::string b;

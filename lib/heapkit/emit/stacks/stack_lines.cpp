@@ -96,12 +96,12 @@ private:
         while (m_left > 0) {
             if (m_token == m_lowest) { // on to the next location leafward
                 uint32_t location = m_locations[--m_location];
-                m_lowest = layout.first[location];
-                m_token = layout.first[location + 1];
+                m_lowest = layout.first_of(location);
+                m_token = layout.end_of(location);
                 continue;
             }
             --m_left;
-            token = layout.tokens[--m_token]; // outer function before what it inlined
+            token = layout.token(--m_token); // outer function before what it inlined
             return true;
         }
         return false;

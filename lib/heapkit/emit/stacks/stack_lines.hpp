@@ -32,12 +32,24 @@
 namespace heapkit {
 
 // Every location's frames as tokens, innermost first: location l has the entries
-// [first[l], first[l + 1]) of `tokens`, `allocator` and `standard`.
+// [first_of(l), end_of(l)) of `tokens`, `allocator` and `standard`.
 struct LocationTokens {
+    // Every location is shown by its address alone (none is named, or FrameStyle::address):
+    // its one entry is its own index, and so is its token (TokenTable's address tokens
+    // are location indexes), so `first` and `tokens` stay empty. A dump whose addresses go
+    // unnamed has tens of millions of locations: they took 8 bytes each.
+    bool by_address = false;
     std::vector<uint32_t> first; // one per location, and one past the last
     std::vector<uint32_t> tokens;
     std::vector<bool> allocator; // an allocator frame (cut with everything leafward)
     std::vector<bool> standard;  // a standard library's (cut at the leaf end, after those)
+
+    uint32_t first_of(uint32_t location) const { return by_address ? location : first[location]; }
+    uint32_t end_of(uint32_t location) const {
+        return by_address ? location + 1 : first[location + 1];
+    }
+    uint32_t token(uint32_t entry) const { return by_address ? entry : tokens[entry]; }
+    size_t entries() const { return allocator.size(); }
 };
 
 // One output line before it is spelled; 24 bytes, as there may be millions.

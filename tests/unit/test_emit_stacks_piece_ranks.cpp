@@ -141,6 +141,12 @@ TEST_CASE("heapkit::rank_pieces ranks addresses as their texts sort") {
         tokens.address("", value + 0x3, 0, false);
         tokens.address("zz+", value, 0x1000, false);
     }
+    // A prefix whose values all have at most 15 digits: sorted by one number each.
+    for (uint64_t value : tricky_values) {
+        if (value < uint64_t{1} << 60) {
+            tokens.address("k+", value);
+        }
+    }
     tokens.string("after the addresses");
     const TokenTable& table = tokens.build();
     check_ranks(tokens, rank_pieces(table));
@@ -157,6 +163,7 @@ TEST_CASE("heapkit::rank_pieces on random addresses of every width") {
         uint64_t value = random() % 3 == 0 ? random() : random() % 64 + 0x1a0;
         value = digits == 16 ? value : value & ((uint64_t{1} << (4 * digits)) - 1);
         tokens.address(prefixes[random() % prefixes.size()], value);
+        tokens.address("k+", value >> 4); // at most 15 digits: sorted by one number each
         if (i % 50 == 0) {
             tokens.string(
                 fmt::format("{}0x{:x}", prefixes[random() % prefixes.size()], random() % 0x200));

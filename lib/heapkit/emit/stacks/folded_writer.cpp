@@ -294,8 +294,7 @@ Result<void> fold_lines(const Profile& profile, const FoldedOptions& options,
     sort_and_merge(lines, speller);
     std::string frames;
     for (const StackLine& line : lines) {
-        frames.resize(speller.length(line));
-        speller.write(line, frames.data());
+        speller.spell(line, frames);
         HEAPKIT_TRY(sink(FoldedStack{frames, line.value}));
     }
     return {};
@@ -321,8 +320,7 @@ Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& 
         if (spelling.speller->empty(lines[l])) {
             continue; // nothing left once the allocator frames are cut: no line
         }
-        text.resize(spelling.speller->length(lines[l]));
-        spelling.speller->write(lines[l], text.data());
+        spelling.speller->spell(lines[l], text);
         auto [it, added] = ids.try_emplace(text, static_cast<uint32_t>(spelled.stacks.size()));
         if (added) {
             spelled.stacks.push_back(text);

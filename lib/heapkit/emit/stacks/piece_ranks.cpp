@@ -190,13 +190,33 @@ void AddressRanker::sort_strings() {
               [&](uint32_t a, uint32_t b) { return local_text(a) < local_text(b); });
 }
 
+// A value below 2^60 (at most 15 hex digits) as one number that sorts as AddressEntry
+// does: its digits left-aligned, their count less one in the low 4 bits, which the
+// digits leave free. The sort compares one number, not two made at each comparison.
+uint64_t sort_key(uint64_t value) {
+    unsigned digits = hex_digits(value);
+    return value << (64 - 4 * digits) | (digits - 1);
+}
+
+uint64_t value_of_key(uint64_t key) {
+    return key >> (64 - 4 * ((key & 0xf) + 1));
+}
+
+constexpr uint64_t keyed_values = uint64_t{1} << 60; // values below it have a sort_key
+
 // The added address tokens, group by group (group g's from starts[g] to starts[g + 1]),
-// each group sorted: a counting sort by group, then a sort of each.
+// each group sorted: a counting sort by group, then a sort of each, by sort_key when
+// every value of the group has one (addresses do: user space ends below 2^57).
 std::vector<AddressEntry> AddressRanker::sorted_entries(std::vector<size_t>& starts) const {
     starts.assign(m_group_texts.size() + 1, 0);
+    std::vector<bool> keyed(m_group_texts.size(), true);
     for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
         if (m_tokens.has_address(token)) {
-            ++starts[m_group_of_prefix[m_tokens.address_prefix(token)] + 1];
+            uint32_t group = m_group_of_prefix[m_tokens.address_prefix(token)];
+            ++starts[group + 1];
+            if (m_tokens.address_value(token) >= keyed_values) {
+                keyed[group] = false;
+            }
         }
     }
     std::partial_sum(starts.begin(), starts.end(), starts.begin());
@@ -204,14 +224,28 @@ std::vector<AddressEntry> AddressRanker::sorted_entries(std::vector<size_t>& sta
     std::vector<size_t> next(starts.begin(), starts.end() - 1);
     for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
         if (m_tokens.has_address(token)) {
+            uint32_t group = m_group_of_prefix[m_tokens.address_prefix(token)];
             uint64_t value = m_tokens.address_value(token);
-            entries[next[m_group_of_prefix[m_tokens.address_prefix(token)]]++] = {
-                static_cast<uint32_t>(value), static_cast<uint32_t>(value >> 32), token};
+            uint64_t stored = keyed[group] ? sort_key(value) : value;
+            entries[next[group]++] = {static_cast<uint32_t>(stored),
+                                      static_cast<uint32_t>(stored >> 32), token};
         }
     }
     for (size_t g = 0; g + 1 < starts.size(); ++g) {
-        std::sort(entries.begin() + static_cast<ptrdiff_t>(starts[g]),
-                  entries.begin() + static_cast<ptrdiff_t>(starts[g + 1]));
+        auto first = entries.begin() + static_cast<ptrdiff_t>(starts[g]);
+        auto end = entries.begin() + static_cast<ptrdiff_t>(starts[g + 1]);
+        if (!keyed[g]) {
+            std::sort(first, end);
+            continue;
+        }
+        std::sort(first, end, [](const AddressEntry& a, const AddressEntry& b) {
+            return a.value() < b.value(); // sort keys, still
+        });
+        for (auto entry = first; entry != end; ++entry) {
+            uint64_t value = value_of_key(entry->value());
+            entry->low = static_cast<uint32_t>(value);
+            entry->high = static_cast<uint32_t>(value >> 32);
+        }
     }
     return entries;
 }

@@ -229,26 +229,16 @@ int LineSpeller::compare(const StackLine& a, const StackLine& b) const {
     return static_cast<int>(has_left) - static_cast<int>(has_right);
 }
 
-size_t LineSpeller::length(const StackLine& line) const {
-    Cursor cursor(*this, line);
-    size_t length = 0;
-    size_t count = 0;
-    for (uint32_t token = 0; cursor.next(token); ++count) {
-        length += m_tokens.length(token);
-    }
-    return count == 0 ? 0 : length + count - 1;
-}
-
-char* LineSpeller::write(const StackLine& line, char* out) const {
+void LineSpeller::spell(const StackLine& line, std::string& out) const {
+    out.clear();
     Cursor cursor(*this, line);
     bool first = true;
     for (uint32_t token = 0; cursor.next(token); first = false) {
         if (!first) {
-            *out++ = ';';
+            out += ';';
         }
-        out = m_tokens.write(token, out);
+        m_tokens.append(token, out);
     }
-    return out;
 }
 
 } // namespace heapkit

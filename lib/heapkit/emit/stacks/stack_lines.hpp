@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 // What write_folded builds its lines from: frame texts interned once as tokens, and
@@ -107,9 +108,10 @@ public:
     void sort(std::span<StackLine> lines) const;
     // <0, 0, >0 as the spelled lines compare bytewise; `key`s set.
     int compare(const StackLine& a, const StackLine& b) const;
-    size_t length(const StackLine& line) const;
-    // Writes the line's length() bytes at `out`; returns the end.
-    char* write(const StackLine& line, char* out) const;
+    // The line's text into `out` (replacing what it held), in one walk of its tokens: an
+    // unnamed location's text is read from the location, a cache miss in a big profile,
+    // which a length first and the bytes after took twice.
+    void spell(const StackLine& line, std::string& out) const;
 
 private:
     class Cursor;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <stdexcept>
 
 namespace heapkit {
@@ -71,6 +72,16 @@ char* TokenTable::write(uint32_t token, char* out) const {
     *out++ = '0';
     *out++ = 'x';
     return std::to_chars(out, out + 16, address_value(token), 16).ptr; // lowercase, as length()
+}
+
+void TokenTable::append(uint32_t token, std::string& out) const {
+    if (!is_address(token)) {
+        out += string_text(token);
+        return;
+    }
+    out += prefix_text(address_prefix(token));
+    char digits[18] = {'0', 'x'};
+    out.append(digits, std::to_chars(digits + 2, std::end(digits), address_value(token), 16).ptr);
 }
 
 std::string TokenTable::text(uint32_t token) const {

@@ -67,6 +67,7 @@ public:
     // Any token's text: its length, written at `out` (returns the end), or as a string.
     size_t length(uint32_t token) const;
     char* write(uint32_t token, char* out) const;
+    void append(uint32_t token, std::string& out) const;
     std::string text(uint32_t token) const;
 
 private:

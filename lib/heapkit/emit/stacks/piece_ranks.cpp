@@ -2,6 +2,8 @@
 #include "heapkit/emit/stacks/piece_ranks.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <numeric>
 #include <span>
 #include <string>
@@ -204,6 +206,49 @@ uint64_t value_of_key(uint64_t key) {
 
 constexpr uint64_t keyed_values = uint64_t{1} << 60; // values below it have a sort_key
 
+// Sorts entries holding sort keys by them: an MSD radix sort in place (American flag
+// sort) on the first byte where their keys differ, each bucket then sorted alike, small
+// ones by std::sort. Tens of millions of addresses of one module share their first
+// digits: std::sort's comparisons were the ranking's time (issue 47).
+void sort_by_key(std::span<AddressEntry> entries) {
+    if (entries.size() < 256) {
+        std::sort(entries.begin(), entries.end(), [](const AddressEntry& a, const AddressEntry& b) {
+            return a.value() < b.value();
+        });
+        return;
+    }
+    uint64_t any = 0;
+    uint64_t all = ~uint64_t{0};
+    for (const AddressEntry& entry : entries) {
+        any |= entry.value();
+        all &= entry.value();
+    }
+    if (any == all) {
+        return; // all alike
+    }
+    unsigned shift = (63 - static_cast<unsigned>(std::countl_zero(any ^ all))) / 8 * 8;
+    auto byte = [shift](const AddressEntry& entry) { return (entry.value() >> shift) & 0xff; };
+    std::array<size_t, 257> start{};
+    for (const AddressEntry& entry : entries) {
+        ++start[byte(entry) + 1];
+    }
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    std::array<size_t, 256> next{};
+    std::copy(start.begin(), start.end() - 1, next.begin());
+    for (unsigned b = 0; b < 256; ++b) {
+        while (next[b] < start[b + 1]) { // each entry moved straight to its bucket
+            AddressEntry entry = entries[next[b]];
+            for (uint64_t d = byte(entry); d != b; d = byte(entry)) {
+                std::swap(entry, entries[next[d]++]);
+            }
+            entries[next[b]++] = entry;
+        }
+    }
+    for (unsigned b = 0; b < 256; ++b) {
+        sort_by_key(entries.subspan(start[b], start[b + 1] - start[b]));
+    }
+}
+
 // The added address tokens, group by group (group g's from starts[g] to starts[g + 1]),
 // each group sorted: a counting sort by group, then a sort of each, by sort_key when
 // every value of the group has one (addresses do: user space ends below 2^57).
@@ -238,9 +283,7 @@ std::vector<AddressEntry> AddressRanker::sorted_entries(std::vector<size_t>& sta
             std::sort(first, end);
             continue;
         }
-        std::sort(first, end, [](const AddressEntry& a, const AddressEntry& b) {
-            return a.value() < b.value(); // sort keys, still
-        });
+        sort_by_key(std::span(first, end));
         for (auto entry = first; entry != end; ++entry) {
             uint64_t value = value_of_key(entry->value());
             entry->low = static_cast<uint32_t>(value);

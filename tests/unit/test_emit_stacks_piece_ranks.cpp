@@ -75,7 +75,7 @@ void check_ranks(const Tokens& tokens, const PieceRanks& ranks) {
         return static_cast<uint32_t>(std::lower_bound(pieces.begin(), pieces.end(), piece) -
                                      pieces.begin());
     };
-    REQUIRE(ranks.inner.size() == tokens.texts.size());
+    REQUIRE(ranks.of_token.size() == tokens.texts.size());
     CHECK(ranks.count == pieces.size());
     for (uint32_t t = 0; t < tokens.texts.size(); ++t) {
         if (!shown(t)) {
@@ -83,8 +83,8 @@ void check_ranks(const Tokens& tokens, const PieceRanks& ranks) {
         }
         CAPTURE(tokens.texts[t]);
         REQUIRE(tokens.table->text(t) == tokens.texts[t]);
-        CHECK(ranks.inner[t] == rank(tokens.texts[t] + ";"));
-        CHECK(ranks.last[t] == rank(tokens.texts[t]));
+        CHECK(ranks.of_token[t].inner == rank(tokens.texts[t] + ";"));
+        CHECK(ranks.of_token[t].last == rank(tokens.texts[t]));
     }
 }
 

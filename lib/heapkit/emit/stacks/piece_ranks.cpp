@@ -27,22 +27,17 @@ std::string_view spell_piece(const TokenTable& tokens, uint32_t piece, std::stri
 // Ranks given in bytewise order of the pieces, equal pieces alike.
 class RankWriter {
 public:
-    explicit RankWriter(size_t tokens) {
-        m_ranks.inner.resize(tokens);
-        m_ranks.last.resize(tokens);
-    }
+    explicit RankWriter(size_t tokens) { m_ranks.of_token.resize(tokens); }
     // The next piece, greater than the one before unless `same`.
     void next(uint32_t piece, bool same = false) {
         if (!same || m_ranks.count == 0) {
             ++m_ranks.count;
         }
-        (piece % 2 == 0 ? m_ranks.inner : m_ranks.last)[piece / 2] = m_ranks.count - 1;
+        TokenRanks& ranks = m_ranks.of_token[piece / 2];
+        (piece % 2 == 0 ? ranks.inner : ranks.last) = m_ranks.count - 1;
     }
     // Token `copy` spells as `token` does: the same ranks.
-    void alias(uint32_t copy, uint32_t token) {
-        m_ranks.inner[copy] = m_ranks.inner[token];
-        m_ranks.last[copy] = m_ranks.last[token];
-    }
+    void alias(uint32_t copy, uint32_t token) { m_ranks.of_token[copy] = m_ranks.of_token[token]; }
     PieceRanks take() { return std::move(m_ranks); }
 
 private:

@@ -130,8 +130,7 @@ LineSpeller::LineSpeller(const Profile& profile, const LocationTokens& layout,
     , m_dump_tokens(std::move(dump_tokens))
     , m_empty(tokens.size()) {
     PieceRanks ranks = rank_pieces(tokens);
-    m_rank_inner = std::move(ranks.inner);
-    m_rank_last = std::move(ranks.last);
+    m_ranks = std::move(ranks.of_token);
     for (uint32_t token = 0; token < tokens.size(); ++token) {
         m_empty[token] = !tokens.is_address(token) && tokens.string_text(token).empty();
     }
@@ -156,7 +155,7 @@ uint64_t LineSpeller::key_of(const StackLine& line, size_t skip) const {
         if (more) {
             uint32_t next = 0;
             more = cursor.next(next);
-            piece = uint64_t{more ? m_rank_inner[token] : m_rank_last[token]} + 1;
+            piece = uint64_t{more ? m_ranks[token].inner : m_ranks[token].last} + 1;
             token = next;
         }
         key = key << m_key_bits | piece;
@@ -215,8 +214,8 @@ int LineSpeller::compare(const StackLine& a, const StackLine& b) const {
         uint32_t r_next = 0;
         bool more_left = left.next(l_next);
         bool more_right = right.next(r_next);
-        uint32_t l_rank = more_left ? m_rank_inner[l] : m_rank_last[l];
-        uint32_t r_rank = more_right ? m_rank_inner[r] : m_rank_last[r];
+        uint32_t l_rank = more_left ? m_ranks[l].inner : m_ranks[l].last;
+        uint32_t r_rank = more_right ? m_ranks[r].inner : m_ranks[r].last;
         if (l_rank != r_rank) {
             return l_rank < r_rank ? -1 : 1;
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/emit/stacks/piece_ranks.hpp"
 #include "heapkit/emit/stacks/token_table.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/pod_vector.hpp"
@@ -122,8 +123,7 @@ private:
     std::vector<uint32_t> m_thread_tokens; // per thread label
     std::vector<uint32_t> m_dump_tokens;   // per dump
     // Per token, its rank as an inner piece and as the last piece (see the top of this file).
-    std::vector<uint32_t> m_rank_inner;
-    std::vector<uint32_t> m_rank_last;
+    std::vector<TokenRanks> m_ranks;
     std::vector<bool> m_empty; // per token: its text is ""
     unsigned m_key_bits = 0;   // per piece in a key
     unsigned m_key_pieces = 0; // pieces in a key

@@ -46,7 +46,8 @@ private:
 
 // An added address token, in the walk's order within its prefix's group (entries are
 // grouped by prefix, not ordered by it): as its digits compare. 12 bytes, its value in
-// two halves: tens of millions are sorted at once, beside the ranks they make.
+// two halves (its sort_key while its group is sorted by keys): tens of millions are
+// sorted at once, beside the ranks they make.
 struct AddressEntry {
     uint32_t low;
     uint32_t high;

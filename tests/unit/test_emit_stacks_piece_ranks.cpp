@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,30 +13,61 @@ using namespace heapkit;
 
 namespace {
 
-// Tokens and the texts they must spell, made here with fmt, not by TokenTable.
+// Tokens and the texts they must spell, made here with fmt, not by TokenTable. Addresses
+// become locations, one module per address() call's (prefix, bias): the table reads them
+// from the locations, each less its module's bias; "" is no module's.
 struct Tokens {
-    TokenTable table;
-    std::vector<std::string> texts;
+    std::vector<std::pair<std::string, uint64_t>> modules;
+    std::vector<Location> locations;
+    std::vector<bool> shown; // per location: added to the table
+    std::vector<std::string> strings;
+    std::vector<std::string> texts; // per location, then per string token
+    std::optional<TokenTable> table;
 
-    void string(const std::string& text) {
-        uint32_t token = table.intern(text);
-        if (token == texts.size()) {
-            texts.push_back(text);
+    void string(const std::string& text) { strings.push_back(text); }
+    void address(const std::string& prefix, uint64_t value, uint64_t bias = 0, bool show = true) {
+        uint32_t module = no_module;
+        if (!prefix.empty()) {
+            auto it = std::find(modules.begin(), modules.end(), std::pair(prefix, bias));
+            module = static_cast<uint32_t>(it - modules.begin());
+            if (it == modules.end()) {
+                modules.emplace_back(prefix, bias);
+            }
         }
-    }
-    void address(const std::string& prefix, uint64_t value) {
-        table.add_address(table.intern_prefix(prefix), value);
+        locations.push_back(Location{value + bias, {}, module, false});
+        shown.push_back(show);
         texts.push_back(fmt::format("{}0x{:x}", prefix, value));
+    }
+    const TokenTable& build() {
+        table.emplace(locations);
+        table->spell_module(no_module, table->intern_prefix(""), 0);
+        for (uint32_t m = 0; m < modules.size(); ++m) {
+            table->spell_module(m, table->intern_prefix(modules[m].first), modules[m].second);
+        }
+        for (uint32_t l = 0; l < locations.size(); ++l) {
+            if (shown[l]) {
+                table->add_address(l);
+            }
+        }
+        for (const std::string& text : strings) {
+            if (table->intern(text) == texts.size()) {
+                texts.push_back(text);
+            }
+        }
+        return *table;
     }
 };
 
-// The truth: every piece ("text;" and "text") spelled, sorted as strings, ranked by
-// place among the distinct ones.
+// The truth: every piece ("text;" and "text") of the shown tokens spelled, sorted as
+// strings, ranked by place among the distinct ones.
 void check_ranks(const Tokens& tokens, const PieceRanks& ranks) {
+    auto shown = [&](uint32_t t) { return t >= tokens.shown.size() || tokens.shown[t]; };
     std::vector<std::string> pieces;
-    for (const std::string& text : tokens.texts) {
-        pieces.push_back(text + ";");
-        pieces.push_back(text);
+    for (uint32_t t = 0; t < tokens.texts.size(); ++t) {
+        if (shown(t)) {
+            pieces.push_back(tokens.texts[t] + ";");
+            pieces.push_back(tokens.texts[t]);
+        }
     }
     std::sort(pieces.begin(), pieces.end());
     pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
@@ -43,13 +75,16 @@ void check_ranks(const Tokens& tokens, const PieceRanks& ranks) {
         return static_cast<uint32_t>(std::lower_bound(pieces.begin(), pieces.end(), piece) -
                                      pieces.begin());
     };
-    REQUIRE(ranks.inner.size() == tokens.texts.size());
+    REQUIRE(ranks.of_token.size() == tokens.texts.size());
     CHECK(ranks.count == pieces.size());
     for (uint32_t t = 0; t < tokens.texts.size(); ++t) {
+        if (!shown(t)) {
+            continue;
+        }
         CAPTURE(tokens.texts[t]);
-        REQUIRE(tokens.table.text(t) == tokens.texts[t]);
-        CHECK(ranks.inner[t] == rank(tokens.texts[t] + ";"));
-        CHECK(ranks.last[t] == rank(tokens.texts[t]));
+        REQUIRE(tokens.table->text(t) == tokens.texts[t]);
+        CHECK(ranks.of_token[t].inner == rank(tokens.texts[t] + ";"));
+        CHECK(ranks.of_token[t].last == rank(tokens.texts[t]));
     }
 }
 
@@ -98,9 +133,24 @@ TEST_CASE("heapkit::rank_pieces ranks addresses as their texts sort") {
             tokens.address(prefix, value);
         }
     }
+    // Equal texts from modules of one name and other biases; locations never shown (a
+    // named one's address), whose texts must take no rank.
+    for (uint64_t value : {0x1a2b, 0x1a, 0x9999a, 0x1b}) {
+        tokens.address("a+", value, 0x7f0000000000);
+        tokens.address("a+", value, 0xffffffffffff0000); // past 2^64 and round
+        tokens.address("", value + 0x3, 0, false);
+        tokens.address("zz+", value, 0x1000, false);
+    }
+    // A prefix whose values all have at most 15 digits: sorted by one number each.
+    for (uint64_t value : tricky_values) {
+        if (value < uint64_t{1} << 60) {
+            tokens.address("k+", value);
+        }
+    }
     tokens.string("after the addresses");
-    check_ranks(tokens, rank_pieces(tokens.table));
-    check_ranks(tokens, rank_pieces_spelled(tokens.table));
+    const TokenTable& table = tokens.build();
+    check_ranks(tokens, rank_pieces(table));
+    check_ranks(tokens, rank_pieces_spelled(table));
 }
 
 TEST_CASE("heapkit::rank_pieces on random addresses of every width") {
@@ -113,12 +163,13 @@ TEST_CASE("heapkit::rank_pieces on random addresses of every width") {
         uint64_t value = random() % 3 == 0 ? random() : random() % 64 + 0x1a0;
         value = digits == 16 ? value : value & ((uint64_t{1} << (4 * digits)) - 1);
         tokens.address(prefixes[random() % prefixes.size()], value);
+        tokens.address("k+", value >> 4); // at most 15 digits: sorted by one number each
         if (i % 50 == 0) {
             tokens.string(
                 fmt::format("{}0x{:x}", prefixes[random() % prefixes.size()], random() % 0x200));
         }
     }
-    check_ranks(tokens, rank_pieces(tokens.table));
+    check_ranks(tokens, rank_pieces(tokens.build()));
 }
 
 TEST_CASE("heapkit::rank_pieces when one prefix's \"0x\" starts another's") {
@@ -130,5 +181,5 @@ TEST_CASE("heapkit::rank_pieces when one prefix's \"0x\" starts another's") {
         }
     }
     tokens.string("a+0x1");
-    check_ranks(tokens, rank_pieces(tokens.table));
+    check_ranks(tokens, rank_pieces(tokens.build()));
 }

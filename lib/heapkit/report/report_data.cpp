@@ -146,11 +146,16 @@ uint32_t ReportData::source_of(const Profile& profile, const Location& location,
 }
 
 Result<void> ReportData::add_profile(const Profile& profile, std::span<const SampleType> types) {
-    TokenTable tokens;
+    TokenTable tokens(profile.locations);
     LocationTokens layout = location_tokens(profile, m_folded, tokens);
-    std::vector<uint32_t> token_strings(tokens.size());
-    for (uint32_t t = 0; t < tokens.size(); ++t) {
-        token_strings[t] = intern(tokens.text(t));
+    // Interned in the layout's order, as the tokens were first met: the string table is
+    // numbered the same whatever the tokens' ids.
+    constexpr uint32_t unmade = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> token_strings(tokens.size(), unmade);
+    for (uint32_t e = 0; e < layout.entries(); ++e) {
+        if (uint32_t& string = token_strings[layout.token(e)]; string == unmade) {
+            string = intern(tokens.text(layout.token(e)));
+        }
     }
     std::vector<uint32_t> thread_strings;
     for (const std::string& label : profile.thread_labels) {
@@ -167,8 +172,7 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
     // stacks share most of their frames, and a frame's id (its name's and file's strings,
     // its source line noted) is the same in every stack. First uses come in the order
     // they did uncached, so the tables are numbered as they were.
-    constexpr uint32_t unmade = std::numeric_limits<uint32_t>::max();
-    std::vector<uint32_t> frame_at(layout.tokens.size(), unmade);
+    std::vector<uint32_t> frame_at(layout.entries(), unmade);
     std::vector<Entry> entries;
     std::vector<uint32_t> path; // the stack's frames, root first
     std::vector<int64_t> values(types.size());
@@ -187,9 +191,9 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
         entries.clear();
         for (size_t l = locations.size(); l-- > 0 && entries.size() < kept;) {
             uint32_t location = locations[l];
-            uint32_t first = layout.first[location];
-            for (uint32_t t = layout.first[location + 1]; t-- > first && entries.size() < kept;) {
-                entries.push_back(Entry{location, t - first, layout.tokens[t]});
+            uint32_t first = layout.first_of(location);
+            for (uint32_t t = layout.end_of(location); t-- > first && entries.size() < kept;) {
+                entries.push_back(Entry{location, t - first, layout.token(t)});
             }
         }
         bool thread = m_folded.thread_frames && sample.thread >= 0 &&
@@ -207,7 +211,7 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
                 frame_id(thread_strings[static_cast<size_t>(sample.thread)], 0, 0, thread_frame));
         }
         for (const Entry& entry : entries) {
-            uint32_t& frame = frame_at[layout.first[entry.location] + entry.index];
+            uint32_t& frame = frame_at[layout.first_of(entry.location) + entry.index];
             if (frame == unmade) {
                 const Location& location = profile.locations[entry.location];
                 uint32_t name = token_strings[entry.token];

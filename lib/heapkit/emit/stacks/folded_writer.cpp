@@ -54,26 +54,32 @@ std::string frame_text(const Frame& frame, bool inlined, const FoldedOptions& op
 
 namespace {
 
-constexpr uint32_t unmade_prefix = std::numeric_limits<uint32_t>::max();
-
-// The token of a location shown by address: location_address_text's text as frame_label
-// shows it, kept as a number (token_table.hpp says why). The prefix is labelled with a
+// Location `l`'s address token: location_address_text's text as frame_label shows it
+// (token_table.hpp says why it is kept as a number). The prefix is labelled with a
 // stand-in number after it, so that it is cut as frame_label cuts the whole text (the
 // number is plain ASCII: it changes nothing before it); made once per module.
-uint32_t address_token(const Profile& profile, const Location& location, TokenTable& tokens,
-                       std::vector<uint32_t>& prefixes) {
-    if (location.module == no_module) {
-        return tokens.add_address(tokens.intern_prefix(""), location.address);
+uint32_t address_token(const Profile& profile, uint32_t l, TokenTable& tokens) {
+    const Location& location = profile.locations[l];
+    if (!tokens.spells_module(location.module)) {
+        if (location.module == no_module) {
+            tokens.spell_module(no_module, tokens.intern_prefix(""), 0);
+        } else {
+            const Module& module = profile.modules[location.module];
+            Location stand_in{module.start, {}, location.module, false};
+            std::string text = frame_label(location_address_text(profile, stand_in));
+            text.resize(text.rfind("0x"));
+            tokens.spell_module(location.module, tokens.intern_prefix(std::move(text)),
+                                module.start - module.file_offset);
+        }
     }
-    uint32_t& prefix = prefixes[location.module];
-    const Module& module = profile.modules[location.module];
-    if (prefix == unmade_prefix) {
-        Location stand_in{module.start, {}, location.module, false};
-        std::string text = frame_label(location_address_text(profile, stand_in));
-        text.resize(text.rfind("0x"));
-        prefix = tokens.intern_prefix(std::move(text));
-    }
-    return tokens.add_address(prefix, module.file_offset_of(location.address));
+    return tokens.add_address(l);
+}
+
+// Whether every location is shown by its address alone (LocationTokens::by_address).
+bool all_by_address(const Profile& profile, const FoldedOptions& options) {
+    return options.style == FrameStyle::address ||
+           std::none_of(profile.locations.begin(), profile.locations.end(),
+                        [](const Location& location) { return !location.frames.empty(); });
 }
 
 // location_tokens, or without texts when `tokens` is null.
@@ -89,11 +95,16 @@ LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, T
                    ? it->second
                    : known.emplace(name, is_standard_library_function(name)).first->second;
     };
-    std::vector<uint32_t> prefixes(profile.modules.size(), unmade_prefix);
     LocationTokens all;
-    all.first.reserve(profile.locations.size() + 1);
-    for (const Location& location : profile.locations) {
-        all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
+    all.by_address = all_by_address(profile, options);
+    if (!all.by_address) {
+        all.first.reserve(profile.locations.size() + 1);
+    }
+    for (uint32_t l = 0; l < profile.locations.size(); ++l) {
+        const Location& location = profile.locations[l];
+        if (!all.by_address) {
+            all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
+        }
         if (location.frames.empty() || options.style == FrameStyle::address) {
             // drop_frames takes it by a name it has, or by the address text it shows.
             std::string text = !options.frames.drop_frames.empty()
@@ -111,7 +122,10 @@ LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, T
                 std::all_of(location.frames.begin(), location.frames.end(),
                             [&](const Frame& f) { return is_standard(shown_name(f, options)); });
             if (tokens != nullptr) {
-                all.tokens.push_back(address_token(profile, location, *tokens, prefixes));
+                uint32_t token = address_token(profile, l, *tokens);
+                if (!all.by_address) {
+                    all.tokens.push_back(token);
+                }
             }
             all.allocator.push_back(allocator);
             all.standard.push_back(standard);
@@ -128,7 +142,9 @@ LocationTokens layout_of(const Profile& profile, const FoldedOptions& options, T
             all.standard.push_back(keep_standard && is_standard(shown_name(frame, options)));
         }
     }
-    all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
+    if (!all.by_address) {
+        all.first.push_back(static_cast<uint32_t>(all.allocator.size()));
+    }
     return all;
 }
 
@@ -151,7 +167,7 @@ StackCut stack_cut(const Profile& profile, const LocationTokens& layout,
     uint32_t frames = 0;
     StackCut cut;
     for (size_t l = 0; l < locations.size(); ++l) {
-        for (uint32_t t = layout.first[locations[l]]; t < layout.first[locations[l] + 1]; ++t) {
+        for (uint32_t t = layout.first_of(locations[l]); t < layout.end_of(locations[l]); ++t) {
             ++frames;
             if (l < in_allocator || layout.allocator[t]) {
                 cut.allocator = frames;
@@ -162,7 +178,7 @@ StackCut stack_cut(const Profile& profile, const LocationTokens& layout,
     // all false when they are kept).
     uint32_t position = 0;
     for (uint32_t location : locations) {
-        for (uint32_t t = layout.first[location]; t < layout.first[location + 1]; ++t) {
+        for (uint32_t t = layout.first_of(location); t < layout.end_of(location); ++t) {
             if (position++ < cut.allocator) {
                 continue;
             }
@@ -180,7 +196,7 @@ uint32_t kept_frames(const Profile& profile, const LocationTokens& layout,
                      std::span<const uint32_t> locations, bool keep_allocator_frames) {
     uint32_t frames = 0;
     for (uint32_t location : locations) {
-        frames += layout.first[location + 1] - layout.first[location];
+        frames += layout.end_of(location) - layout.first_of(location);
     }
     StackCut cut = stack_cut(profile, layout, locations, keep_allocator_frames);
     return frames - cut.allocator - cut.standard;
@@ -228,14 +244,17 @@ void sort_and_merge(PodVector<StackLine>& lines, const LineSpeller& speller) {
 
 // The tokens lines are spelled from, and the speller over them.
 struct Spelling {
+    explicit Spelling(const Profile& profile)
+        : tokens(profile.locations) {}
+
     TokenTable tokens;
     LocationTokens layout;
     std::optional<LineSpeller> speller;
 };
 
-// Frame texts tokenized and each line's allocator frames cut (its `kept` set).
-void prepare(const Profile& profile, const FoldedOptions& options, PodVector<StackLine>& lines,
-             Spelling& spelling) {
+// Frame texts tokenized and ranked. Made before the lines: the ranking's scratch and
+// the lines are then never in memory together (BENCHMARKS.md, issue 47).
+void prepare(const Profile& profile, const FoldedOptions& options, Spelling& spelling) {
     spelling.layout = location_tokens(profile, options, spelling.tokens);
     std::vector<uint32_t> thread_tokens; // none: no thread frames
     if (options.thread_frames) {
@@ -249,13 +268,17 @@ void prepare(const Profile& profile, const FoldedOptions& options, PodVector<Sta
             dump_tokens.push_back(spelling.tokens.intern(frame_label(label)));
         }
     }
-    for (StackLine& line : lines) {
-        line.kept = kept_frames(profile, spelling.layout,
-                                profile.locations_of(profile.samples[line.sample]),
-                                options.frames.keep_allocator_frames);
-    }
     spelling.speller.emplace(profile, spelling.layout, spelling.tokens, std::move(thread_tokens),
                              std::move(dump_tokens));
+}
+
+// Each line's allocator frames cut (its `kept` set).
+void cut_lines(const Profile& profile, const FoldedOptions& options, const LocationTokens& layout,
+               PodVector<StackLine>& lines) {
+    for (StackLine& line : lines) {
+        line.kept = kept_frames(profile, layout, profile.locations_of(profile.samples[line.sample]),
+                                options.frames.keep_allocator_frames);
+    }
 }
 
 // Lines are compared and spelled from token ids, never built as strings until they are
@@ -263,15 +286,15 @@ void prepare(const Profile& profile, const FoldedOptions& options, PodVector<Sta
 // more memory than the profile. Each line is spelled into one buffer, reused.
 Result<void> fold_lines(const Profile& profile, const FoldedOptions& options,
                         const StackSink& sink) {
+    Spelling spelling(profile);
+    prepare(profile, options, spelling);
     PodVector<StackLine> lines = group_samples(profile, options);
-    Spelling spelling;
-    prepare(profile, options, lines, spelling);
+    cut_lines(profile, options, spelling.layout, lines);
     const LineSpeller& speller = *spelling.speller;
     sort_and_merge(lines, speller);
     std::string frames;
     for (const StackLine& line : lines) {
-        frames.resize(speller.length(line));
-        speller.write(line, frames.data());
+        speller.spell(line, frames);
         HEAPKIT_TRY(sink(FoldedStack{frames, line.value}));
     }
     return {};
@@ -287,8 +310,9 @@ Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& 
         }
     }
     PodVector<StackLine> lines = groups.take();
-    Spelling spelling;
-    prepare(profile, options, lines, spelling);
+    Spelling spelling(profile);
+    prepare(profile, options, spelling);
+    cut_lines(profile, options, spelling.layout, lines);
     std::vector<uint32_t> stack_of_line(lines.size(), SampleStacks::none);
     std::unordered_map<std::string, uint32_t> ids;
     std::string text;
@@ -296,8 +320,7 @@ Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& 
         if (spelling.speller->empty(lines[l])) {
             continue; // nothing left once the allocator frames are cut: no line
         }
-        text.resize(spelling.speller->length(lines[l]));
-        spelling.speller->write(lines[l], text.data());
+        spelling.speller->spell(lines[l], text);
         auto [it, added] = ids.try_emplace(text, static_cast<uint32_t>(spelled.stacks.size()));
         if (added) {
             spelled.stacks.push_back(text);

@@ -2,6 +2,9 @@
 #include "heapkit/emit/stacks/piece_ranks.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <numeric>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,43 +27,43 @@ std::string_view spell_piece(const TokenTable& tokens, uint32_t piece, std::stri
 // Ranks given in bytewise order of the pieces, equal pieces alike.
 class RankWriter {
 public:
-    explicit RankWriter(size_t tokens) {
-        m_ranks.inner.resize(tokens);
-        m_ranks.last.resize(tokens);
-    }
+    explicit RankWriter(size_t tokens) { m_ranks.of_token.resize(tokens); }
     // The next piece, greater than the one before unless `same`.
     void next(uint32_t piece, bool same = false) {
         if (!same || m_ranks.count == 0) {
             ++m_ranks.count;
         }
-        (piece % 2 == 0 ? m_ranks.inner : m_ranks.last)[piece / 2] = m_ranks.count - 1;
+        TokenRanks& ranks = m_ranks.of_token[piece / 2];
+        (piece % 2 == 0 ? ranks.inner : ranks.last) = m_ranks.count - 1;
     }
     // Token `copy` spells as `token` does: the same ranks.
-    void alias(uint32_t copy, uint32_t token) {
-        m_ranks.inner[copy] = m_ranks.inner[token];
-        m_ranks.last[copy] = m_ranks.last[token];
-    }
+    void alias(uint32_t copy, uint32_t token) { m_ranks.of_token[copy] = m_ranks.of_token[token]; }
     PieceRanks take() { return std::move(m_ranks); }
 
 private:
     PieceRanks m_ranks;
 };
 
-// An address token in the walk's order: by prefix, then as its digits compare.
+// An added address token, in the walk's order within its prefix's group (entries are
+// grouped by prefix, not ordered by it): as its digits compare. 12 bytes, its value in
+// two halves (its sort_key while its group is sorted by keys): tens of millions are
+// sorted at once, beside the ranks they make.
 struct AddressEntry {
-    uint64_t left;  // the value's hex digits left-aligned: digit i in bits 60-4i..63-4i
-    uint32_t group; // the prefix's place among the prefixes << 5 | the digit count
+    uint32_t low;
+    uint32_t high;
     uint32_t token;
 
-    unsigned digits() const { return group & 31; }
-    uint64_t value() const { return digits() == 16 ? left : left >> (64 - 4 * digits()); }
+    uint64_t value() const { return uint64_t{high} << 32 | low; }
+    unsigned digits() const { return hex_digits(value()); }
+    // The value's hex digits left-aligned: digit i in bits 60-4i..63-4i.
+    uint64_t left() const { return value() << (64 - 4 * digits()); }
     bool operator<(const AddressEntry& other) const {
-        if (group >> 5 != other.group >> 5) {
-            return group >> 5 < other.group >> 5;
-        }
-        return left != other.left ? left < other.left : digits() < other.digits();
+        uint64_t mine = left();
+        uint64_t theirs = other.left();
+        return mine != theirs ? mine < theirs : digits() < other.digits();
     }
 };
+static_assert(sizeof(AddressEntry) == 12);
 
 class AddressRanker {
 public:
@@ -68,19 +71,18 @@ public:
         : m_tokens(tokens)
         , m_out(out) {}
 
-    // False when the prefixes' G's nest (or are past 2^27): nothing written then.
+    // False when the prefixes' G's nest: nothing written then.
     bool run() {
         if (!order_groups()) {
             return false;
         }
         sort_strings();
-        std::vector<AddressEntry> entries = sorted_entries();
+        std::vector<size_t> starts;
+        std::vector<AddressEntry> entries = sorted_entries(starts);
         size_t s = 0; // next string piece
-        for (size_t first = 0; first < entries.size();) {
-            uint32_t group = entries[first].group >> 5;
-            size_t end = first;
-            while (end < entries.size() && entries[end].group >> 5 == group) {
-                ++end;
+        for (size_t group = 0; group + 1 < starts.size(); ++group) {
+            if (starts[group] == starts[group + 1]) {
+                continue;
             }
             const std::string& g = m_group_texts[group];
             for (; s < m_string_pieces.size() && string_piece(s) < g; ++s) {
@@ -91,19 +93,20 @@ public:
                 ++m_inside;
             }
             m_string = s;
-            walk(std::span(entries).subspan(first, end - first));
+            auto members =
+                std::span(entries).subspan(starts[group], starts[group + 1] - starts[group]);
+            walk(members);
+            copy_duplicates(members, m_out);
             s = m_string; // what is left inside comes after the group's last piece
-            first = end;
         }
         for (; s < m_string_pieces.size(); ++s) {
             m_out.next(string_piece_id(s));
         }
-        copy_duplicates(entries, m_out);
         return true;
     }
 
 private:
-    // Equal texts, equal ranks: the copies of an address take its first one's.
+    // Equal texts, equal ranks: the copies of an address in a group take its first one's.
     static void copy_duplicates(std::span<const AddressEntry> entries, RankWriter& out);
 
     struct Open {
@@ -115,7 +118,7 @@ private:
 
     bool order_groups();
     void sort_strings();
-    std::vector<AddressEntry> sorted_entries() const;
+    std::vector<AddressEntry> sorted_entries(std::vector<size_t>& starts) const;
     void walk(std::span<const AddressEntry> group);
     void place(uint32_t piece);
 
@@ -166,14 +169,11 @@ bool AddressRanker::order_groups() {
         m_group_of_prefix[prefixes[g]] = g;
         m_group_texts.push_back(std::move(texts[prefixes[g]]));
     }
-    return prefixes.size() < (1u << 27);
+    return true;
 }
 
 void AddressRanker::sort_strings() {
-    for (uint32_t token = 0; token < m_tokens.size(); ++token) {
-        if (m_tokens.is_address(token)) {
-            continue;
-        }
+    for (uint32_t token = m_tokens.first_string(); token < m_tokens.size(); ++token) {
         const std::string& text = m_tokens.string_text(token);
         auto local = static_cast<uint32_t>(m_string_tokens.size());
         m_string_tokens.push_back(token);
@@ -188,20 +188,104 @@ void AddressRanker::sort_strings() {
               [&](uint32_t a, uint32_t b) { return local_text(a) < local_text(b); });
 }
 
-std::vector<AddressEntry> AddressRanker::sorted_entries() const {
-    std::vector<AddressEntry> entries;
-    entries.reserve(m_tokens.size() - m_string_tokens.size());
-    for (uint32_t token = 0; token < m_tokens.size(); ++token) {
-        if (!m_tokens.is_address(token)) {
+// A value below 2^60 (at most 15 hex digits) as one number that sorts as AddressEntry
+// does: its digits left-aligned, their count less one in the low 4 bits, which the
+// digits leave free. The sort compares one number, not two made at each comparison.
+uint64_t sort_key(uint64_t value) {
+    unsigned digits = hex_digits(value);
+    return value << (64 - 4 * digits) | (digits - 1);
+}
+
+uint64_t value_of_key(uint64_t key) {
+    return key >> (64 - 4 * ((key & 0xf) + 1));
+}
+
+constexpr uint64_t keyed_values = uint64_t{1} << 60; // values below it have a sort_key
+
+// Sorts entries holding sort keys by them: an MSD radix sort in place (American flag
+// sort) on the first byte where their keys differ, each bucket then sorted alike, small
+// ones by std::sort. Tens of millions of addresses of one module share their first
+// digits: std::sort's comparisons were the ranking's time (issue 47).
+void sort_by_key(std::span<AddressEntry> entries) {
+    if (entries.size() < 256) {
+        std::sort(entries.begin(), entries.end(), [](const AddressEntry& a, const AddressEntry& b) {
+            return a.value() < b.value();
+        });
+        return;
+    }
+    uint64_t any = 0;
+    uint64_t all = ~uint64_t{0};
+    for (const AddressEntry& entry : entries) {
+        any |= entry.value();
+        all &= entry.value();
+    }
+    if (any == all) {
+        return; // all alike
+    }
+    unsigned shift = (63 - static_cast<unsigned>(std::countl_zero(any ^ all))) / 8 * 8;
+    auto byte = [shift](const AddressEntry& entry) { return (entry.value() >> shift) & 0xff; };
+    std::array<size_t, 257> start{};
+    for (const AddressEntry& entry : entries) {
+        ++start[byte(entry) + 1];
+    }
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    std::array<size_t, 256> next{};
+    std::copy(start.begin(), start.end() - 1, next.begin());
+    for (unsigned b = 0; b < 256; ++b) {
+        while (next[b] < start[b + 1]) { // each entry moved straight to its bucket
+            AddressEntry entry = entries[next[b]];
+            for (uint64_t d = byte(entry); d != b; d = byte(entry)) {
+                std::swap(entry, entries[next[d]++]);
+            }
+            entries[next[b]++] = entry;
+        }
+    }
+    for (unsigned b = 0; b < 256; ++b) {
+        sort_by_key(entries.subspan(start[b], start[b + 1] - start[b]));
+    }
+}
+
+// The added address tokens, group by group (group g's from starts[g] to starts[g + 1]),
+// each group sorted: a counting sort by group, then a sort of each, by sort_key when
+// every value of the group has one (addresses do: user space ends below 2^57).
+std::vector<AddressEntry> AddressRanker::sorted_entries(std::vector<size_t>& starts) const {
+    starts.assign(m_group_texts.size() + 1, 0);
+    std::vector<bool> keyed(m_group_texts.size(), true);
+    for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
+        if (m_tokens.has_address(token)) {
+            uint32_t group = m_group_of_prefix[m_tokens.address_prefix(token)];
+            ++starts[group + 1];
+            if (m_tokens.address_value(token) >= keyed_values) {
+                keyed[group] = false;
+            }
+        }
+    }
+    std::partial_sum(starts.begin(), starts.end(), starts.begin());
+    std::vector<AddressEntry> entries(starts.back());
+    std::vector<size_t> next(starts.begin(), starts.end() - 1);
+    for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
+        if (m_tokens.has_address(token)) {
+            uint32_t group = m_group_of_prefix[m_tokens.address_prefix(token)];
+            uint64_t value = m_tokens.address_value(token);
+            uint64_t stored = keyed[group] ? sort_key(value) : value;
+            entries[next[group]++] = {static_cast<uint32_t>(stored),
+                                      static_cast<uint32_t>(stored >> 32), token};
+        }
+    }
+    for (size_t g = 0; g + 1 < starts.size(); ++g) {
+        auto first = entries.begin() + static_cast<ptrdiff_t>(starts[g]);
+        auto end = entries.begin() + static_cast<ptrdiff_t>(starts[g + 1]);
+        if (!keyed[g]) {
+            std::sort(first, end);
             continue;
         }
-        uint64_t value = m_tokens.address_value(token);
-        unsigned digits = hex_digits(value);
-        uint64_t left = digits == 16 ? value : value << (64 - 4 * digits);
-        entries.push_back(
-            {left, m_group_of_prefix[m_tokens.address_prefix(token)] << 5 | digits, token});
+        sort_by_key(std::span(first, end));
+        for (auto entry = first; entry != end; ++entry) {
+            uint64_t value = value_of_key(entry->value());
+            entry->low = static_cast<uint32_t>(value);
+            entry->high = static_cast<uint32_t>(value >> 32);
+        }
     }
-    std::sort(entries.begin(), entries.end());
     return entries;
 }
 
@@ -225,7 +309,7 @@ void AddressRanker::walk(std::span<const AddressEntry> group) {
     };
     for (size_t i = 0; i < group.size(); ++i) {
         const AddressEntry& entry = group[i];
-        if (i > 0 && entry.left == group[i - 1].left && entry.digits() == group[i - 1].digits()) {
+        if (i > 0 && entry.value() == group[i - 1].value()) {
             continue; // a copy: copy_duplicates gives it its ranks
         }
         uint64_t value = entry.value();
@@ -264,7 +348,7 @@ void AddressRanker::place(uint32_t piece) {
 
 void AddressRanker::copy_duplicates(std::span<const AddressEntry> entries, RankWriter& out) {
     for (size_t i = 1; i < entries.size(); ++i) {
-        if (entries[i].group == entries[i - 1].group && entries[i].left == entries[i - 1].left) {
+        if (entries[i].value() == entries[i - 1].value()) {
             out.alias(entries[i].token, entries[i - 1].token);
         }
     }
@@ -273,9 +357,12 @@ void AddressRanker::copy_duplicates(std::span<const AddressEntry> entries, RankW
 } // namespace
 
 PieceRanks rank_pieces_spelled(const TokenTable& tokens) {
-    std::vector<uint32_t> pieces(2 * tokens.size());
-    for (uint32_t p = 0; p < pieces.size(); ++p) {
-        pieces[p] = p;
+    std::vector<uint32_t> pieces;
+    for (uint32_t token = 0; token < tokens.size(); ++token) {
+        if (!tokens.is_address(token) || tokens.has_address(token)) {
+            pieces.push_back(2 * token);
+            pieces.push_back(2 * token + 1);
+        }
     }
     std::string a;
     std::string b;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heapkit/emit/stacks/piece_ranks.hpp"
 #include "heapkit/emit/stacks/token_table.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/util/pod_vector.hpp"
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 // What write_folded builds its lines from: frame texts interned once as tokens, and
@@ -32,12 +34,24 @@
 namespace heapkit {
 
 // Every location's frames as tokens, innermost first: location l has the entries
-// [first[l], first[l + 1]) of `tokens`, `allocator` and `standard`.
+// [first_of(l), end_of(l)) of `tokens`, `allocator` and `standard`.
 struct LocationTokens {
+    // Every location is shown by its address alone (none is named, or FrameStyle::address):
+    // its one entry is its own index, and so is its token (TokenTable's address tokens
+    // are location indexes), so `first` and `tokens` stay empty. A dump whose addresses go
+    // unnamed has tens of millions of locations: they took 8 bytes each.
+    bool by_address = false;
     std::vector<uint32_t> first; // one per location, and one past the last
     std::vector<uint32_t> tokens;
     std::vector<bool> allocator; // an allocator frame (cut with everything leafward)
     std::vector<bool> standard;  // a standard library's (cut at the leaf end, after those)
+
+    uint32_t first_of(uint32_t location) const { return by_address ? location : first[location]; }
+    uint32_t end_of(uint32_t location) const {
+        return by_address ? location + 1 : first[location + 1];
+    }
+    uint32_t token(uint32_t entry) const { return by_address ? entry : tokens[entry]; }
+    size_t entries() const { return allocator.size(); }
 };
 
 // One output line before it is spelled; 24 bytes, as there may be millions.
@@ -95,9 +109,10 @@ public:
     void sort(std::span<StackLine> lines) const;
     // <0, 0, >0 as the spelled lines compare bytewise; `key`s set.
     int compare(const StackLine& a, const StackLine& b) const;
-    size_t length(const StackLine& line) const;
-    // Writes the line's length() bytes at `out`; returns the end.
-    char* write(const StackLine& line, char* out) const;
+    // The line's text into `out` (replacing what it held), in one walk of its tokens: an
+    // unnamed location's text is read from the location, a cache miss in a big profile,
+    // which a length first and the bytes after took twice.
+    void spell(const StackLine& line, std::string& out) const;
 
 private:
     class Cursor;
@@ -108,8 +123,7 @@ private:
     std::vector<uint32_t> m_thread_tokens; // per thread label
     std::vector<uint32_t> m_dump_tokens;   // per dump
     // Per token, its rank as an inner piece and as the last piece (see the top of this file).
-    std::vector<uint32_t> m_rank_inner;
-    std::vector<uint32_t> m_rank_last;
+    std::vector<TokenRanks> m_ranks;
     std::vector<bool> m_empty; // per token: its text is ""
     unsigned m_key_bits = 0;   // per piece in a key
     unsigned m_key_pieces = 0; // pieces in a key

@@ -27,13 +27,13 @@ std::unordered_map<std::string_view, uint8_t> fates_by_name(const Profile& profi
     options.frames = frames;
     options.style = FrameStyle::function; // a token per frame of a named location
     LocationTokens layout = location_kinds(profile, options);
-    std::vector<uint8_t> fate(layout.allocator.size(), 0);
+    std::vector<uint8_t> fate(layout.entries(), 0);
     for (const Sample& sample : profile.samples) {
         std::span<const uint32_t> locations = profile.locations_of(sample);
         StackCut stack = stack_cut(profile, layout, locations, false);
         uint32_t position = 0; // leaf first, as stack_cut counts
         for (uint32_t location : locations) {
-            for (uint32_t t = layout.first[location]; t < layout.first[location + 1]; ++t) {
+            for (uint32_t t = layout.first_of(location); t < layout.end_of(location); ++t) {
                 if (position >= stack.allocator + stack.standard) {
                     fate[t] |= kept;
                 } else if (position >= stack.allocator) {
@@ -50,7 +50,7 @@ std::unordered_map<std::string_view, uint8_t> fates_by_name(const Profile& profi
             std::string_view name = location.frames[f].name;
             name =
                 simplified_function_name(frames.merge_clones ? without_clone_suffixes(name) : name);
-            names[name] |= fate[layout.first[l] + f];
+            names[name] |= fate[layout.first_of(l) + f];
         }
     }
     return names;

@@ -3,25 +3,33 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <stdexcept>
 
 namespace heapkit {
 
 namespace {
 
-void check_room(size_t count) {
-    if (count >= 0x80000000u) {
-        throw std::length_error("more than 2^31 frame texts");
-    }
-}
+// Ranks number two pieces a token in 32 bits (piece_ranks.hpp).
+constexpr size_t most_tokens = size_t{1} << 31;
 
 } // namespace
+
+TokenTable::TokenTable(std::span<const Location> locations)
+    : m_locations(locations)
+    , m_added(locations.size()) {
+    if (locations.size() >= most_tokens) {
+        throw std::length_error("more than 2^31 locations");
+    }
+}
 
 uint32_t TokenTable::intern(std::string text) {
     auto [it, inserted] = m_ids.try_emplace(std::move(text), static_cast<uint32_t>(size()));
     if (inserted) {
-        check_room(size());
-        m_slots.push_back(static_cast<uint32_t>(m_texts.size()));
+        if (size() >= most_tokens) {
+            m_ids.erase(it);
+            throw std::length_error("more than 2^31 frame texts");
+        }
         m_texts.push_back(&it->first);
     }
     return it->second;
@@ -35,12 +43,16 @@ uint32_t TokenTable::intern_prefix(std::string text) {
     return it->second;
 }
 
-uint32_t TokenTable::add_address(uint32_t prefix, uint64_t value) {
-    check_room(size());
-    m_slots.push_back(static_cast<uint32_t>(m_values.size()) | address_bit);
-    m_values.push_back(value);
-    m_prefix_of.push_back(prefix);
-    return static_cast<uint32_t>(size() - 1);
+void TokenTable::spell_module(uint32_t module, uint32_t prefix, uint64_t bias) {
+    if (slot_of(module) >= m_modules.size()) {
+        m_modules.resize(slot_of(module) + 1);
+    }
+    m_modules[slot_of(module)] = {bias, prefix, true};
+}
+
+uint32_t TokenTable::add_address(uint32_t location) {
+    m_added[location] = true;
+    return location;
 }
 
 size_t TokenTable::length(uint32_t token) const {
@@ -60,6 +72,16 @@ char* TokenTable::write(uint32_t token, char* out) const {
     *out++ = '0';
     *out++ = 'x';
     return std::to_chars(out, out + 16, address_value(token), 16).ptr; // lowercase, as length()
+}
+
+void TokenTable::append(uint32_t token, std::string& out) const {
+    if (!is_address(token)) {
+        out += string_text(token);
+        return;
+    }
+    out += prefix_text(address_prefix(token));
+    char digits[18] = {'0', 'x'};
+    out.append(digits, std::to_chars(digits + 2, std::end(digits), address_value(token), 16).ptr);
 }
 
 std::string TokenTable::text(uint32_t token) const {

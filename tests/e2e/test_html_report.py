@@ -612,6 +612,13 @@ with Browser() as browser:
     go_to_address(browser, "")
     browser.click('#tabs button[data-view="graph"]')
     check_graph(browser, pb, "inuse_space", "inline_cpp")
+    # An edge tells its calls and value when hovered: pprof's.
+    _, pprof_edges = pprof_graph(pb, "inuse_space")
+    tip = browser.evaluate("""(function(){var p=document.querySelector('#graph g[data-edge] path');
+      p.dispatchEvent(new MouseEvent('mousemove',{bubbles:true,clientX:10,clientY:10}));
+      return document.getElementById('tooltip').textContent;})()""").split("\n")
+    caller, callee = tip[0].split(" \u2192 ")
+    check(tip[1].startswith(quantity(pprof_edges[(caller, callee)]) + " ("), f"an edge's tooltip {tip}")
     browser.click(f'#graph g[data-function="{target_id}"] rect')
     check(text_of(browser, "selected") == f"Selected: {TARGET}",
           f"a click on {TARGET}'s box: {text_of(browser, 'selected')!r}")

@@ -113,7 +113,8 @@ function byName(a, b) {
 }
 function entropyOrder(nodes) {
   const score = new Map(nodes.map((n) => [n, Math.abs(entropyScore(n))]));
-  return nodes.sort((a, b) => score.get(b) - score.get(a) || byName(a, b) || Math.abs(b.flat) - Math.abs(a.flat));
+  return nodes.sort((a, b) => score.get(b) - score.get(a) || byName(a, b) ||
+                     Math.abs(b.flat) - Math.abs(a.flat));
 }
 
 function trimEdges(nodes, cutoff) {
@@ -133,7 +134,8 @@ function trimEdges(nodes, cutoff) {
 // pprof's RemoveRedundantEdges: from the last node up, its lightest residual edges in
 // first, each removed where its callee is reached from its caller another way.
 function removeRedundantEdges(nodes) {
-  const heaviest = (a, b) => Math.abs(b.value) - Math.abs(a.value) || byName(a.from, b.from) || byName(a.to, b.to);
+  const heaviest = (a, b) => Math.abs(b.value) - Math.abs(a.value) || byName(a.from, b.from) ||
+                             byName(a.to, b.to);
   for (let i = nodes.length - 1; i >= 0; i--) {
     const ins = Array.from(nodes[i].ins.values()).sort(heaviest);
     for (let j = ins.length - 1; j >= 0 && ins[j].residual; j--) {

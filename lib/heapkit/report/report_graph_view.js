@@ -95,6 +95,9 @@ function drawEdges(svg, drawing, total) {
   drawing.edges.forEach((e, i) => {
     const from = drawing.index.get(e.from.id);
     const to = drawing.index.get(e.to.id);
+    if (drawing.placed.edges[i].length < 2) {
+      return; // a function calling itself directly has no edge (buildGraph)
+    }
     const {d, arrow} = edgePath(drawing.placed.edges[i], drawing.boxes[from], drawing.boxes[to]);
     const share = total ? Math.min(1, Math.abs(e.value) / total) : 0;
     const grey = Math.round(190 - 150 * Math.sqrt(share));
@@ -113,7 +116,7 @@ function drawEdges(svg, drawing, total) {
 function drawNodes(svg, g, drawing) {
   const match = searchMatcher();
   const change = base ? changeOfFunctions() : null;
-  const maxChange = change ? Math.max(0, ...Array.from(change.values(), Math.abs)) : 0;
+  const maxChange = change ? g.nodes.reduce((most, n) => Math.max(most, Math.abs(change.get(n.id) || 0)), 0) : 0;
   g.nodes.forEach((n, i) => {
     const box = drawing.boxes[i];
     const at = drawing.placed.nodes[i];
@@ -123,12 +126,12 @@ function drawNodes(svg, g, drawing) {
     group.appendChild(svgElement("rect", {
       x: at.x - box.w / 2, y: at.y - box.h / 2, width: box.w, height: box.h, rx: 3,
       fill: change ? changeColour(change.get(n.id) || 0, maxChange) : moduleColour(n.id),
-      stroke: selected ? "#000" : matched ? "rgb(230,0,230)" : "#778", "stroke-width": selected || matched ? 3 : 1
+      stroke: selected ? "#000" : matched ? "rgb(230,0,230)" : "#778",
+      "stroke-width": selected || matched ? 3 : 1
     }));
     box.lines.forEach((line, k) => {
       const y = at.y - box.h / 2 + 4 + (k + 0.85) * box.size * 1.2;
-      svgText(group, at.x, y, line, {"text-anchor": "middle", "font-size": box.size,
-                                                           "font-family": GRAPH_FONT});
+      svgText(group, at.x, y, line, {"text-anchor": "middle", "font-size": box.size, "font-family": GRAPH_FONT});
     });
     svg.appendChild(group);
   });
@@ -142,8 +145,8 @@ function renderGraph() {
     box.replaceChildren(el("p", {}, "Nothing to draw: no function has a value here."));
     return;
   }
-  const svg = svgElement("svg", {width: Math.ceil(drawing.placed.width) + 8, height: Math.ceil(drawing.placed.height) + 8,
-                                 role: "img", "aria-label": "call graph"});
+  const svg = svgElement("svg", {width: Math.ceil(drawing.placed.width) + 8,
+                                 height: Math.ceil(drawing.placed.height) + 8, role: "img", "aria-label": "call graph"});
   const content = svgElement("g", {transform: "translate(4,4)"});
   drawEdges(content, drawing, graph.total);
   drawNodes(content, graph, drawing);

@@ -10,6 +10,7 @@ window compares the dumps it spans. Screenshots of every view are kept when
 HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
 
 import colorsys
+import functools
 import glob
 import json
 import os
@@ -299,6 +300,7 @@ def check_module_colours(browser, profile):
     print(f"{len(seen)} functions coloured by their module's hue, {len(legend)} modules in the legend")
 
 
+@functools.lru_cache
 def pprof_graph(profile, sample, *flags):
     """go tool pprof -dot's call graph (its defaults: nodefraction 0.005, edgefraction
     0.001, nodecount 80): {name: (flat, cum)} from each node's label and tooltip, and
@@ -665,7 +667,8 @@ with Browser() as browser:
 
     # CPython's start (Debian's, its own names): more functions than pprof's 80 nodes,
     # so the graph is pprof's cut by nodefraction, by the entropy of its calls and by
-    # edgefraction; with frames hidden, its edges over them are pprof's too.
+    # edgefraction; with frames hidden (of another sample type), its edges over them are
+    # pprof's too.
     if os.path.exists("/usr/bin/python3"):
         python_dir = os.path.join(work, "python")
         os.makedirs(python_dir)
@@ -681,7 +684,6 @@ with Browser() as browser:
         check_graph(browser, python_pb, "inuse_space", "CPython")
         screenshot(browser, "graph-cpython.png")
         choose(browser, "type", 3)
-        check_graph(browser, python_pb, "alloc_objects", "CPython's alloc_objects")
         choose(browser, "refine-kind", "hide")
         browser.type_into("#refine-pattern", "^_?PyObject_")
         browser.click("#refine-add")
@@ -839,6 +841,14 @@ with Browser() as browser:
     check(red[0] == 255 and red[1] < 100 and red[2] < 100, f"leak_steadily grew: {red}")
     check(grey[0] == grey[1] == grey[2], f"fill_cache is unchanged: {grey}")
     screenshot(browser, "change-flame.png")
+    # The call graph's boxes too: red where the new cum is larger, grey where it is not.
+    browser.click('#tabs button[data-view="graph"]')
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#graph g[data-function]')).map(function(g)"
+                             "{return [window.heapkitReport.name(+g.dataset.function),"
+                             "g.querySelector('rect').getAttribute('fill')];})")
+    colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
+    check(colour["leak_steadily"][0] == 255 and colour["leak_steadily"][2] < 100 and
+          len(set(colour["fill_cache"])) == 1, f"the change's graph: {colour}")
     check_clean(browser, diff_page, "change")
 
 # Two dumps merged with --label-dumps: a root frame per dump, as --text counts them.

@@ -20,9 +20,9 @@ function currentGraph() {
   return graphCache;
 }
 
-// pprof's label: the short name (as pprof's demangler gives it: no parameters, no
-// template arguments) a scope a line, flat (flat%), "of" cum (cum%). Split at "::" only:
-// a C library's "lib.so.6!0x..." stays whole.
+// pprof's label: the short name (as pprof labels a C++ function it demangled itself: no
+// parameters, no template arguments, Class::method) a scope a line, flat (flat%), "of"
+// cum (cum%). Split at "::" only: an unnamed "libstdc++.so.6!0x..." stays whole.
 function nodeLines(n, whole) {
   const lines = nameForms(S[n.id]).short.split("::");
   const flat = n.flat !== 0 ? quantity(n.flat) + " (" + percent(n.flat, whole) + ")" : "0";

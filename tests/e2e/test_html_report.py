@@ -10,6 +10,7 @@ window compares the dumps it spans. Screenshots of every view are kept when
 HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
 
 import colorsys
+import functools
 import glob
 import json
 import os
@@ -299,6 +300,50 @@ def check_module_colours(browser, profile):
     print(f"{len(seen)} functions coloured by their module's hue, {len(legend)} modules in the legend")
 
 
+@functools.lru_cache
+def pprof_graph(profile, sample, *flags):
+    """go tool pprof -dot's call graph (its defaults: nodefraction 0.005, edgefraction
+    0.001, nodecount 80): {name: (flat, cum)} from each node's label and tooltip, and
+    {(caller, callee): value} from its edges."""
+    dot = go_pprof("-dot", "-unit=B", f"-sample_index={sample}", *flags, profile).stdout
+    nodes, names, edges = {}, {}, {}
+    for node in re.finditer(r'^N(\d+) \[label="((?:[^"\\]|\\.)*)".*?tooltip="((?:[^"\\]|\\.)*) \((-?\d+)B?\)"',
+                            dot, re.M):
+        # The label ends "flat (flat%)" and, where cum differs, "of cum (cum%)".
+        lines = node.group(2).split("\\n")
+        flat = lines[-2] if lines[-1].startswith("of ") else lines[-1]
+        name = node.group(3).replace('\\"', '"')
+        nodes[name] = (int(re.match(r"-?\d+", flat).group(0)), int(node.group(4)))
+        names[node.group(1)] = name
+    for edge in re.finditer(r'^N(\d+) -> N(\d+) \[label=" (-?\d+)', dot, re.M):
+        edges[(names[edge.group(1)], names[edge.group(2)])] = int(edge.group(3))
+    check(nodes and edges, f"no graph in go tool pprof -dot's output:\n{dot}")
+    return nodes, edges
+
+
+def check_graph(browser, profile, sample, what, *flags):
+    """The Graph view's nodes, their flat and cum, are go tool pprof -dot's; its edges are
+    among pprof's with pprof's values; each node is drawn once and no box covers another."""
+    graph = browser.evaluate("window.heapkitReport.graph()")
+    nodes = {n["name"]: (n["flat"], n["cum"]) for n in graph["nodes"]}
+    edges = {(e["from"], e["to"]): e["value"] for e in graph["edges"]}
+    pprof_nodes, pprof_edges = pprof_graph(profile, sample, *flags)
+    check(nodes == pprof_nodes, f"{what}: the graph's nodes differ from go tool pprof -dot's:\n"
+          f"ours only {sorted(set(nodes.items()) - set(pprof_nodes.items()))}\n"
+          f"pprof's only {sorted(set(pprof_nodes.items()) - set(nodes.items()))}")
+    wrong = {k: (v, pprof_edges.get(k)) for k, v in edges.items() if pprof_edges.get(k) != v}
+    check(edges and not wrong, f"{what}: edges not pprof's: {wrong}")
+    boxes = browser.evaluate("""Array.from(document.querySelectorAll('#graph g[data-function] rect')).map(function(r){
+      var b=r.getBoundingClientRect();return [r.parentNode.dataset.function,b.left,b.top,b.right,b.bottom];})""")
+    ids = [b[0] for b in boxes]
+    check(len(ids) == len(nodes) == len(set(ids)), f"{what}: {len(ids)} boxes drawn for {len(nodes)} nodes")
+    covered = [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+               if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]]
+    check(not covered, f"{what}: boxes overlap: {covered}")
+    print(f"{what}: {len(nodes)} nodes, {len(edges)} of pprof's {len(pprof_edges)} edges, "
+          f"as go tool pprof -dot ({'; '.join(graph['legend'][1:])})")
+
+
 def same_figure(shown, told):
     """Equal as printed, or one unit of the last digit apart in the same unit: the page fits
     its window in JavaScript from the series' times, --growth in C++ from the window's own,
@@ -341,6 +386,12 @@ def open_report(browser, page):
         "if(p.length||++tries>100)done(p.length?p[p.length-1].startTime:-1);"
         "else setTimeout(look,20);})();})")
     print(f"{os.path.basename(page)}: {os.path.getsize(page)} bytes, first paint {paint:.0f} ms")
+
+
+def go_to_address(browser, fragment):
+    """The page's address changed to `fragment`, as a link within the page would."""
+    browser.evaluate("new Promise(function(done){window.addEventListener('popstate',function(){"
+                     f"setTimeout(done,0,1);}},{{once:true}});location.hash={json.dumps(fragment)};}})")
 
 
 def check_clean(browser, page, what):
@@ -557,6 +608,33 @@ with Browser() as browser:
     check(shown_state(browser) == unzoomed,
           f"after Back {shown_state(browser)},\nbefore the zoom {unzoomed}")
     print(f"the state in the address: {browser.evaluate('location.hash')}")
+
+    # The call graph: go tool pprof -dot's nodes and edges, reached by its tab; a click on
+    # a box selects its function (Peek follows), and a reload comes back to it.
+    go_to_address(browser, "")
+    browser.click('#tabs button[data-view="graph"]')
+    check_graph(browser, pb, "inuse_space", "inline_cpp")
+    # An edge tells its calls and value when hovered: pprof's.
+    _, pprof_edges = pprof_graph(pb, "inuse_space")
+    tip = browser.evaluate("""(function(){var p=document.querySelector('#graph g[data-edge] path');
+      p.dispatchEvent(new MouseEvent('mousemove',{bubbles:true,clientX:10,clientY:10}));
+      return document.getElementById('tooltip').textContent;})()""").split("\n")
+    caller, callee = tip[0].split(" \u2192 ")
+    check(tip[1].startswith(quantity(pprof_edges[(caller, callee)]) + " ("), f"an edge's tooltip {tip}")
+    browser.click(f'#graph g[data-function="{target_id}"] rect')
+    check(text_of(browser, "selected") == f"Selected: {TARGET}",
+          f"a click on {TARGET}'s box: {text_of(browser, 'selected')!r}")
+    screenshot(browser, "graph.png")
+    browser.send("Page.reload")
+    browser.wait_for("Page.loadEventFired")
+    browser.evaluate("window.heapkitReady.then(function(){return 1;})")
+    check(browser.evaluate("document.querySelector('#tabs button.active').textContent") == "Graph" and
+          browser.evaluate(f"document.querySelector('#graph g[data-function=\"{target_id}\"] rect')"
+                           ".getAttribute('stroke')") == "#000",
+          f"the graph and its selection after a reload ({browser.evaluate('location.hash')})")
+    browser.click('#tabs button[data-view="peek"]')
+    check(text_of(browser, "peek-title") == f"Callers and callees of {TARGET}",
+          f"Peek after the graph's click: {text_of(browser, 'peek-title')!r}")
     check_clean(browser, page, "one dump")
 
     # Filters given to heapfold are applied before and listed; names are text, never markup
@@ -586,6 +664,33 @@ with Browser() as browser:
           "3000 thin stacks: no merged block")
     screenshot(browser, "flame-merged.png")
     check_clean(browser, thin, "thin stacks")
+
+    # CPython's start (Debian's, its own names): more functions than pprof's 80 nodes,
+    # so the graph is pprof's cut by nodefraction, by the entropy of its calls and by
+    # edgefraction; with frames hidden (of another sample type), its edges over them are
+    # pprof's too.
+    if os.path.exists("/usr/bin/python3"):
+        python_dir = os.path.join(work, "python")
+        os.makedirs(python_dir)
+        run(["/usr/bin/python3", "-c", "import decimal, json, re; json.dumps({'a': [1] * 100})"],
+            env=dict(os.environ, LD_PRELOAD=JEMALLOC_SO,
+                     MALLOC_CONF=f"{PROFILE_CONF},prof_prefix:{python_dir}/jeprof"))
+        (python_dump,) = glob.glob(f"{python_dir}/jeprof.*.heap")
+        python_page, python_pb = os.path.join(work, "python.html"), os.path.join(work, "python.pb.gz")
+        heapfold("--html", python_dump, "-o", python_page)
+        run([tool("jeprof2pprof"), "-q", python_dump, "-o", python_pb])
+        open_report(browser, python_page)
+        go_to_address(browser, "#view=graph")
+        check_graph(browser, python_pb, "inuse_space", "CPython")
+        screenshot(browser, "graph-cpython.png")
+        choose(browser, "type", 3)
+        choose(browser, "refine-kind", "hide")
+        browser.type_into("#refine-pattern", "^_?PyObject_")
+        browser.click("#refine-add")
+        check_graph(browser, python_pb, "alloc_objects", "CPython, PyObject_ hidden", "-hide=^_?PyObject_")
+        check(any(e["residual"] for e in browser.evaluate("window.heapkitReport.graph().edges")),
+              "CPython, PyObject_ hidden: no edge over a dropped function")
+        check_clean(browser, python_page, "CPython's graph")
 
     # Names that fit, C++ (scopes.cpp: namespaces, an anonymous one, templates, a return
     # type) and Rust: each name's forms are pprof's.
@@ -736,6 +841,14 @@ with Browser() as browser:
     check(red[0] == 255 and red[1] < 100 and red[2] < 100, f"leak_steadily grew: {red}")
     check(grey[0] == grey[1] == grey[2], f"fill_cache is unchanged: {grey}")
     screenshot(browser, "change-flame.png")
+    # The call graph's boxes too: red where the new cum is larger, grey where it is not.
+    browser.click('#tabs button[data-view="graph"]')
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#graph g[data-function]')).map(function(g)"
+                             "{return [window.heapkitReport.name(+g.dataset.function),"
+                             "g.querySelector('rect').getAttribute('fill')];})")
+    colour = {name: tuple(map(int, re.findall(r"\d+", fill)[:3])) for name, fill in fills}
+    check(colour["leak_steadily"][0] == 255 and colour["leak_steadily"][2] < 100 and
+          len(set(colour["fill_cache"])) == 1, f"the change's graph: {colour}")
     check_clean(browser, diff_page, "change")
 
 # Two dumps merged with --label-dumps: a root frame per dump, as --text counts them.

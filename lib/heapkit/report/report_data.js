@@ -7,9 +7,10 @@
 // share), report_tree.js (refinement and the function tree), report_top.js,
 // report_names.js (names that fit), report_colours.js (by module, or by change),
 // report_flame.js (the flame graph, tooltips), report_peek.js (callers and callees),
-// report_source.js, report_trend.js (a suspect's growth in the window), report_series.js,
-// report_address.js (the state in the address), report_page.js (the header, the events,
-// the start).
+// report_source.js, report_graph.js, report_graph_layout.js, report_graph_view.js (the call
+// graph: pprof's nodes and edges, laid out, drawn), report_trend.js (a suspect's growth in
+// the window), report_series.js, report_address.js (the state in the address),
+// report_page.js (the header, the events, the start).
 "use strict";
 
 // The data: JSON, gzipped and in base64 (report.cpp), unpacked by the browser.

@@ -51,7 +51,7 @@ function render() {
   document.querySelectorAll(".view").forEach((v) => {
     v.classList.toggle("active", v.id === "view-" + state.view);
   });
-  const views = {top: renderTop, flame: renderFlame, peek: renderPeek, source: renderSource};
+  const views = {top: renderTop, flame: renderFlame, peek: renderPeek, source: renderSource, graph: renderGraph};
   if (views[state.view]) {
     views[state.view]();
   }
@@ -238,6 +238,7 @@ function setup() {
   setupControls();
   setupViews();
   setupPeek();
+  setupGraph();
   setupPointerAndKeys();
   if (D.kind === "series") {
     setupSeries();
@@ -310,6 +311,7 @@ window.heapkitReady = heapkitData().then((data) => {
     baseTotal: () => (base ? base.total[0] : null),
     name: (id) => S[id],
     nameForms: nameForms,
+    graph: graphFigures,
     pprofShortName: pprofShortName,
     quantity: quantity,
     render: render

@@ -5,7 +5,10 @@
 #include "heapkit/model/address_text.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
 #include <array>
+#include <deque>
+#include <mutex>
 #include <unordered_set>
 
 namespace heapkit {
@@ -245,12 +248,45 @@ bool is_literal(std::string_view pattern) {
     return pattern.find_first_of("\\^$.|?*+()[]{}") == std::string_view::npos;
 }
 
+} // namespace
+
+// One of the allocator's non-literal patterns (templates, prefixes, Rust's paths),
+// compiled on first use, for a name that begins as a match of it must. Compiling them
+// all into RE2 at once was a tenth of a warm run's library time, and most runs meet no
+// name that needs one.
+class LazyPattern {
+public:
+    explicit LazyPattern(std::string_view pattern)
+        : m_pattern(pattern)
+        , m_starts(literal_starts(pattern)) {}
+
+    bool full_match(std::string_view name) const {
+        bool may_match =
+            std::any_of(m_starts.begin(), m_starts.end(),
+                        [&](const std::string& start) { return name.starts_with(start); });
+        if (!may_match) {
+            return false;
+        }
+        // Thread-safe: the runtime's server threads share the patterns.
+        std::call_once(m_once, [&] { m_regex.emplace(*Regex::compile("(?:" + m_pattern + ")")); });
+        return m_regex->full_match(name);
+    }
+
+private:
+    std::string m_pattern;
+    std::vector<std::string> m_starts; // a whole match begins with one of them
+    mutable std::once_flag m_once;
+    mutable std::optional<Regex> m_regex;
+};
+
+namespace {
+
 // The allocator patterns split once per process: most are plain names, looked up in a
-// set; the others (templates, prefixes, Rust's paths) joined into one regex. Compiling all
-// of them into RE2 was a tenth of a warm run's library time.
+// set; the others matched one by one (LazyPattern).
 struct AllocatorPatterns {
     std::unordered_set<std::string_view> names;
-    std::string rest; // the non-literal patterns, joined with '|'
+    std::deque<LazyPattern> patterns; // the non-literal ones (not movable: a deque)
+    std::string rest;                 // the non-literal patterns, joined with '|'
 };
 
 const AllocatorPatterns& allocator_patterns_split() {
@@ -261,6 +297,7 @@ const AllocatorPatterns& allocator_patterns_split() {
             if (is_literal(pattern)) {
                 made->names.insert(pattern);
             } else {
+                made->patterns.emplace_back(pattern);
                 made->rest += made->rest.empty() ? "" : "|";
                 made->rest += pattern;
             }
@@ -270,18 +307,12 @@ const AllocatorPatterns& allocator_patterns_split() {
     return *split;
 }
 
-// The regex of the non-literal allocator patterns, compiled once per process: every view
-// and every runtime request starts from it.
-const Regex& allocator_regex() {
-    static const auto* regex =
-        new Regex(*Regex::compile("(?:" + allocator_patterns_split().rest + ")"));
-    return *regex;
-}
-
 } // namespace
 
 AllocatorFrameMatcher::AllocatorFrameMatcher()
-    : AllocatorFrameMatcher(&allocator_patterns_split().names, allocator_regex()) {}
+    : AllocatorFrameMatcher(&allocator_patterns_split().names, std::nullopt) {
+    m_patterns = &allocator_patterns_split().patterns;
+}
 
 AllocatorFrameMatcher::AllocatorFrameMatcher(const std::string& regex)
     : AllocatorFrameMatcher(*make(regex)) {}
@@ -312,7 +343,11 @@ bool AllocatorFrameMatcher::matches(std::string_view name) {
     }
     std::string_view simple = simplified_function_name(name);
     bool match = (m_names != nullptr && m_names->contains(simple)) ||
-                 (m_regex && m_regex->full_match(simple));
+                 (m_regex && m_regex->full_match(simple)) ||
+                 (m_patterns != nullptr && std::any_of(m_patterns->begin(), m_patterns->end(),
+                                                       [&](const LazyPattern& pattern) {
+                                                           return pattern.full_match(simple);
+                                                       }));
     m_known.emplace(name, match);
     return match;
 }

@@ -5,7 +5,6 @@
 #include "heapkit/util/regex.hpp"
 #include "heapkit/util/string_map.hpp"
 
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,7 +27,7 @@ std::string_view simplified_function_name(std::string_view name);
 // own (pprof's vocabulary), joined; empty when nothing is dropped.
 std::string drop_frames_regex(bool keep_allocator_frames, const std::string& drop_frames);
 
-class LazyPattern; // allocator_frames.cpp
+class LazyPatterns; // allocator_frames.cpp
 
 // Answers "does drop_frames take this frame?" once per distinct name, matching the whole
 // simplified name as pprof does. The default is the allocator regex; an empty regex
@@ -49,7 +48,7 @@ private:
 
     const std::unordered_set<std::string_view>* m_names; // whole names matched; may be null
     std::optional<Regex> m_regex;                        // none: matches no other name
-    const std::deque<LazyPattern>* m_patterns = nullptr; // the allocator's others, or null
+    const LazyPatterns* m_patterns = nullptr;            // the allocator's others, or null
     StringMap<bool> m_known;
 };
 

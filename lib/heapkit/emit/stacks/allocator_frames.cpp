@@ -3,12 +3,11 @@
 
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
+#include "heapkit/util/lazy_regexes.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
 #include <array>
-#include <deque>
-#include <mutex>
 #include <unordered_set>
 
 namespace heapkit {
@@ -248,80 +247,14 @@ bool is_literal(std::string_view pattern) {
     return pattern.find_first_of("\\^$.|?*+()[]{}") == std::string_view::npos;
 }
 
-} // namespace
-
-// The allocator's non-literal patterns (templates, prefixes, Rust's paths), each
-// compiled on first use, and tried only for a name that begins as its matches must
-// (literal_starts), found by the name's first byte. Compiling them all into RE2 at once
-// was a tenth of a warm run's library time, and most runs meet no name that needs one.
-class LazyPatterns {
-public:
-    void add(std::string_view pattern) {
-        const Pattern& added = m_patterns.emplace_back(pattern);
-        for (std::string& start : literal_starts(pattern)) {
-            Start entry{std::move(start), &added};
-            m_starts.insert(std::upper_bound(m_starts.begin(), m_starts.end(), entry), entry);
-        }
-    }
-
-    bool full_match(std::string_view name) const {
-        // The starts that may begin `name`: the empty ones (any name), then those that
-        // begin with its first byte.
-        auto first = std::lower_bound(m_starts.begin(), m_starts.end(), name.substr(0, 1),
-                                      [](const Start& start, std::string_view key) {
-                                          return std::string_view(start.text).substr(0, 1) < key;
-                                      });
-        auto tried = [&](const Start& start) {
-            return name.starts_with(start.text) && start.pattern->full_match(name);
-        };
-        for (auto it = m_starts.begin(); it != m_starts.end() && it->text.empty(); ++it) {
-            if (tried(*it)) {
-                return true;
-            }
-        }
-        for (auto it = first; !name.empty() && it != m_starts.end() && it->text[0] == name[0];
-             ++it) {
-            if (tried(*it)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-private:
-    class Pattern {
-    public:
-        explicit Pattern(std::string_view pattern)
-            : m_pattern(pattern) {}
-        bool full_match(std::string_view name) const {
-            // Thread-safe: the runtime's server threads share the patterns.
-            std::call_once(m_once,
-                           [&] { m_regex.emplace(*Regex::compile("(?:" + m_pattern + ")")); });
-            return m_regex->full_match(name);
-        }
-
-    private:
-        std::string m_pattern;
-        mutable std::once_flag m_once;
-        mutable std::optional<Regex> m_regex;
-    };
-    struct Start {
-        std::string text; // a whole match of `pattern` begins with it
-        const Pattern* pattern;
-        bool operator<(const Start& other) const { return text < other.text; }
-    };
-    std::deque<Pattern> m_patterns; // not movable: a deque
-    std::vector<Start> m_starts;    // by text
-};
-
-namespace {
-
 // The allocator patterns split once per process: most are plain names, looked up in a
-// set; the others matched one by one (LazyPatterns).
+// set; the others matched one by one, each compiled on first use (LazyRegexes):
+// compiling them all into RE2 at once was a tenth of a warm run's library time, and most
+// runs meet no name that needs one.
 struct AllocatorPatterns {
     std::unordered_set<std::string_view> names;
-    LazyPatterns patterns; // the non-literal ones
-    std::string rest;      // the non-literal patterns, joined with '|'
+    LazyRegexes patterns; // the non-literal ones
+    std::string rest;     // the non-literal patterns, joined with '|'
 };
 
 const AllocatorPatterns& allocator_patterns_split() {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/util/lazy_regexes.hpp"
 #include "heapkit/util/regex.hpp"
 #include "heapkit/util/string_map.hpp"
 
@@ -27,8 +28,6 @@ std::string_view simplified_function_name(std::string_view name);
 // own (pprof's vocabulary), joined; empty when nothing is dropped.
 std::string drop_frames_regex(bool keep_allocator_frames, const std::string& drop_frames);
 
-class LazyPatterns; // allocator_frames.cpp
-
 // Answers "does drop_frames take this frame?" once per distinct name, matching the whole
 // simplified name as pprof does. The default is the allocator regex; an empty regex
 // matches nothing. An invalid regex is an error of make(); the constructors take only
@@ -48,7 +47,7 @@ private:
 
     const std::unordered_set<std::string_view>* m_names; // whole names matched; may be null
     std::optional<Regex> m_regex;                        // none: matches no other name
-    const LazyPatterns* m_patterns = nullptr;            // the allocator's others, or null
+    const LazyRegexes* m_patterns = nullptr;             // the allocator's others, or null
     StringMap<bool> m_known;
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/allocator_frames.hpp"
+#include "heapkit/util/regex.hpp"
 
 #include <doctest/doctest.h>
 
@@ -115,4 +116,89 @@ TEST_CASE(
     auto refused = AllocatorFrameMatcher::make("app_(alloc");
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message.find("app_(alloc") != std::string::npos);
+}
+
+// The allocator's non-literal patterns are each compiled only for a name that begins as
+// their matches must (literal_starts): the answers are the whole regex's, names that
+// match through an optional group or a template included.
+TEST_CASE("heapkit::AllocatorFrameMatcher answers as the whole allocator regex does") {
+    auto whole = Regex::compile("(?:" + allocator_frames_regex() + ")");
+    REQUIRE(whole);
+    AllocatorFrameMatcher matcher;
+    size_t matched = 0;
+    for (const char* name : {"operator new[]",
+                             "operator new[](unsigned long)",
+                             "operator new []",
+                             "fallback_impl",
+                             "fallbackNewImpl<true>",
+                             "void* fallbackNewImpl<true>(unsigned long)",
+                             "handleOOM",
+                             "void* handleOOM(unsigned long, bool)",
+                             "void*handleOOM",
+                             "newImpl<x>",
+                             "newImpl",
+                             "tc_",
+                             "tc_new",
+                             "tc",
+                             "je_",
+                             "je_mallocx",
+                             "_rjem_",
+                             "_rjem_sdallocx",
+                             "_rje",
+                             "std::__new_allocator<int>::allocate",
+                             "std::__new_allocator<int>::deallocate",
+                             "__gnu_cxx::new_allocator<int>::allocate",
+                             "std::allocator<int>::allocate",
+                             "std::allocator_traits<std::allocator<int> >::allocate",
+                             "std::_Vector_base<int>::_M_allocate",
+                             "std::basic_string<char>::_M_create",
+                             "std::__cxx11::basic_string<char>::_M_create",
+                             "std::__cxx11::basic_string<char>",
+                             "std::__allocate_guarded<x",
+                             "std::__detail::_Hashtable_alloc<x>::_M_allocate_node",
+                             "std::__detail::_Hashtable_alloc<x>::_M_allocate_buckets",
+                             "std::__detail::_Hashtable_alloc<x>::_M_allocate_map",
+                             "std::_Rb_tree<x>::_M_get_node",
+                             "std::_Deque_base<x>::_M_allocate_node",
+                             "std::_Deque_base<x>::_M_allocate_map",
+                             "std::_Fwd_list_base<x>::_M_get_node",
+                             "std::__cxx11::_List_base<x>::_M_get_node",
+                             "std::_List_base<x>::_M_get_node",
+                             "std::__1::allocator<x>::allocate",
+                             "std::__1::allocator_traits<x>::allocate",
+                             "std::__1::__libcpp_allocate",
+                             "std::__1::__libcpp_operator_new<x>",
+                             "std::__1::__libcpp_operator_new<x>y",
+                             "__rust_alloc",
+                             "__rust_alloc_zeroed",
+                             "__rustc::__rust_alloc",
+                             "__rustc::__rust_alloc_zeroed",
+                             "__rust_alloc_zero",
+                             "__rust_realloc",
+                             "__rustc::__rust_realloc",
+                             "__rdl_alloc",
+                             "__rustc::__rdl_alloc",
+                             "__rg_oom",
+                             "__rustc::__rg_oom",
+                             "alloc::alloc::exchange_malloc",
+                             "alloc::raw_vec::finish_grow",
+                             "<alloc::raw_vec::RawVec<T>>::grow",
+                             "<alloc::alloc::Global as core::Alloc>::allocate",
+                             "<tikv_jemallocator::Jemalloc as x>::alloc",
+                             "<jemallocator::Jemalloc as x>::alloc",
+                             "alloc::vec::Vec<T>::push",
+                             "std::vector<int>::push_back",
+                             "main",
+                             "",
+                             "_",
+                             "dictAddRaw",
+                             "__libc_start_main_impl",
+                             "malloc",
+                             "zmalloc"}) {
+        std::string_view simple = simplified_function_name(name);
+        bool expected = whole->full_match(simple);
+        matched += expected ? 1 : 0;
+        CHECK_MESSAGE(matcher.matches(name) == expected, name);
+    }
+    CHECK(matched > 40);
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "elf_files.hpp"
 #include "heapkit/symbolize/elf/elf_module.hpp"
+#include "heapkit/symbolize/elf/symbol_lookup.hpp"
 
 #include <cerrno>
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <sys/resource.h>
@@ -115,6 +117,61 @@ TEST_CASE("heapkit::ElfModule knows jemalloc by its mallctl") {
     auto opened = ElfModule::open(jemalloc, search);
     REQUIRE(opened);
     CHECK((*opened)->is_jemalloc());
+}
+
+namespace {
+
+// Every name in `path`'s .symtab and .dynsym (defined or not), each with whether some
+// table defines it, read by a scan with libelf alone; and whether .dynsym has a GNU hash.
+struct SymbolNames {
+    std::map<std::string, bool> defined;
+    bool gnu_hash = false;
+};
+SymbolNames symbol_names(const std::string& path) {
+    ElfFacts facts(path);
+    SymbolNames names;
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(facts.elf(), section)) != nullptr;) {
+        GElf_Shdr header;
+        REQUIRE(gelf_getshdr(section, &header) != nullptr);
+        names.gnu_hash = names.gnu_hash || header.sh_type == SHT_GNU_HASH;
+        if (header.sh_type != SHT_SYMTAB && header.sh_type != SHT_DYNSYM) {
+            continue;
+        }
+        Elf_Data* data = elf_getdata(section, nullptr);
+        for (size_t i = 0; data != nullptr && i < header.sh_size / header.sh_entsize; ++i) {
+            GElf_Sym symbol;
+            REQUIRE(gelf_getsym(data, static_cast<int>(i), &symbol) != nullptr);
+            const char* name = elf_strptr(facts.elf(), header.sh_link, symbol.st_name);
+            REQUIRE(name != nullptr);
+            names.defined[name] = names.defined[name] || symbol.st_shndx != SHN_UNDEF;
+        }
+    }
+    return names;
+}
+
+} // namespace
+
+// The GNU hash lookup finds what a scan of every symbol finds, in libraries without
+// .symtab (the lookup alone answers) and with it: every name, defined, imported, or
+// neither.
+TEST_CASE("heapkit::defines_symbol answers as a scan of every symbol does") {
+    const char* jemalloc = std::getenv("HEAPKIT_JEMALLOC_SO");
+    REQUIRE(jemalloc != nullptr);
+    for (const std::string& path : {std::string(jemalloc), built_file("liblabels_fixture.so"),
+                                    built_file("liblabels_fixture.stripped.so")}) {
+        CAPTURE(path);
+        SymbolNames names = symbol_names(path);
+        CHECK(names.gnu_hash);
+        CHECK(names.defined.size() > 10);
+        names.defined.try_emplace("", false);
+        names.defined.try_emplace("mallctl_nowhere", false);
+        names.defined.try_emplace("m", false);
+        ElfFacts facts(path);
+        for (const auto& [name, defined] : names.defined) {
+            CAPTURE(name);
+            CHECK(defines_symbol(facts.elf(), name) == defined);
+        }
+    }
 }
 
 TEST_CASE("heapkit::ElfModule maps file offsets in its code to vaddrs") {

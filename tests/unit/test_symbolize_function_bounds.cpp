@@ -189,6 +189,10 @@ TEST_CASE("heapkit::FunctionBounds reads a damaged .eh_frame_hdr safely, the ful
              put32(i.at(entry(1, 0)), first);
          },
          true},
+        // In order as numbers, but the header's address plus the first wraps around the
+        // address space: the first start is the highest.
+        {"a first start below address 0", [&](Image& i) { put32(i.at(entry(0, 0)), 0x80000000); },
+         true},
         {"a segment cut short",
          [&](Image& i) {
              Elf64_Ehdr ehdr;

@@ -63,3 +63,27 @@ TEST_CASE("heapkit::regex_literal matches exactly its text, escaping only metach
     CHECK_FALSE(compiled->full_match(name + "x"));
     CHECK_FALSE(compiled->full_match("std::vector<char, std::allocator<char> >::operator[]"));
 }
+
+TEST_CASE("heapkit::literal_starts: what every whole match begins with") {
+    using Starts = std::vector<std::string>;
+    CHECK(literal_starts("tc_.*") == Starts{"tc_"});
+    CHECK(literal_starts("operator new\\[\\]") == Starts{"operator new[]"});
+    CHECK(literal_starts("(void\\* )?newImpl<.*>") == Starts{"newImpl<", "void* newImpl<"});
+    CHECK(literal_starts("std::(__cxx11::)?basic_string<.*>::_M_create") ==
+          Starts{"std::basic_string<", "std::__cxx11::basic_string<"});
+    CHECK(literal_starts("(__rustc::)?__rust_alloc(_zeroed)?") ==
+          Starts{"__rust_alloc", "__rustc::__rust_alloc", "__rust_alloc_zeroed",
+                 "__rustc::__rust_alloc_zeroed"});
+    CHECK(literal_starts("a_(node|map)") == Starts{"a_"});
+    // A quantified character may be missing; a class or an anchor ends the literal.
+    CHECK(literal_starts("ab*c") == Starts{"a"});
+    CHECK(literal_starts("ab{2}c") == Starts{"a"});
+    CHECK(literal_starts("x\\d+") == Starts{"x"});
+    CHECK(literal_starts("[ab]c") == Starts{""});
+    CHECK(literal_starts("(?i)abc") == Starts{""});
+    CHECK(literal_starts("(ab)c") == Starts{""});
+    // An alternation outside parentheses: either side may match.
+    CHECK(literal_starts("abc|xyz") == Starts{""});
+    CHECK(literal_starts("(a)?b|c") == Starts{""});
+    CHECK(literal_starts("a[|]b") == Starts{"a"});
+}

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace re2 {
 class RE2;
@@ -36,5 +37,12 @@ private:
 // `text` as a regex matching exactly it, in the syntax both RE2 and Go's regexp read: only
 // the metacharacters are escaped (RE2::QuoteMeta's "\ " is an error to Go).
 std::string regex_literal(std::string_view text);
+
+// Texts one of which every whole match of `pattern` (RE2's syntax) begins with: its
+// literal characters (escaped punctuation included) up to the first that is not, each
+// optional literal group "(text)?" on the way both taken and left out. Lets a caller
+// skip compiling and running a pattern for a text it cannot match. {""} (every text may
+// match) where the pattern starts otherwise, or has an alternation outside parentheses.
+std::vector<std::string> literal_starts(std::string_view pattern);
 
 } // namespace heapkit

@@ -3,8 +3,10 @@
 
 #include "heapkit/emit/writers.hpp"
 #include "heapkit/model/address_text.hpp"
+#include "heapkit/util/lazy_regexes.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
 #include <array>
 #include <unordered_set>
 
@@ -246,11 +248,13 @@ bool is_literal(std::string_view pattern) {
 }
 
 // The allocator patterns split once per process: most are plain names, looked up in a
-// set; the others (templates, prefixes, Rust's paths) joined into one regex. Compiling all
-// of them into RE2 was a tenth of a warm run's library time.
+// set; the others matched one by one, each compiled on first use (LazyRegexes):
+// compiling them all into RE2 at once was a tenth of a warm run's library time, and most
+// runs meet no name that needs one.
 struct AllocatorPatterns {
     std::unordered_set<std::string_view> names;
-    std::string rest; // the non-literal patterns, joined with '|'
+    LazyRegexes patterns; // the non-literal ones
+    std::string rest;     // the non-literal patterns, joined with '|'
 };
 
 const AllocatorPatterns& allocator_patterns_split() {
@@ -261,6 +265,7 @@ const AllocatorPatterns& allocator_patterns_split() {
             if (is_literal(pattern)) {
                 made->names.insert(pattern);
             } else {
+                made->patterns.add(pattern);
                 made->rest += made->rest.empty() ? "" : "|";
                 made->rest += pattern;
             }
@@ -270,18 +275,12 @@ const AllocatorPatterns& allocator_patterns_split() {
     return *split;
 }
 
-// The regex of the non-literal allocator patterns, compiled once per process: every view
-// and every runtime request starts from it.
-const Regex& allocator_regex() {
-    static const auto* regex =
-        new Regex(*Regex::compile("(?:" + allocator_patterns_split().rest + ")"));
-    return *regex;
-}
-
 } // namespace
 
 AllocatorFrameMatcher::AllocatorFrameMatcher()
-    : AllocatorFrameMatcher(&allocator_patterns_split().names, allocator_regex()) {}
+    : AllocatorFrameMatcher(&allocator_patterns_split().names, std::nullopt) {
+    m_patterns = &allocator_patterns_split().patterns;
+}
 
 AllocatorFrameMatcher::AllocatorFrameMatcher(const std::string& regex)
     : AllocatorFrameMatcher(*make(regex)) {}
@@ -312,7 +311,8 @@ bool AllocatorFrameMatcher::matches(std::string_view name) {
     }
     std::string_view simple = simplified_function_name(name);
     bool match = (m_names != nullptr && m_names->contains(simple)) ||
-                 (m_regex && m_regex->full_match(simple));
+                 (m_regex && m_regex->full_match(simple)) ||
+                 (m_patterns != nullptr && m_patterns->full_match(simple));
     m_known.emplace(name, match);
     return match;
 }

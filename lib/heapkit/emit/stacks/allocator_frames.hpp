@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/util/lazy_regexes.hpp"
 #include "heapkit/util/regex.hpp"
 #include "heapkit/util/string_map.hpp"
 
@@ -46,6 +47,7 @@ private:
 
     const std::unordered_set<std::string_view>* m_names; // whole names matched; may be null
     std::optional<Regex> m_regex;                        // none: matches no other name
+    const LazyRegexes* m_patterns = nullptr;             // the allocator's others, or null
     StringMap<bool> m_known;
 };
 

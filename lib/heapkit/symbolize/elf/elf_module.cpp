@@ -2,6 +2,7 @@
 #include "heapkit/symbolize/elf/elf_module.hpp"
 
 #include "heapkit/symbolize/dwarf/dwarf_frames.hpp"
+#include "heapkit/symbolize/elf/symbol_lookup.hpp"
 #include "heapkit/symbolize/index/answer_bounds.hpp"
 #include "heapkit/util/unique_fd.hpp"
 
@@ -24,35 +25,6 @@ std::string hex(const unsigned char* bytes, int length) {
         fmt::format_to(std::back_inserter(text), "{:02x}", bytes[i]);
     }
     return text;
-}
-
-// True when `elf`'s own symbol tables (.symtab, .dynsym) define `wanted`. The file's
-// tables only: libdwfl's symbol table would first look for a separate debug file,
-// opening files (and, in elfutils 0.188, loading libdebuginfod) for a yes/no that the
-// exported symbols answer.
-bool defines_symbol(Elf* elf, std::string_view wanted) {
-    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf, section)) != nullptr;) {
-        GElf_Shdr header;
-        if (gelf_getshdr(section, &header) == nullptr ||
-            (header.sh_type != SHT_SYMTAB && header.sh_type != SHT_DYNSYM) ||
-            header.sh_entsize == 0) {
-            continue;
-        }
-        Elf_Data* data = elf_getdata(section, nullptr);
-        size_t count = data == nullptr ? 0 : header.sh_size / header.sh_entsize;
-        for (size_t i = 0; i < count; ++i) {
-            GElf_Sym symbol;
-            if (gelf_getsym(data, static_cast<int>(i), &symbol) == nullptr ||
-                symbol.st_shndx == SHN_UNDEF) {
-                continue;
-            }
-            const char* name = elf_strptr(elf, header.sh_link, symbol.st_name);
-            if (name != nullptr && wanted == name) {
-                return true;
-            }
-        }
-    }
-    return false;
 }
 
 // libdwfl's last error. dwfl_errmsg can return null (a libelf error whose own message

@@ -12,6 +12,7 @@
 // .eh_frame, every FDE is read as before: the answers are the same either way.
 #pragma once
 
+#include <cstdint>
 #include <gelf.h>
 #include <optional>
 #include <vector>
@@ -50,6 +51,8 @@ private:
         uint8_t encoding = 0;
         uint64_t hdr_vaddr = 0;     // datarel's base
         uint64_t entries_vaddr = 0; // pcrel's base
+        bool pcrel = false;         // entries relative to their own field, else to `base`
+        uint64_t base = 0;          // hdr_vaddr for datarel, 0 for absptr
         const uint8_t* eh_frame = nullptr;
         size_t eh_frame_size = 0;
         uint64_t eh_frame_vaddr = 0;
@@ -59,6 +62,8 @@ private:
     void read_every_fde() const;
     bool open_search_table(const GElf_Phdr& header);
     uint64_t table_field(size_t index, size_t field) const;
+    bool starts_in_order() const;
+    bool stays_in_address_space(int64_t field) const;
     Outcome fde_at(uint64_t fde_vaddr, uint64_t table_start, Range& range) const;
     std::optional<uint64_t> start_in_table(uint64_t vaddr) const;
 

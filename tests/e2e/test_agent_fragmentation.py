@@ -22,7 +22,8 @@ import sys
 import time
 
 from agent_e2e import AGENT_SO, FRAGMENTATION_SO, Guest, fetch, http
-from heapkit_e2e import check, fixture, go_pprof, pprof_raw, pprof_total, run, tool, workdir
+from heapkit_e2e import (check, fixture, go_pprof, parse_folded, pprof_raw, pprof_total, run,
+                         tool, workdir)
 
 directory = workdir()
 LG_SAMPLE = 8  # one sample per 256 bytes: alloc_b's 1024 live objects give ~320 samples
@@ -110,7 +111,8 @@ def cli(*args):
 redis = Guest([server, "--port", "0", "--unixsocket", socket, "--dir", directory,
                "--save", "", "--appendonly", "no", "--daemonize", "no",
                "--enable-debug-command", "local", "--logfile", os.path.join(directory, "log")],
-              preload=PRELOAD, env={"MALLOC_CONF": "prof:true", "HEAPKIT_START_DELAY_MS": "0",
+              preload=PRELOAD, env={"MALLOC_CONF": "prof:true,lg_prof_sample:12",
+                                       "HEAPKIT_START_DELAY_MS": "0",
                                        "HEAPKIT_FRAGMENTATION": "lg_sample:12"})
 try:
     url = redis.url()
@@ -126,6 +128,12 @@ try:
               "if i % 10 ~= 0 then redis.call('DEL', p .. ':' .. i) end end end")
     cli("EVAL", script, "0")
     pprof = fetch(url, "/debug/pprof/fragmentation", os.path.join(directory, "redis.pb.gz"))
+    # The offline estimate of the same moment: jemalloc's statistics as redis prints them
+    # and its raw dump (jeprof's route).
+    stats_text = os.path.join(directory, "redis-stats.txt")
+    with open(stats_text, "w") as f:
+        f.write(run([client, "-s", socket, "MEMORY", "MALLOC-STATS"]).stdout)
+    dump = fetch(url, "/pprof/heap", os.path.join(directory, "redis.heap"))
 finally:
     redis.stop()
 types, samples, _ = pprof_raw(pprof)
@@ -137,4 +145,49 @@ named = {name for s in samples if s["by_type"]["fragmentation_space"] > 0 for na
 print(f"redis: {total} bytes of partly used slabs charged, {held} under debugCommand; {named}")
 check(held > 0.5 * total > 0, f"debugCommand's keys hold {held} of {total} charged bytes")
 check(named, "no redis allocating function is charged")
+
+
+def slab_free_bytes(text):
+    """Free bytes of partly used slabs in malloc_stats_print's text: every bin row's
+    curslabs x pgs pages - curregs x size, of the merged arenas when printed, else summed
+    over the arenas."""
+    sections, current = {}, None
+    for line in text.splitlines():
+        if line.startswith(("Merged arenas stats:", "arenas[")):
+            current = sections.setdefault(line.split(":")[0], [])
+        elif current is not None:
+            current.append(line)
+    chosen = [v for k, v in sections.items() if k == "Merged arenas stats"] or \
+        [v for k, v in sections.items() if k.startswith("arenas[")]
+    total = 0
+    for lines in chosen:
+        header = None
+        for line in lines:
+            words = line.split()
+            if words[:1] == ["bins:"]:
+                header = words[1:]
+            elif header and len(words) == len(header) and words[0].isdigit():
+                row = dict(zip(header, words))
+                total += (int(row["curslabs"]) * int(row["pgs"]) * 4096 -
+                          int(row["curregs"]) * int(row["size"]))
+            elif header and not words:
+                header = None
+    return total
+
+
+estimate = parse_folded(run([tool("heapfold"), "-q", "--stats", stats_text, dump]).stdout)
+truth_total = slab_free_bytes(open(stats_text).read())
+estimated_total = sum(estimate.values())
+estimated_held = sum(v for k, v in estimate.items() if "debugCommand" in k)
+unattributed = sum(v for k, v in estimate.items() if k.startswith("[unattributed: bin "))
+# Reported beside the exact mode's, not asserted: the keys' values of 90 and 200 bytes come
+# from one call site, whose objects' average falls in a class between theirs, so the
+# estimate leaves their classes unattributed (heapfold(1), FRAGMENTATION, says so).
+print(f"redis, the offline estimate: {estimated_total} bytes charged (the statistics' slabs: "
+      f"{truth_total}), {estimated_held / estimated_total:.0%} under debugCommand (exact mode: "
+      f"{held / total:.0%}), {unattributed / estimated_total:.0%} unattributed")
+check(estimated_total == truth_total > 0,
+      f"the estimate charges {estimated_total}, the statistics' slabs hold {truth_total}")
+check(estimated_held > 0, "the estimate charges nothing under debugCommand: "
+      f"{sorted(estimate.items(), key=lambda kv: -kv[1])[:5]}")
 print("ok")

@@ -13,38 +13,41 @@ function topRows() {
   topCache = {tree: tree, now: now, base: base, rows: computeTopRows()};
   return topCache.rows.slice();
 }
+// Per function: its flat and cum (and the base's), summed over the tree's nodes in typed
+// arrays by string id; a row for each function with a value.
 function computeTopRows() {
-  const rows = new Map();
-  function row(id) {
-    let r = rows.get(id);
-    if (!r) {
-      r = {id: id, flat: 0, cum: 0, bflat: 0, bcum: 0};
-      rows.set(id, r);
-    }
-    return r;
-  }
-  for (let n = 1; n < tree.name.length; n++) {
+  const flat = new Float64Array(S.length);
+  const cum = new Float64Array(S.length);
+  const bflat = new Float64Array(base ? S.length : 0);
+  const bcum = new Float64Array(base ? S.length : 0);
+  const seen = new Uint8Array(S.length);
+  const order = [];
+  for (let n = 1; n < tree.count; n++) {
     if (now.total[n] === 0 && (!base || base.total[n] === 0)) {
       continue;
     }
-    const r = row(tree.name[n]);
-    r.flat += now.self[n];
+    const id = tree.name[n];
+    if (!seen[id]) {
+      seen[id] = 1;
+      order.push(id);
+    }
+    flat[id] += now.self[n];
     if (tree.outer[n]) {
-      r.cum += now.total[n];
+      cum[id] += now.total[n];
     }
     if (base) {
-      r.bflat += base.self[n];
+      bflat[id] += base.self[n];
       if (tree.outer[n]) {
-        r.bcum += base.total[n];
+        bcum[id] += base.total[n];
       }
     }
   }
-  const list = Array.from(rows.values());
-  list.forEach((r) => {
+  return order.map((id) => {
+    const r = {id: id, flat: flat[id], cum: cum[id], bflat: base ? bflat[id] : 0, bcum: base ? bcum[id] : 0};
     r.dflat = r.flat - r.bflat;
     r.dcum = r.cum - r.bcum;
+    return r;
   });
-  return list;
 }
 // The rows in the chosen order, sorted again only when the rows or the order change.
 function sortedTopRows() {

@@ -90,9 +90,19 @@ function topHead(diff) {
   });
   return head;
 }
+// What Top's table shows: drawn again only when its rows, order or search change (a
+// selection only marks its row).
+let topShown = {rows: null, search: null};
 function renderTop() {
   const diff = !!base;
   let rows = sortedTopRows();
+  if (topShown.rows === rows && topShown.search === state.search) {
+    for (const tr of $("top").tBodies[0].rows) {
+      tr.className = Number(tr.dataset.function) === state.selected ? "sel" : "";
+    }
+    return;
+  }
+  topShown = {rows: rows, search: state.search};
   const match = searchMatcher();
   if (match) {
     rows = rows.filter((r) => match(r.id));

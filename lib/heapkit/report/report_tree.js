@@ -61,7 +61,9 @@ function mergedFunctions(kinds) {
   while (size < nodeCount * 1.5) {
     size *= 2;
   }
-  const slots = new Int32Array(size); // merged node ids; 0: empty (the root is never a key)
+  // Per slot: its node's parent, name and id (0: empty; the root is never a key), side
+  // by side so that a probe reads one cache line.
+  const slots = new Int32Array(size * 3);
   const mask = size - 1;
   const filtering = kinds.hide.length + kinds.drop.length > 0;
   for (let n = 0; n < nodeCount; n++) {
@@ -79,15 +81,17 @@ function mergedFunctions(kinds) {
         continue;
       }
     }
-    let slot = (Math.imul(parentFn, 0x9e3779b1) ^ Math.imul(id, 0x85ebca77)) & mask;
-    let child = slots[slot];
-    while (child && (parent[child] !== parentFn || name[child] !== id)) {
-      slot = (slot + 1) & mask;
-      child = slots[slot];
+    let slot = ((Math.imul(parentFn, 0x9e3779b1) ^ Math.imul(id, 0x85ebca77)) & mask) * 3;
+    let child = slots[slot + 2];
+    while (child && (slots[slot] !== parentFn || slots[slot + 1] !== id)) {
+      slot = slot + 3 === slots.length ? 0 : slot + 3;
+      child = slots[slot + 2];
     }
     if (!child) {
       child = count++;
-      slots[slot] = child;
+      slots[slot] = parentFn;
+      slots[slot + 1] = id;
+      slots[slot + 2] = child;
       name[child] = id;
       parent[child] = parentFn;
     }
@@ -251,17 +255,41 @@ function nodesByName(t) {
   return (id) => nodes.subarray(start[id], start[id + 1]);
 }
 
-let tree = null; // the function-level tree after refinement
-function buildTree() {
-  const kinds = refinementTests();
+// The tree's shape (nodes, names, fnOf, outer) after hide and drop: focus, ignore and a
+// thread keep it and choose leaves only. Kept: the shape without hide or drop, and the
+// last with them (an undo comes back to either without building).
+function treeShape(kinds) {
   const t = depthFirst(mergedFunctions(kinds));
-  t.keepLeaf = keptLeaves(t, kinds);
   t.outer = outermost(t);
   let index = null;
   t.nodesOf = (id) => (index || (index = nodesByName(t)))(id);
   // tree.children[n]: node n's children as an array, for code written against a tree of
   // arrays (a view that follows a few nodes).
   t.children = new Proxy({}, {get: (_, key) => kidsOf(Number(key), t)});
+  return t;
+}
+const shapes = new Map(); // the hide and drop patterns, in order: the shape
+function shapeFor(kinds) {
+  const key = state.refinements.filter((r) => r.kind === "hide" || r.kind === "drop")
+    .map((r) => r.kind + "=" + r.pattern).join("\n");
+  let t = shapes.get(key);
+  if (!t) {
+    t = treeShape(kinds);
+    for (const other of Array.from(shapes.keys())) {
+      if (other !== "") {
+        shapes.delete(other);
+      }
+    }
+    shapes.set(key, t);
+  }
+  return t;
+}
+
+let tree = null; // the function-level tree after refinement
+function buildTree() {
+  const kinds = refinementTests();
+  const t = Object.assign({}, shapeFor(kinds));
+  t.keepLeaf = keptLeaves(t, kinds);
   tree = t;
 }
 

@@ -118,10 +118,11 @@ Result<void> write_page(const std::string& title, std::string json, std::string 
                         const Sink& sink) {
     json.push_back('\0');
     json.resize((json.size() + 7) & ~size_t{7});
-    json += bytes;
-    bytes = {};
-    std::string data = base64(gzip(json, 6));
+    // Level 2: a quarter of level 6's time on a million stacks, 15 % larger.
+    const std::string_view pieces[] = {json, bytes};
+    std::string data = base64(gzip(pieces, 2));
     json = {};
+    bytes = {};
     std::string_view page = assets::report_page;
     std::string escaped_title;
     for (char c : title) {
@@ -224,6 +225,7 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         HEAPKIT_TRY(data.add_profile(*base, types));
     }
     HEAPKIT_TRY(data.add_profile(profile, types));
+    data.release_indexes();
     std::string json = head_json(base ? "diff" : "profile", profile, types, folded.sample, options,
                                  profile.sources);
     if (base) {
@@ -294,6 +296,7 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
     for (const Profile& dump : dumps) {
         HEAPKIT_TRY(data.add_profile(dump, types));
     }
+    data.release_indexes();
     std::string json =
         head_json("series", *profiles.front(), types, folded.sample, options, sources);
     append_strings(json, "notes", dumps.back().notes);

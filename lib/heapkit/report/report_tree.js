@@ -2,9 +2,9 @@
 // Refinement and the function-level tree: frames merged by function name as --text and
 // the flame graph merge them, after the reader's focus, ignore, hide and drop (their
 // patterns: emit/js/matcher.js), and each tree node's values. A million stacks make
-// millions of nodes: the tree is typed arrays, its nodes numbered in depth-first order
-// with callees by name, so that a node's subtree is the range [n, tree.end[n]) and its
-// children are n + 1, tree.end[n + 1], ... (no object per node).
+// millions of nodes: the tree is typed arrays, its nodes numbered in depth-first order,
+// so that a node's subtree is the range [n, tree.end[n]) and its children are n + 1,
+// tree.end[n + 1], ... (no object per node); kidsOf gives them in name order.
 "use strict";
 
 // A test of a name (matcher.js) as a test of a string id, each id tested once.
@@ -31,18 +31,6 @@ function refinementTests() {
   const kinds = {focus: [], ignore: [], hide: [], drop: []};
   state.refinements.forEach((r) => kinds[r.kind].push(testById(refinementTest(r.kind, r.pattern))));
   return kinds;
-}
-
-// Each string id's place in the names' order: callees stand on their caller sorted by
-// name, as in the SVG flame graph. Found once.
-let nameRank = null;
-function rankNames() {
-  if (!nameRank) {
-    const ids = Array.from(S.keys()).sort((a, b) => (S[a] < S[b] ? -1 : S[a] > S[b] ? 1 : 0));
-    nameRank = new Int32Array(S.length);
-    ids.forEach((id, rank) => { nameRank[id] = rank; });
-  }
-  return nameRank;
 }
 
 // The raw nodes merged by function name below their caller, in the order met (parents
@@ -100,23 +88,23 @@ function mergedFunctions(kinds) {
   return {count: count, name: name, parent: parent, fnOf: fnOf};
 }
 
-// The merged nodes numbered again depth-first, each node's callees by name: the tree
-// (count, name, parent, end) and each raw node's node in it (fnOf).
+// The merged nodes numbered again depth-first, each node's callees by string id (a
+// million names are not sorted as the page opens): the tree (count, name, parent, end)
+// and each raw node's node in it (fnOf).
 function depthFirst(m) {
   const count = m.count;
-  const rank = rankNames();
-  // Children lists (CSR) filled in name order: the nodes bucketed by their name's rank,
-  // then each appended to its parent's list.
-  const byRank = new Int32Array(S.length + 1);
+  // Children lists (CSR) filled in string id order: the nodes bucketed by name, then
+  // each appended to its parent's list.
+  const byName = new Int32Array(S.length + 1);
   for (let n = 1; n < count; n++) {
-    byRank[rank[m.name[n]] + 1]++;
+    byName[m.name[n] + 1]++;
   }
   for (let r = 0; r < S.length; r++) {
-    byRank[r + 1] += byRank[r];
+    byName[r + 1] += byName[r];
   }
   const ordered = new Int32Array(count);
   for (let n = 1; n < count; n++) {
-    ordered[byRank[rank[m.name[n]]]++] = n;
+    ordered[byName[m.name[n]]++] = n;
   }
   const first = new Int32Array(count + 1);
   for (let n = 1; n < count; n++) {
@@ -227,12 +215,16 @@ function outermost(t) {
   return outer;
 }
 
-// Node n's children, as an array (for the few nodes a view follows by hand).
+// Node n's children by name, as an array (for the nodes a view draws or follows): callees
+// stand on their caller sorted by name, as in the SVG flame graph.
 function kidsOf(n, t) {
   const of = t || tree;
   const kids = [];
   for (let k = n + 1; k < of.end[n]; k = of.end[k]) {
     kids.push(k);
+  }
+  if (kids.length > 1) {
+    kids.sort((a, b) => (S[of.name[a]] < S[of.name[b]] ? -1 : 1));
   }
   return kids;
 }

@@ -107,12 +107,18 @@ function sitesText(sites) {
   return sites[0] + (sites.length > 1 ? " (+" + (sites.length - 1) + " more)" : "");
 }
 
-// Per function: its flat and cum on the chosen side, as Top shows them.
+// Per function: its flat and cum on the chosen side, as Top shows them; made again only
+// when Top's rows or the side change (a million rows take a while).
+let figuresCache = {rows: null, baseSide: null, figures: null};
 function topFigures() {
-  const figures = new Map();
-  const baseSide = base && state.side === "base";
-  topRows().forEach((r) => figures.set(r.id, baseSide ? [r.bflat, r.bcum] : [r.flat, r.cum]));
-  return figures;
+  topRows(); // Top's rows made, in topCache
+  const baseSide = !!base && state.side === "base";
+  if (figuresCache.rows !== topCache.rows || figuresCache.baseSide !== baseSide) {
+    const figures = new Map();
+    topCache.rows.forEach((r) => figures.set(r.id, baseSide ? [r.bflat, r.bcum] : [r.flat, r.cum]));
+    figuresCache = {rows: topCache.rows, baseSide: baseSide, figures: figures};
+  }
+  return figuresCache.figures;
 }
 
 function peekRow(id, figures, call, whole, sites, kind) {

@@ -60,8 +60,18 @@ function sortedTopRows() {
       topCache.now === now && topCache.base === base) {
     return topCache.sorted;
   }
-  const rows = topRows();
-  rows.sort((a, b) => {
+  const rows = inOrder(topRows(), key); // (topRows may make topCache anew)
+  topCache.sorted = rows;
+  topCache.order = order;
+  return rows;
+}
+
+const SHOWN_ROWS = 1000;
+// `rows` in the chosen order by `key`, the first SHOWN_ROWS (all Top draws) exactly: past
+// a few thousand rows (a million unnamed addresses), only the rows whose key reaches the
+// SHOWN_ROWS-th's are sorted, first, and the others follow as they were.
+function inOrder(rows, key) {
+  const compare = (a, b) => {
     let x = key === "name" ? 0 : Math.abs(b[key]) - Math.abs(a[key]);
     if (key === "name") {
       x = S[a.id] < S[b.id] ? -1 : S[a.id] > S[b.id] ? 1 : 0;
@@ -70,13 +80,20 @@ function sortedTopRows() {
       x = -x;
     }
     return x || Math.abs(b.cum) - Math.abs(a.cum) || (S[a.id] < S[b.id] ? -1 : 1);
-  });
-  topCache.sorted = rows;
-  topCache.order = order;
-  return rows;
+  };
+  if (key === "name" || rows.length <= 4 * SHOWN_ROWS) {
+    return rows.sort(compare);
+  }
+  const sign = state.sortDown ? 1 : -1;
+  const keys = Float64Array.from(rows, (r) => sign * Math.abs(r[key])).sort();
+  const least = keys[keys.length - SHOWN_ROWS];
+  const head = [];
+  const tail = [];
+  for (const r of rows) {
+    (sign * Math.abs(r[key]) >= least ? head : tail).push(r);
+  }
+  return head.sort(compare).concat(tail);
 }
-
-const SHOWN_ROWS = 1000;
 function topHead(diff) {
   const heads = diff
     ? [["bflat", "base flat"], ["flat", "new flat"], ["dflat", "flat change"], ["bcum", "base cum"],
@@ -105,7 +122,7 @@ function renderTop() {
   topShown = {rows: rows, search: state.search};
   const match = searchMatcher();
   if (match) {
-    rows = rows.filter((r) => match(r.id));
+    rows = inOrder(rows.filter((r) => match(r.id)), state.sort === "dflat" && !base ? "flat" : state.sort);
   }
   const total = now.total[0];
   const baseTotal = base ? base.total[0] : 0;

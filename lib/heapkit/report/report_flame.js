@@ -109,15 +109,22 @@ function drawFlame(box, view) {
       let cx = x;
       let thin = 0;
       let thinValue = 0;
-      for (const kid of view.children[n]) { // sorted by name
+      const wide = [];
+      for (const kid of view.children[n]) {
         const kw = view.width[kid] * scale;
         if (kw >= 1) {
-          stack.push([kid, cx, y + 1]);
-          cx += kw;
+          wide.push(kid);
         } else if (kw > 0) {
           thin++;
           thinValue += view.width[kid];
         }
+      }
+      // Callees stand on their caller sorted by name, as in the SVG flame graph: those
+      // drawn (a frame may call a million narrower than a pixel, merged after them).
+      wide.sort((a, b) => (S[view.names[a]] < S[view.names[b]] ? -1 : 1));
+      for (const kid of wide) {
+        stack.push([kid, cx, y + 1]);
+        cx += view.width[kid] * scale;
       }
       if (thin && thinValue * scale >= 1) {
         merged(thin, thinValue, cx, thinValue * scale, y + 1);

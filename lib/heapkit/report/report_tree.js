@@ -4,7 +4,7 @@
 // patterns: emit/js/matcher.js), and each tree node's values. A million stacks make
 // millions of nodes: the tree is typed arrays, its nodes numbered in depth-first order,
 // so that a node's subtree is the range [n, tree.end[n]) and its children are n + 1,
-// tree.end[n + 1], ... (no object per node); kidsOf gives them in name order.
+// tree.end[n + 1], ... (no object per node).
 "use strict";
 
 // A test of a name (matcher.js) as a test of a string id, each id tested once.
@@ -215,16 +215,13 @@ function outermost(t) {
   return outer;
 }
 
-// Node n's children by name, as an array (for the nodes a view draws or follows): callees
-// stand on their caller sorted by name, as in the SVG flame graph.
+// Node n's children, as an array (for the nodes a view draws or follows), by string id:
+// drawFlame puts those it draws in name order.
 function kidsOf(n, t) {
   const of = t || tree;
   const kids = [];
   for (let k = n + 1; k < of.end[n]; k = of.end[k]) {
     kids.push(k);
-  }
-  if (kids.length > 1) {
-    kids.sort((a, b) => (S[of.name[a]] < S[of.name[b]] ? -1 : 1));
   }
   return kids;
 }

@@ -515,12 +515,32 @@ def run_harness(page):
 
 
 def html_data(page):
-    """The data of a heapfold --html page (gzipped JSON in base64), parsed."""
+    """The data of a heapfold --html page (text or bytes), parsed: gzipped in base64, JSON,
+    a NUL, and from the next multiple of 8 bytes the numeric tables its "binary" member
+    locates ([offset, count, "i32" or "f64"]), given here as lists under their names."""
+    import array
     import base64
     import gzip
+    if isinstance(page, bytes):
+        page = page.decode()
     packed = re.search(r'<script type="text/plain" id="data"[^>]*>(.*?)</script>', page, re.S)
     check(packed, "no data in the HTML page")
-    return json.loads(gzip.decompress(base64.b64decode("".join(packed.group(1).split()))))
+    raw = gzip.decompress(base64.b64decode("".join(packed.group(1).split())))
+    end = raw.index(b"\0")
+    data = json.loads(raw[:end])
+    start = (end + 8) & ~7
+
+    def table(place):
+        if isinstance(place[0], list):
+            return [table(p) for p in place]
+        offset, count, kind = place
+        numbers = array.array("i" if kind == "i32" else "d")
+        numbers.frombytes(raw[start + offset:start + offset + count * numbers.itemsize])
+        return numbers.tolist()
+
+    for name, place in data.pop("binary").items():
+        data[name] = table(place)
+    return data
 
 
 def skip_without_debug_file(binary, package, why):

@@ -95,6 +95,12 @@ FRAMES_DRAWN = """Array.from(document.querySelectorAll('#flame div[data-node]'))
   [document.getElementById('tooltip').hidden=true]).slice(0,-1)"""
 
 
+def search_for(browser, text):
+    """Types `text` into the search, and waits for the page to draw it (once the keys pause)."""
+    browser.type_into("#search", text)
+    browser.evaluate("window.heapkitReport.settled().then(function(){return 1;})")
+
+
 def shown_state(browser):
     """What the page shows of its state: the view, the header's lines, the controls and
     the flame graph's crumbs and frames."""
@@ -550,7 +556,14 @@ with Browser() as browser:
     part = sum(v for s, v in stacks.items() if any("Grid" in f for f in s.split(";")))
     browser.click('#tabs button[data-view="flame"]')
     browser.click("#crumbs a")  # back to the root
-    browser.type_into("#search", "Grid")
+    # Typed as a person types, the search is drawn once the keys pause: once, not per key.
+    drawn = browser.evaluate(
+        "(async function(){var r=window.heapkitReport,i=document.getElementById('search');"
+        "var before=r.renders();for(const v of ['G','Gr','Gri','Grid']){i.value=v;"
+        "i.dispatchEvent(new Event('input'));}var keys=r.renders()-before;"
+        "await r.settled();return [keys,r.renders()-before];})()")
+    check(drawn == [0, 1], f"the search drew {drawn[0]} times as 4 keys came, {drawn[1]} in all")
+    search_for(browser, "Grid")
     expected = f"Matched: {100 * part / whole:.1f}% ({quantity(part)})"
     check(text_of(browser, "matched") == expected,
           f"search: {text_of(browser, 'matched')!r}, expected {expected!r}")
@@ -558,7 +571,7 @@ with Browser() as browser:
                            ".map(function(d){return d.textContent;})")
     check(lit and all("Grid" in name for name in lit), f"highlighted {lit}")
     screenshot(browser, "search.png")
-    browser.type_into("#search", "")
+    search_for(browser, "")
 
     # Refine: focus as --focus does, shown, then undone.
     browser.click('#tabs button[data-view="top"]')
@@ -589,7 +602,7 @@ with Browser() as browser:
     choose(browser, "refine-kind", "ignore")
     browser.type_into("#refine-pattern", "plugin")
     browser.click("#refine-add")
-    browser.type_into("#search", "Grid")
+    search_for(browser, "Grid")
     unzoomed = shown_state(browser)
     node = browser.evaluate("Array.from(document.querySelectorAll('#flame div')).find(function(d)"
                             f"{{return d.textContent==={json.dumps(TARGET)};}}).dataset.node")

@@ -3,11 +3,7 @@
 real consumers: go tool pprof (Go's /debug/pprof/profile), jeprof --text (gperftools'
 format at /pprof/profile), the flame graph parser for the SVG pages."""
 
-import base64
-import gzip
-import json
 import os
-import re
 import shutil
 import signal
 import socket
@@ -18,8 +14,8 @@ import time
 import urllib.error
 import urllib.request
 
-from heapkit_e2e import (check, flame_frames, go_pprof, pprof_raw, pprof_total, run, tool,
-                         workdir)
+from heapkit_e2e import (check, flame_frames, go_pprof, html_data, pprof_raw, pprof_total, run,
+                         tool, workdir)
 
 service = os.path.join(os.environ["HEAPKIT_BUILD_ROOT"], "examples", "example_service")
 # As in test_runtime.py: jemalloc and ASan cannot share a process. The sampler's own
@@ -192,8 +188,7 @@ try:
     status, body, kind = request("/debug/pprof/ui?sample=inuse_objects")
     answered = time.time()
     check(status == 200 and kind.startswith("text/html"), f"/debug/pprof/ui: {status} {kind}")
-    packed = re.search(rb'<script type="text/plain" id="data"[^>]*>(.*?)</script>', body, re.S)
-    data = json.loads(gzip.decompress(base64.b64decode(b"".join(packed.group(1).split()))))
+    data = html_data(body)
     # It says which process and when: the service's pid and name, the time it was asked.
     capture = data.get("capture") or {}
     check(capture.get("pid") == process.pid and capture.get("program") == os.path.basename(service)

@@ -110,11 +110,19 @@ std::string base64(std::string_view bytes) {
 }
 
 // The page with its slots filled: the title, the style, the script, the data. The data,
-// JSON, goes in gzipped and in base64: a third of its size (the page unpacks it with the
-// browser's DecompressionStream), so that a report stays within a few times the size of
-// the gzipped pprof of the same dump.
-Result<void> write_page(const std::string& title, const std::string& json, const Sink& sink) {
-    std::string data = base64(gzip(json, 6));
+// JSON, a NUL, and from the next multiple of 8 bytes the numeric tables (`bytes`, which
+// the JSON's "binary" locates), goes in gzipped and in base64 (the page unpacks it with
+// the browser's DecompressionStream and reads the tables as typed arrays in place), so
+// that a report stays within a few times the size of the gzipped pprof of the same dump.
+Result<void> write_page(const std::string& title, std::string json, std::string bytes,
+                        const Sink& sink) {
+    json.push_back('\0');
+    json.resize((json.size() + 7) & ~size_t{7});
+    // Level 2: a quarter of level 6's time on a million stacks, 15 % larger.
+    const std::string_view pieces[] = {json, bytes};
+    std::string data = base64(gzip(pieces, 2));
+    json = {};
+    bytes = {};
     std::string_view page = assets::report_page;
     std::string escaped_title;
     for (char c : title) {
@@ -217,6 +225,7 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         HEAPKIT_TRY(data.add_profile(*base, types));
     }
     HEAPKIT_TRY(data.add_profile(profile, types));
+    data.release_indexes();
     std::string json = head_json(base ? "diff" : "profile", profile, types, folded.sample, options,
                                  profile.sources);
     if (base) {
@@ -226,9 +235,10 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
     if (profile.from_log) {
         HEAPKIT_TRY(append_log_views(json, profile, folded));
     }
-    data.write_json(json, options.source_excerpts);
+    std::string bytes;
+    data.write_json(json, bytes, options.source_excerpts);
     json += "}";
-    return write_page(options.title, json, sink);
+    return write_page(options.title, std::move(json), std::move(bytes), sink);
 }
 
 // JSON has no infinities nor NaN.
@@ -286,13 +296,15 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
     for (const Profile& dump : dumps) {
         HEAPKIT_TRY(data.add_profile(dump, types));
     }
+    data.release_indexes();
     std::string json =
         head_json("series", *profiles.front(), types, folded.sample, options, sources);
     append_strings(json, "notes", dumps.back().notes);
     HEAPKIT_TRY(append_series(json, dumps, folded, growth, data));
-    data.write_json(json, options.source_excerpts); // after the suspects: their strings
+    std::string bytes;
+    data.write_json(json, bytes, options.source_excerpts); // after the suspects: their strings
     json += "}";
-    return write_page(options.title, json, sink);
+    return write_page(options.title, std::move(json), std::move(bytes), sink);
 }
 
 } // namespace

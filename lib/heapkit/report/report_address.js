@@ -138,8 +138,10 @@ function setupAddress() {
   readAddress(location.hash);
   shownAddress = stateAddress();
   window.addEventListener("popstate", () => {
-    readAddress(location.hash);
-    shownAddress = stateAddress();
-    render();
+    withProgress("Going back\u2026", nodeCount > SLOW_NODES, () => {
+      readAddress(location.hash);
+      shownAddress = stateAddress();
+      render();
+    });
   });
 }

@@ -5,6 +5,9 @@
 #include "heapkit/emit/stacks/location_frames.hpp"
 #include "heapkit/util/try.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <cstring>
 #include <fmt/format.h>
 #include <functional>
 #include <limits>
@@ -63,6 +66,12 @@ uint32_t ReportData::intern(std::string_view text) {
     return it->second;
 }
 
+void ReportData::release_indexes() {
+    m_children = FlameChildIndex();
+    m_leaf_of_path = FlameChildIndex();
+    m_leaf_of_node = {};
+}
+
 uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags,
                               uint32_t module) {
     uint32_t key_values[5] = {name, file, line, flags, module};
@@ -85,35 +94,42 @@ uint32_t ReportData::module_of(const Profile& profile, const Location& location)
 }
 
 uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
-    uint64_t key = uint64_t{parent} << 32 | frame;
-    auto [it, added] = m_children.try_emplace(key, static_cast<uint32_t>(m_node_frame.size()));
-    if (added) {
+    size_t slot = 0;
+    uint32_t node = m_children.find(parent, frame, slot);
+    if (node == FlameChildIndex::none) {
+        node = static_cast<uint32_t>(m_node_frame.size());
+        m_children.add(parent, frame, node, slot);
         m_node_parent.push_back(parent == 0 ? -1 : static_cast<int32_t>(parent - 1));
         m_node_frame.push_back(frame);
+        m_leaf_of_node.push_back(FlameChildIndex::none);
     }
-    return it->second;
+    return node;
 }
 
 uint32_t ReportData::leaf_of(const std::vector<uint32_t>& path) {
     uint64_t hash = std::hash<std::string_view>()(
         std::string_view(reinterpret_cast<const char*>(path.data()), path.size() * sizeof path[0]));
-    auto [known, added] = m_leaf_of_path.try_emplace(hash, 0);
-    if (!added && holds_path(m_leaves[known->second], path)) {
-        return known->second;
+    hash -= hash == UINT64_MAX ? 1 : 0; // all ones: FlameChildIndex's empty key
+    auto high = static_cast<uint32_t>(hash >> 32);
+    auto low = static_cast<uint32_t>(hash);
+    size_t slot = 0;
+    uint32_t known = m_leaf_of_path.find(high, low, slot);
+    if (known != FlameChildIndex::none && holds_path(m_leaves[known], path)) {
+        return known;
     }
     uint32_t node = 0; // the root's parent, plus one
     for (uint32_t frame : path) {
         node = child(node, frame) + 1;
     }
-    auto [leaf, new_leaf] =
-        m_leaf_of_node.try_emplace(node - 1, static_cast<uint32_t>(m_leaves.size()));
-    if (new_leaf) {
+    uint32_t& leaf = m_leaf_of_node[node - 1];
+    if (leaf == FlameChildIndex::none) {
+        leaf = static_cast<uint32_t>(m_leaves.size());
         m_leaves.push_back(node - 1);
     }
-    if (added) { // another path of the same hash keeps its entry, and this one walks
-        known->second = leaf->second;
+    if (known == FlameChildIndex::none) { // another path of the same hash keeps its entry
+        m_leaf_of_path.add(high, low, leaf);
     }
-    return leaf->second;
+    return leaf;
 }
 
 bool ReportData::holds_path(uint32_t node, const std::vector<uint32_t>& path) const {
@@ -238,20 +254,26 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
 
 namespace {
 
-template <class Number> void append_array(std::string& out, const std::vector<Number>& numbers) {
-    out.push_back('[');
+// `numbers` as the page reads them in place (report_data.js): little-endian `Out`
+// (int32_t or double: an Int32Array or a Float64Array) at the next multiple of 8 bytes of
+// `bytes`, named in `json` by its offset and count.
+template <class Out, class Number>
+void append_binary(std::string& json, std::string& bytes, const std::vector<Number>& numbers) {
+    static_assert(std::endian::native == std::endian::little, "the page reads little-endian");
+    bytes.resize((bytes.size() + 7) & ~size_t{7});
+    fmt::format_to(std::back_inserter(json), "[{},{},\"{}\"]", bytes.size(), numbers.size(),
+                   sizeof(Out) == 4 ? "i32" : "f64");
+    size_t at = bytes.size();
+    bytes.resize(at + numbers.size() * sizeof(Out));
     for (size_t i = 0; i < numbers.size(); ++i) {
-        if (i > 0) {
-            out.push_back(',');
-        }
-        fmt::format_to(std::back_inserter(out), "{}", numbers[i]);
+        auto value = static_cast<Out>(numbers[i]);
+        std::memcpy(bytes.data() + at + i * sizeof(Out), &value, sizeof value);
     }
-    out.push_back(']');
 }
 
 } // namespace
 
-void ReportData::write_json(std::string& out, bool source_excerpts) const {
+void ReportData::write_json(std::string& out, std::string& bytes, bool source_excerpts) const {
     if (source_excerpts) {
         append_source_excerpts(out, m_sources);
     }
@@ -262,36 +284,46 @@ void ReportData::write_json(std::string& out, bool source_excerpts) const {
         }
         append_json_string(out, *m_strings[s]);
     }
-    out += "],\n\"frames\":";
-    append_array(out, m_frames);
-    out += ",\n\"frameModules\":";
-    append_array(out, m_frame_modules);
+    out += "],\n\"binary\":{\"frames\":";
+    append_binary<int32_t>(out, bytes, m_frames);
+    out += ",\"frameModules\":";
+    append_binary<int32_t>(out, bytes, m_frame_modules);
     // Each node's distance to its parent (a root's: its index + 1): mostly 1, as a stack's
     // frames are added one after another, which compresses to almost nothing.
-    std::vector<int64_t> distances(m_node_parent.size());
+    std::vector<int32_t> distances(m_node_parent.size());
     for (size_t n = 0; n < distances.size(); ++n) {
-        distances[n] = static_cast<int64_t>(n) - m_node_parent[n];
+        distances[n] = static_cast<int32_t>(n) - m_node_parent[n];
     }
-    out += ",\n\"parentDistances\":";
-    append_array(out, distances);
-    out += ",\n\"nodeFrames\":";
-    append_array(out, m_node_frame);
-    out += ",\n\"leaves\":";
-    append_array(out, m_leaves);
-    out += ",\n\"columns\":[";
+    out += ",\"parentDistances\":";
+    append_binary<int32_t>(out, bytes, distances);
+    out += ",\"nodeFrames\":";
+    append_binary<int32_t>(out, bytes, m_node_frame);
+    out += ",\"leaves\":";
+    append_binary<int32_t>(out, bytes, m_leaves);
+    out += ",\"columns\":[";
+    std::vector<int64_t> values;
     for (size_t c = 0; c < m_columns.size(); ++c) {
-        out += c > 0 ? ",\n[" : "[";
+        out += c > 0 ? ",[" : "[";
         for (size_t t = 0; t < m_columns[c].size(); ++t) {
-            std::vector<int64_t> values = m_columns[c][t];
+            values.assign(m_columns[c][t].begin(), m_columns[c][t].end());
             values.resize(m_leaves.size());
             if (t > 0) {
                 out.push_back(',');
             }
-            append_array(out, values);
+            // As int32 where every value fits (most columns): half the bytes to pack and read.
+            bool small = std::all_of(values.begin(), values.end(), [](int64_t v) {
+                return v >= std::numeric_limits<int32_t>::min() &&
+                       v <= std::numeric_limits<int32_t>::max();
+            });
+            if (small) {
+                append_binary<int32_t>(out, bytes, values);
+            } else {
+                append_binary<double>(out, bytes, values);
+            }
         }
         out.push_back(']');
     }
-    out.push_back(']');
+    out += "]}";
 }
 
 } // namespace heapkit

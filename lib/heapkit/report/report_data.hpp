@@ -6,6 +6,7 @@
 // flame graph do, and keeps lines apart for tooltips and the source view.
 #pragma once
 
+#include "heapkit/emit/flame/tables.hpp"
 #include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/report/source_excerpts.hpp"
@@ -33,9 +34,16 @@ public:
 
     uint32_t intern(std::string_view text);
 
+    // Frees the lookups add_profile finds stacks with (on a million stacks, a third of the
+    // writer's memory): call once every profile is added.
+    void release_indexes();
+
     // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
-    // "strings", "frames", "frameModules", "parentDistances", "nodeFrames", "leaves", "columns".
-    void write_json(std::string& out, bool source_excerpts = true) const;
+    // "strings", and "binary", which names where in `bytes` (appended to) the numeric
+    // tables are, each as [byte offset, count, "i32" or "f64"]: "frames", "frameModules",
+    // "parentDistances", "nodeFrames", "leaves", and "columns" (per column, per type: int32 where
+    // every value fits, else float64).
+    void write_json(std::string& out, std::string& bytes, bool source_excerpts = true) const;
 
     // Nodes of the prefix tree: distinct stack prefixes.
     size_t node_count() const { return m_node_frame.size(); }
@@ -69,10 +77,11 @@ private:
     std::unordered_map<std::string, uint32_t> m_frame_ids; // packed key -> frame index
     std::vector<int32_t> m_node_parent;                    // -1 for a root
     std::vector<uint32_t> m_node_frame;
-    std::unordered_map<uint64_t, uint32_t> m_children; // parent + 1 << 32 | frame -> node
-    std::vector<uint32_t> m_leaves;                    // nodes where some stack ends
-    std::unordered_map<uint32_t, uint32_t> m_leaf_of_node;
-    std::unordered_map<uint64_t, uint32_t> m_leaf_of_path; // a path's hash -> its leaf
+    // Open-addressed over flat arrays (a million stacks make millions of nodes):
+    FlameChildIndex m_children;           // (parent + 1, frame) -> node
+    FlameChildIndex m_leaf_of_path;       // a path's hash (its two halves) -> its leaf
+    std::vector<uint32_t> m_leaves;       // nodes where some stack ends
+    std::vector<uint32_t> m_leaf_of_node; // per node: its leaf, or FlameChildIndex::none
     // Per column (profile), per type, per leaf; leaves added later are 0 in earlier columns.
     std::vector<std::vector<std::vector<int64_t>>> m_columns;
     std::map<uint32_t, SourceFile> m_sources; // by the string id of the file's name

@@ -13,16 +13,83 @@
 // report_page.js (the header, the events, the start).
 "use strict";
 
-// The data: JSON, gzipped and in base64 (report.cpp), unpacked by the browser.
+// The data (report.cpp), gzipped and in base64: JSON, a NUL, and from the next multiple of
+// 8 bytes the numeric tables the JSON's "binary" member locates, each [byte offset, count,
+// "i32" or "f64"], read in place as typed arrays.
 function heapkitData() {
-  const text = document.getElementById("data").textContent.replace(/\s+/g, "");
-  const binary = atob(text);
+  const binary = atob(document.getElementById("data").textContent); // spaces are skipped
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) {
     bytes[i] = binary.charCodeAt(i);
   }
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).text().then(JSON.parse);
+  return new Response(stream).arrayBuffer().then(unpackData);
+}
+function unpackData(buffer) {
+  const bytes = new Uint8Array(buffer);
+  const end = bytes.indexOf(0);
+  const data = JSON.parse(new TextDecoder().decode(bytes.subarray(0, end < 0 ? bytes.length : end)));
+  const start = (end + 8) & ~7;
+  function table(place) {
+    if (Array.isArray(place[0])) {
+      return place.map(table);
+    }
+    const [offset, count, kind] = place;
+    return kind === "i32" ? new Int32Array(buffer, start + offset, count)
+      : new Float64Array(buffer, start + offset, count);
+  }
+  for (const name in data.binary) {
+    data[name] = table(data.binary[name]);
+  }
+  delete data.binary;
+  return data;
+}
+
+// What the page is doing, said as "#progress" while it takes long enough to be seen (over
+// 200 ms: `slow`), `work` run once the words are painted; quick work is run at once.
+// Returns a promise of work's end.
+const SLOW_NODES = 200000; // raw nodes past which rebuilding the tree takes that long
+function withProgress(words, slow, work) {
+  if (!slow) {
+    return Promise.resolve(work());
+  }
+  const note = document.getElementById("progress");
+  note.textContent = words;
+  note.hidden = false;
+  return underWay(new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, 0)))
+    .then(work).finally(() => { note.hidden = true; }));
+}
+// `work` run once no call has come for `ms` milliseconds (the keys of a search typed).
+function debounced(ms, work) {
+  let timer = 0;
+  let done = null;
+  return () => {
+    clearTimeout(timer);
+    if (!done) {
+      let finish = null;
+      done = {promise: underWay(new Promise((resolve) => { finish = resolve; })), finish: finish};
+    }
+    timer = setTimeout(() => {
+      const ending = done;
+      done = null;
+      try {
+        work();
+      } finally {
+        ending.finish();
+      }
+    }, ms);
+  };
+}
+// The work under way (a debounced search, a slow refinement): settled() resolves once
+// there is none, for scripted checks.
+const pending = new Set();
+function underWay(promise) {
+  pending.add(promise);
+  promise.catch(() => {}).finally(() => pending.delete(promise));
+  return promise;
+}
+function settled() {
+  return pending.size ? Promise.allSettled(Array.from(pending)).then(settled) : Promise.resolve();
 }
 
 // Flags of a frame (D.frames holds name, file, line and flags per frame).
@@ -42,9 +109,10 @@ function readData(data) {
   D = data;
   S = D.strings;
   nodeCount = D.parentDistances.length;
-  D.parents = new Int32Array(nodeCount);
+  D.parents = D.parentDistances; // made each node's parent in place
+  delete D.parentDistances;
   for (let n = 0; n < nodeCount; n++) {
-    D.parents[n] = n - D.parentDistances[n];
+    D.parents[n] = n - D.parents[n];
   }
   nodeName = new Int32Array(nodeCount);
   for (let n = 0; n < nodeCount; n++) {

@@ -9,9 +9,20 @@ function searchMatcher() {
 }
 
 // The share of the zoomed frame held by matching frames, each stack once (the outermost
-// match), as the SVG flame graph reports it (emit/js/flame.js).
+// match), as the SVG flame graph reports it (emit/js/flame.js's matchedValue): the zoomed
+// subtree's range walked, a match's subtree skipped.
 function matchedShare(match) {
-  return matchedValue(state.zoom, (n) => tree.children[n], (n) => match(tree.name[n]), width, false);
+  const root = state.zoom;
+  let sum = 0;
+  for (let n = root + 1; n < tree.end[root];) {
+    if (match(tree.name[n])) {
+      sum += width(n);
+      n = tree.end[n];
+    } else {
+      n++;
+    }
+  }
+  return sum;
 }
 
 const ROW = 17;
@@ -98,15 +109,22 @@ function drawFlame(box, view) {
       let cx = x;
       let thin = 0;
       let thinValue = 0;
-      for (const kid of view.children[n]) { // sorted by name (sortChildren)
+      const wide = [];
+      for (const kid of view.children[n]) {
         const kw = view.width[kid] * scale;
         if (kw >= 1) {
-          stack.push([kid, cx, y + 1]);
-          cx += kw;
+          wide.push(kid);
         } else if (kw > 0) {
           thin++;
           thinValue += view.width[kid];
         }
+      }
+      // Callees stand on their caller sorted by name, as in the SVG flame graph: those
+      // drawn (a frame may call a million narrower than a pixel, merged after them).
+      wide.sort((a, b) => (S[view.names[a]] < S[view.names[b]] ? -1 : 1));
+      for (const kid of wide) {
+        stack.push([kid, cx, y + 1]);
+        cx += view.width[kid] * scale;
       }
       if (thin && thinValue * scale >= 1) {
         merged(thin, thinValue, cx, thinValue * scale, y + 1);
@@ -141,7 +159,7 @@ function mainView() {
   const diff = !!base;
   let maxChange = 0;
   if (diff) {
-    for (let n = 1; n < tree.name.length; n++) {
+    for (let n = 1; n < tree.count; n++) {
       maxChange = Math.max(maxChange, Math.abs(now.total[n] - base.total[n]));
     }
   }

@@ -43,7 +43,9 @@ function renderHeader() {
   renderRefinements();
 }
 
+let renderCount = 0; // for scripted checks: a debounced search draws once
 function render() {
+  renderCount++;
   renderHeader();
   document.querySelectorAll("#tabs button").forEach((b) => {
     b.classList.toggle("active", b.dataset.view === state.view);
@@ -63,12 +65,14 @@ function render() {
 
 // After a change: of the tree's structure (refinements, thread), or of its values only.
 function refresh(structure) {
-  if (structure) {
-    buildTree();
-    state.zoom = 0;
-  }
-  computeValues();
-  render();
+  withProgress("Refining " + D.leaves.length + " stacks\u2026", structure && nodeCount > SLOW_NODES, () => {
+    if (structure) {
+      buildTree();
+      state.zoom = 0;
+    }
+    computeValues();
+    render();
+  });
 }
 
 function select(id) {
@@ -97,10 +101,13 @@ function setupControls() {
     state.orientation = this.value;
     render();
   });
-  $("search").addEventListener("input", function () {
-    state.search = this.value;
+  // Drawn once the keys pause: a big report's search takes a while, and each key's
+  // drawing would wait for the last.
+  const search = debounced(150, () => {
+    state.search = $("search").value;
     render();
   });
+  $("search").addEventListener("input", search);
   $("refine-add").addEventListener("click", () => {
     const pattern = $("refine-pattern").value;
     const kind = $("refine-kind").value;
@@ -298,11 +305,15 @@ function setupThreads() {
   });
 }
 
-window.heapkitReady = heapkitData().then((data) => {
+const bigData = document.getElementById("data").textContent.length > (1 << 20);
+window.heapkitReady = withProgress("Reading the report's data\u2026", bigData, heapkitData).then((data) => {
   readData(data);
   setup();
-  setupAddress(); // the state a link or a reload names
-  render();
+  return withProgress(D.leaves.length + " stacks: building the tree\u2026", nodeCount > SLOW_NODES, () => {
+    setupAddress(); // the state a link or a reload names
+    render();
+  });
+}).then(() => {
   // For scripted checks and the console: the state and the numbers shown.
   window.heapkitReport = {
     state: state, data: D,
@@ -314,7 +325,9 @@ window.heapkitReady = heapkitData().then((data) => {
     graph: graphFigures,
     pprofShortName: pprofShortName,
     quantity: quantity,
-    render: render
+    render: render,
+    renders: () => renderCount,
+    settled: settled
   };
   window.heapkitReadyAt = performance.now();
 }).catch((error) => {

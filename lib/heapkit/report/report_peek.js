@@ -11,51 +11,35 @@ function peekValues() {
 
 // What passes over each call into and out of function `id`: {callers, callees}, each a
 // Map of function id to value. As pprof weighs a call graph's edges: a stack counts once
-// for each call it makes (at its outermost occurrence), and a function calling itself
-// directly is no caller or callee of its own.
+// for each call it makes (at its outermost occurrence: no node above makes the same call),
+// and a function calling itself directly is no caller or callee of its own. Only the
+// function's own nodes and their children are visited (tree.nodesOf), each call checked
+// up the stack.
 function peekCalls(id, values) {
   const calls = {callers: new Map(), callees: new Map()};
-  const onPath = new Map(); // a call's key (caller: name + 1, callee: -(name + 1)): depth
-  const stack = [];
-  for (const kid of tree.children[0]) {
-    stack.push(kid, 1);
+  const name = tree.name;
+  const parent = tree.parent;
+  // True when a node above `from` (itself included) is `callee` called by `caller`.
+  function madeAbove(from, caller, callee) {
+    for (let a = from; a > 0; a = parent[a]) {
+      if (name[a] === callee && parent[a] > 0 && name[parent[a]] === caller) {
+        return true;
+      }
+    }
+    return false;
   }
-  while (stack.length) {
-    const entering = stack.pop();
-    const n = stack.pop();
-    const p = tree.parent[n];
-    const name = tree.name[n];
-    const callerName = p > 0 ? tree.name[p] : -1;
-    let key = 0;
-    let list = null;
-    let other = -1;
-    if (callerName >= 0 && callerName !== name) {
-      if (name === id) {
-        key = callerName + 1;
-        list = calls.callers;
-        other = callerName;
-      } else if (callerName === id) {
-        key = -(name + 1);
-        list = calls.callees;
-        other = name;
-      }
+  function add(list, other, value) {
+    list.set(other, (list.get(other) || 0) + value);
+  }
+  for (const n of tree.nodesOf(id)) {
+    const p = parent[n];
+    if (p > 0 && name[p] !== id && values[n] !== 0 && !madeAbove(parent[p], name[p], id)) {
+      add(calls.callers, name[p], values[n]);
     }
-    if (!entering) {
-      if (list) {
-        onPath.set(key, onPath.get(key) - 1);
+    for (let k = n + 1; k < tree.end[n]; k = tree.end[k]) {
+      if (name[k] !== id && values[k] !== 0 && !madeAbove(p, id, name[k])) {
+        add(calls.callees, name[k], values[k]);
       }
-      continue;
-    }
-    if (list) {
-      const depth = onPath.get(key) || 0;
-      if (depth === 0 && values[n] !== 0) {
-        list.set(other, (list.get(other) || 0) + values[n]);
-      }
-      onPath.set(key, depth + 1);
-    }
-    stack.push(n, 0);
-    for (const kid of tree.children[n]) {
-      stack.push(kid, 1);
     }
   }
   return calls;
@@ -123,12 +107,18 @@ function sitesText(sites) {
   return sites[0] + (sites.length > 1 ? " (+" + (sites.length - 1) + " more)" : "");
 }
 
-// Per function: its flat and cum on the chosen side, as Top shows them.
+// Per function: its flat and cum on the chosen side, as Top shows them; made again only
+// when Top's rows or the side change (a million rows take a while).
+let figuresCache = {rows: null, baseSide: null, figures: null};
 function topFigures() {
-  const figures = new Map();
-  const baseSide = base && state.side === "base";
-  topRows().forEach((r) => figures.set(r.id, baseSide ? [r.bflat, r.bcum] : [r.flat, r.cum]));
-  return figures;
+  topRows(); // Top's rows made, in topCache
+  const baseSide = !!base && state.side === "base";
+  if (figuresCache.rows !== topCache.rows || figuresCache.baseSide !== baseSide) {
+    const figures = new Map();
+    topCache.rows.forEach((r) => figures.set(r.id, baseSide ? [r.bflat, r.bcum] : [r.flat, r.cum]));
+    figuresCache = {rows: topCache.rows, baseSide: baseSide, figures: figures};
+  }
+  return figuresCache.figures;
 }
 
 function peekRow(id, figures, call, whole, sites, kind) {
@@ -192,6 +182,15 @@ function peekTrees(id) {
   }
   return peekCache.trees;
 }
+// Callees stand on their caller sorted by name, as in the SVG flame graph.
+function sortChildren(t) {
+  const byName = (a, b) => (S[t.names[a]] < S[t.names[b]] ? -1 : 1);
+  for (const children of t.children) {
+    if (children.length > 1) {
+      children.sort(byName);
+    }
+  }
+}
 function buildPeekTrees(id, widths) {
   const callees = {names: [id], children: [[]], width: [0], keys: new Map()};
   const callers = {names: [id], children: [[]], width: [0], keys: new Map()};
@@ -209,8 +208,10 @@ function buildPeekTrees(id, widths) {
     t.width[c] += value;
     return c;
   }
-  for (const n of tree.occurrences.get(id) || []) {
-    if (widths[n] === 0) {
+  // Per node of an occurrence's subtree: its node in the callees' tree.
+  const into = new Map();
+  for (const n of tree.nodesOf(id)) {
+    if (!tree.outer[n] || widths[n] === 0) {
       continue;
     }
     callees.width[0] += widths[n];
@@ -219,14 +220,15 @@ function buildPeekTrees(id, widths) {
     for (let p = tree.parent[n]; p > 0; p = tree.parent[p]) {
       at = add(callers, at, tree.name[p], widths[n]);
     }
-    const stack = [[n, 0]];
-    while (stack.length) {
-      const [node, into] = stack.pop();
-      for (const kid of tree.children[node]) {
-        if (widths[kid] !== 0) {
-          stack.push([kid, add(callees, into, tree.name[kid], widths[kid])]);
-        }
+    into.clear();
+    into.set(n, 0);
+    for (let k = n + 1; k < tree.end[n];) {
+      if (widths[k] === 0) {
+        k = tree.end[k]; // nothing under it either
+        continue;
       }
+      into.set(k, add(callees, into.get(tree.parent[k]), tree.name[k], widths[k]));
+      k++;
     }
   }
   [callers, callees].forEach((t) => {

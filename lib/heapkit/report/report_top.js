@@ -13,38 +13,41 @@ function topRows() {
   topCache = {tree: tree, now: now, base: base, rows: computeTopRows()};
   return topCache.rows.slice();
 }
+// Per function: its flat and cum (and the base's), summed over the tree's nodes in typed
+// arrays by string id; a row for each function with a value.
 function computeTopRows() {
-  const rows = new Map();
-  function row(id) {
-    let r = rows.get(id);
-    if (!r) {
-      r = {id: id, flat: 0, cum: 0, bflat: 0, bcum: 0};
-      rows.set(id, r);
-    }
-    return r;
-  }
-  for (let n = 1; n < tree.name.length; n++) {
+  const flat = new Float64Array(S.length);
+  const cum = new Float64Array(S.length);
+  const bflat = new Float64Array(base ? S.length : 0);
+  const bcum = new Float64Array(base ? S.length : 0);
+  const seen = new Uint8Array(S.length);
+  const order = [];
+  for (let n = 1; n < tree.count; n++) {
     if (now.total[n] === 0 && (!base || base.total[n] === 0)) {
       continue;
     }
-    const r = row(tree.name[n]);
-    r.flat += now.self[n];
+    const id = tree.name[n];
+    if (!seen[id]) {
+      seen[id] = 1;
+      order.push(id);
+    }
+    flat[id] += now.self[n];
     if (tree.outer[n]) {
-      r.cum += now.total[n];
+      cum[id] += now.total[n];
     }
     if (base) {
-      r.bflat += base.self[n];
+      bflat[id] += base.self[n];
       if (tree.outer[n]) {
-        r.bcum += base.total[n];
+        bcum[id] += base.total[n];
       }
     }
   }
-  const list = Array.from(rows.values());
-  list.forEach((r) => {
+  return order.map((id) => {
+    const r = {id: id, flat: flat[id], cum: cum[id], bflat: base ? bflat[id] : 0, bcum: base ? bcum[id] : 0};
     r.dflat = r.flat - r.bflat;
     r.dcum = r.cum - r.bcum;
+    return r;
   });
-  return list;
 }
 // The rows in the chosen order, sorted again only when the rows or the order change.
 function sortedTopRows() {
@@ -57,8 +60,18 @@ function sortedTopRows() {
       topCache.now === now && topCache.base === base) {
     return topCache.sorted;
   }
-  const rows = topRows();
-  rows.sort((a, b) => {
+  const rows = inOrder(topRows(), key); // (topRows may make topCache anew)
+  topCache.sorted = rows;
+  topCache.order = order;
+  return rows;
+}
+
+const SHOWN_ROWS = 1000;
+// `rows` in the chosen order by `key`, the first SHOWN_ROWS (all Top draws) exactly: past
+// a few thousand rows (a million unnamed addresses), only the rows whose key reaches the
+// SHOWN_ROWS-th's are sorted, first, and the others follow as they were.
+function inOrder(rows, key) {
+  const compare = (a, b) => {
     let x = key === "name" ? 0 : Math.abs(b[key]) - Math.abs(a[key]);
     if (key === "name") {
       x = S[a.id] < S[b.id] ? -1 : S[a.id] > S[b.id] ? 1 : 0;
@@ -67,13 +80,20 @@ function sortedTopRows() {
       x = -x;
     }
     return x || Math.abs(b.cum) - Math.abs(a.cum) || (S[a.id] < S[b.id] ? -1 : 1);
-  });
-  topCache.sorted = rows;
-  topCache.order = order;
-  return rows;
+  };
+  if (key === "name" || rows.length <= 4 * SHOWN_ROWS) {
+    return rows.sort(compare);
+  }
+  const sign = state.sortDown ? 1 : -1;
+  const keys = Float64Array.from(rows, (r) => sign * Math.abs(r[key])).sort();
+  const least = keys[keys.length - SHOWN_ROWS];
+  const head = [];
+  const tail = [];
+  for (const r of rows) {
+    (sign * Math.abs(r[key]) >= least ? head : tail).push(r);
+  }
+  return head.sort(compare).concat(tail);
 }
-
-const SHOWN_ROWS = 1000;
 function topHead(diff) {
   const heads = diff
     ? [["bflat", "base flat"], ["flat", "new flat"], ["dflat", "flat change"], ["bcum", "base cum"],
@@ -87,12 +107,22 @@ function topHead(diff) {
   });
   return head;
 }
+// What Top's table shows: drawn again only when its rows, order or search change (a
+// selection only marks its row).
+let topShown = {rows: null, search: null};
 function renderTop() {
   const diff = !!base;
   let rows = sortedTopRows();
+  if (topShown.rows === rows && topShown.search === state.search) {
+    for (const tr of $("top").tBodies[0].rows) {
+      tr.className = Number(tr.dataset.function) === state.selected ? "sel" : "";
+    }
+    return;
+  }
+  topShown = {rows: rows, search: state.search};
   const match = searchMatcher();
   if (match) {
-    rows = rows.filter((r) => match(r.id));
+    rows = inOrder(rows.filter((r) => match(r.id)), state.sort === "dflat" && !base ? "flat" : state.sort);
   }
   const total = now.total[0];
   const baseTotal = base ? base.total[0] : 0;

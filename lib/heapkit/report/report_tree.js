@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: MIT
 // Refinement and the function-level tree: frames merged by function name as --text and
 // the flame graph merge them, after the reader's focus, ignore, hide and drop (their
-// patterns: emit/js/matcher.js), and each tree node's values.
+// patterns: emit/js/matcher.js), and each tree node's values. A million stacks make
+// millions of nodes: the tree is typed arrays, its nodes numbered in depth-first order,
+// so that a node's subtree is the range [n, tree.end[n]) and its children are n + 1,
+// tree.end[n + 1], ... (no object per node).
 "use strict";
 
 // A test of a name (matcher.js) as a test of a string id, each id tested once.
 function testById(test) {
-  const cache = new Map();
+  const known = new Int8Array(S.length); // 0: not yet tested, 1: no, 2: yes
   return (id) => {
-    let hit = cache.get(id);
-    if (hit === undefined) {
-      hit = test(S[id]);
-      cache.set(id, hit);
+    if (!known[id]) {
+      known[id] = test(S[id]) ? 2 : 1;
     }
-    return hit;
+    return known[id] === 2;
   };
 }
 function anyOf(tests, id) {
-  return tests.some((test) => test(id));
+  for (let i = 0; i < tests.length; i++) {
+    if (tests[i](id)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // The reader's refinements, by kind.
@@ -27,150 +33,258 @@ function refinementTests() {
   return kinds;
 }
 
-// Per raw node, what its stack (the path from its root) holds: which focus patterns
-// matched on it, as bits, whether an ignore pattern did, and its first node (its thread's,
-// with --threads).
-function stackMarks(kinds) {
-  const marks = {
-    focusBits: new Int32Array(nodeCount), ignored: new Uint8Array(nodeCount),
-    rootOf: new Int32Array(nodeCount), allFocus: (1 << kinds.focus.length) - 1
-  };
-  for (let n = 0; n < nodeCount; n++) {
-    const p = D.parents[n];
-    const id = nodeName[n];
-    marks.rootOf[n] = p < 0 ? n : marks.rootOf[p];
-    let bits = p < 0 ? 0 : marks.focusBits[p];
-    kinds.focus.forEach((test, f) => {
-      if (test(id)) {
-        bits |= 1 << f;
-      }
-    });
-    marks.focusBits[n] = bits;
-    marks.ignored[n] = (p >= 0 && marks.ignored[p]) || anyOf(kinds.ignore, id) ? 1 : 0;
-  }
-  return marks;
-}
-
-// The raw nodes merged by function name below their caller: t.fnOf[raw node] is its tree
-// node. A hidden frame's node is its caller's; a dropped frame takes all it calls along
-// into its caller. Node 0 is the root ("all").
+// The raw nodes merged by function name below their caller, in the order met (parents
+// first): m.fnOf[raw node] is its merged node. A hidden frame's node is its caller's; a
+// dropped frame takes all it calls along into its caller. Node 0 is the root ("all").
+// Each node's (parent, name) is found in an open-addressed hash table of node ids.
 function mergedFunctions(kinds) {
   const fnOf = new Int32Array(nodeCount);
-  const cut = new Uint8Array(nodeCount);
-  const t = {name: [-1], parent: [-1], children: [[]], fnOf: fnOf};
-  const keys = new Map();
+  const cut = kinds.drop.length ? new Uint8Array(nodeCount) : null;
+  const name = new Int32Array(nodeCount + 1);
+  const parent = new Int32Array(nodeCount + 1);
+  name[0] = -1;
+  parent[0] = -1;
+  let count = 1;
+  let size = 1024;
+  while (size < nodeCount * 1.5) {
+    size *= 2;
+  }
+  // Per slot: its node's parent, name and id (0: empty; the root is never a key), side
+  // by side so that a probe reads one cache line.
+  const slots = new Int32Array(size * 3);
+  const mask = size - 1;
+  const filtering = kinds.hide.length + kinds.drop.length > 0;
   for (let n = 0; n < nodeCount; n++) {
     const p = D.parents[n];
     const id = nodeName[n];
     const parentFn = p < 0 ? 0 : fnOf[p];
-    if ((p >= 0 && cut[p]) || anyOf(kinds.drop, id)) {
-      cut[n] = 1;
-      fnOf[n] = parentFn; // cut with all it calls: its value goes to its caller
-      continue;
+    if (filtering) {
+      if (cut && ((p >= 0 && cut[p]) || anyOf(kinds.drop, id))) {
+        cut[n] = 1;
+        fnOf[n] = parentFn; // cut with all it calls: its value goes to its caller
+        continue;
+      }
+      if (anyOf(kinds.hide, id)) {
+        fnOf[n] = parentFn;
+        continue;
+      }
     }
-    if (anyOf(kinds.hide, id)) {
-      fnOf[n] = parentFn;
-      continue;
+    let slot = ((Math.imul(parentFn, 0x9e3779b1) ^ Math.imul(id, 0x85ebca77)) & mask) * 3;
+    let child = slots[slot + 2];
+    while (child && (slots[slot] !== parentFn || slots[slot + 1] !== id)) {
+      slot = slot + 3 === slots.length ? 0 : slot + 3;
+      child = slots[slot + 2];
     }
-    const key = parentFn * S.length + id;
-    let child = keys.get(key);
-    if (child === undefined) {
-      child = t.name.length;
-      keys.set(key, child);
-      t.name.push(id);
-      t.parent.push(parentFn);
-      t.children.push([]);
-      t.children[parentFn].push(child);
+    if (!child) {
+      child = count++;
+      slots[slot] = parentFn;
+      slots[slot + 1] = id;
+      slots[slot + 2] = child;
+      name[child] = id;
+      parent[child] = parentFn;
     }
     fnOf[n] = child;
   }
+  return {count: count, name: name, parent: parent, fnOf: fnOf};
+}
+
+// The merged nodes numbered again depth-first, each node's callees by string id (a
+// million names are not sorted as the page opens): the tree (count, name, parent, end)
+// and each raw node's node in it (fnOf).
+function depthFirst(m) {
+  const count = m.count;
+  // Children lists (CSR) filled in string id order: the nodes bucketed by name, then
+  // each appended to its parent's list.
+  const byName = new Int32Array(S.length + 1);
+  for (let n = 1; n < count; n++) {
+    byName[m.name[n] + 1]++;
+  }
+  for (let r = 0; r < S.length; r++) {
+    byName[r + 1] += byName[r];
+  }
+  const ordered = new Int32Array(count);
+  for (let n = 1; n < count; n++) {
+    ordered[byName[m.name[n]]++] = n;
+  }
+  const first = new Int32Array(count + 1);
+  for (let n = 1; n < count; n++) {
+    first[m.parent[n] + 1]++;
+  }
+  for (let n = 0; n < count; n++) {
+    first[n + 1] += first[n];
+  }
+  const fill = first.slice(0, count);
+  const kids = new Int32Array(Math.max(count - 1, 0));
+  for (let i = 0; i < count - 1; i++) {
+    const n = ordered[i];
+    kids[fill[m.parent[n]]++] = n;
+  }
+  // Depth first: the stack holds merged nodes, the last child pushed first.
+  const newId = new Int32Array(count);
+  const t = {count: count, name: new Int32Array(count), parent: new Int32Array(count),
+             end: new Int32Array(count)};
+  const stack = new Int32Array(count);
+  let top = 0;
+  let next = 0;
+  stack[top++] = 0;
+  while (top) {
+    const n = stack[--top];
+    const id = next++;
+    newId[n] = id;
+    t.name[id] = m.name[n];
+    t.parent[id] = n ? newId[m.parent[n]] : -1;
+    for (let k = first[n + 1] - 1; k >= first[n]; k--) {
+      stack[top++] = kids[k];
+    }
+  }
+  // A subtree ends where the next node not under it starts: ends found from the last node.
+  for (let n = count - 1; n >= 0; n--) {
+    if (t.end[n] === 0) {
+      t.end[n] = n + 1;
+    }
+    const p = t.parent[n];
+    if (p >= 0 && t.end[p] < t.end[n]) {
+      t.end[p] = t.end[n];
+    }
+  }
+  for (let n = 0; n < nodeCount; n++) {
+    m.fnOf[n] = newId[m.fnOf[n]];
+  }
+  t.fnOf = m.fnOf;
   return t;
 }
 
 // Per leaf (a stack), whether it is kept: on the chosen thread, through every focus, past
-// no ignore, and not all hidden or dropped.
-function keptLeaves(t, marks) {
+// no ignore, and not all hidden or dropped. The raw nodes' marks (which focus patterns
+// matched on the stack, as bits; whether an ignore did; its first node) are followed from
+// parent to child only where a focus, an ignore or a thread asks.
+function keptLeaves(t, kinds) {
   const keep = new Uint8Array(D.leaves.length);
-  D.leaves.forEach((node, leaf) => {
-    const thread = state.thread < 0 || D.nodeFrames[marks.rootOf[node]] === state.thread;
-    keep[leaf] = thread && marks.focusBits[node] === marks.allFocus && !marks.ignored[node] &&
-      t.fnOf[node] > 0 ? 1 : 0;
-  });
+  const marking = kinds.focus.length || kinds.ignore.length || state.thread >= 0;
+  let focusBits = null;
+  let rootOf = null;
+  const allFocus = (1 << kinds.focus.length) - 1;
+  if (marking) {
+    focusBits = new Int32Array(nodeCount); // the ignored: -1
+    rootOf = state.thread >= 0 ? new Int32Array(nodeCount) : null;
+    for (let n = 0; n < nodeCount; n++) {
+      const p = D.parents[n];
+      const id = nodeName[n];
+      if (rootOf) {
+        rootOf[n] = p < 0 ? n : rootOf[p];
+      }
+      let bits = p < 0 ? 0 : focusBits[p];
+      if (bits >= 0 && anyOf(kinds.ignore, id)) {
+        bits = -1;
+      }
+      for (let f = 0; bits >= 0 && f < kinds.focus.length; f++) {
+        if (kinds.focus[f](id)) {
+          bits |= 1 << f;
+        }
+      }
+      focusBits[n] = bits;
+    }
+  }
+  for (let leaf = 0; leaf < keep.length; leaf++) {
+    const node = D.leaves[leaf];
+    let kept = t.fnOf[node] > 0;
+    if (kept && marking) {
+      kept = focusBits[node] === allFocus &&
+        (!rootOf || D.nodeFrames[rootOf[node]] === state.thread);
+    }
+    keep[leaf] = kept ? 1 : 0;
+  }
   return keep;
 }
 
 // Per tree node, whether its function is not also above it (recursion): cum counts a
-// stack once, at its outermost occurrence.
+// stack once, at its outermost occurrence. The open nodes are a stack, left as a node
+// past their subtree comes.
 function outermost(t) {
-  const count = t.name.length;
   const onPath = new Int32Array(S.length);
-  const outer = new Uint8Array(count);
-  const stack = [0];
-  const leaving = [false];
-  while (stack.length) {
-    const node = stack.pop();
-    const leave = leaving.pop();
-    const name = t.name[node];
-    if (leave) {
-      if (node) {
-        onPath[name]--;
-      }
-      continue;
+  const outer = new Uint8Array(t.count);
+  const open = new Int32Array(t.count);
+  let top = 0;
+  for (let n = 1; n < t.count; n++) {
+    while (top && t.end[open[top - 1]] <= n) {
+      onPath[t.name[open[--top]]]--;
     }
-    if (node) {
-      outer[node] = onPath[name]++ === 0 ? 1 : 0;
-    }
-    stack.push(node);
-    leaving.push(true);
-    for (const kid of t.children[node]) {
-      stack.push(kid);
-      leaving.push(false);
-    }
+    outer[n] = onPath[t.name[n]]++ === 0 ? 1 : 0;
+    open[top++] = n;
   }
   return outer;
 }
 
-// Each function's outermost occurrences, for its callers and callees.
-function occurrencesOf(t) {
-  const occurrences = new Map();
-  for (let o = 1; o < t.name.length; o++) {
-    if (!t.outer[o]) {
-      continue;
-    }
-    const list = occurrences.get(t.name[o]);
-    if (list) {
-      list.push(o);
-    } else {
-      occurrences.set(t.name[o], [o]);
-    }
+// Node n's children, as an array (for the nodes a view draws or follows), by string id:
+// drawFlame puts those it draws in name order.
+function kidsOf(n, t) {
+  const of = t || tree;
+  const kids = [];
+  for (let k = n + 1; k < of.end[n]; k = of.end[k]) {
+    kids.push(k);
   }
-  return occurrences;
+  return kids;
 }
 
-// Callees stand on their caller sorted by name, as in the SVG flame graph.
-function sortChildren(t) {
-  const byName = (a, b) => (S[t.name[a]] < S[t.name[b]] ? -1 : 1);
-  for (const children of t.children) {
-    if (children.length > 1) {
-      children.sort(byName);
-    }
+// Every node of each function, depth-first (CSR by string id): t.nodesOf(id) is built on
+// the first call, for the callers and callees.
+function nodesByName(t) {
+  const start = new Int32Array(S.length + 1);
+  for (let n = 1; n < t.count; n++) {
+    start[t.name[n] + 1]++;
   }
+  for (let i = 0; i < S.length; i++) {
+    start[i + 1] += start[i];
+  }
+  const fill = start.slice(0, S.length);
+  const nodes = new Int32Array(Math.max(t.count - 1, 0));
+  for (let n = 1; n < t.count; n++) {
+    nodes[fill[t.name[n]]++] = n;
+  }
+  return (id) => nodes.subarray(start[id], start[id + 1]);
+}
+
+// The tree's shape (nodes, names, fnOf, outer) after hide and drop: focus, ignore and a
+// thread keep it and choose leaves only. Kept: the shape without hide or drop, and the
+// last with them (an undo comes back to either without building).
+function treeShape(kinds) {
+  const t = depthFirst(mergedFunctions(kinds));
+  t.outer = outermost(t);
+  let index = null;
+  t.nodesOf = (id) => (index || (index = nodesByName(t)))(id);
+  // tree.children[n]: node n's children as an array, for code written against a tree of
+  // arrays (a view that follows a few nodes).
+  t.children = new Proxy({}, {get: (_, key) => kidsOf(Number(key), t)});
+  return t;
+}
+const shapes = new Map(); // the hide and drop patterns, in order: the shape
+function shapeFor(kinds) {
+  const key = state.refinements.filter((r) => r.kind === "hide" || r.kind === "drop")
+    .map((r) => r.kind + "=" + r.pattern).join("\n");
+  let t = shapes.get(key);
+  if (!t) {
+    t = treeShape(kinds);
+    for (const other of Array.from(shapes.keys())) {
+      if (other !== "") {
+        shapes.delete(other);
+      }
+    }
+    shapes.set(key, t);
+  }
+  return t;
 }
 
 let tree = null; // the function-level tree after refinement
 function buildTree() {
   const kinds = refinementTests();
-  const t = mergedFunctions(kinds);
-  sortChildren(t);
-  t.keepLeaf = keptLeaves(t, stackMarks(kinds));
-  t.outer = outermost(t);
-  t.occurrences = occurrencesOf(t);
+  const t = Object.assign({}, shapeFor(kinds));
+  t.keepLeaf = keptLeaves(t, kinds);
   tree = t;
 }
 
 // Values of the current type: self and total per tree node, of one column.
 function valuesOf(column) {
-  const count = tree.name.length;
+  const count = tree.count;
   const self = new Float64Array(count);
   if (column >= 0) {
     const values = D.columns[column][state.type];

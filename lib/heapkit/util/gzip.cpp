@@ -160,21 +160,35 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source,
 }
 
 std::string gzip(std::string_view raw, int level) {
+    return gzip(std::span<const std::string_view>(&raw, 1), level);
+}
+
+std::string gzip(std::span<const std::string_view> pieces, int level) {
     DeflateStream z(level);
+    size_t raw_size = 0;
+    for (std::string_view piece : pieces) {
+        raw_size += piece.size();
+    }
     // Room for a small input's whole output; a larger one doubles it as it fills, which
     // costs little next to deflate itself and ends near the compressed size, not the bound.
-    std::string out(std::min<size_t>(deflateBound(&z.stream, raw.size()) + 64, 1u << 20), '\0');
-    auto* next = reinterpret_cast<const Bytef*>(raw.data());
-    size_t left = raw.size();
+    std::string out(std::min<size_t>(deflateBound(&z.stream, raw_size) + 64, 1u << 20), '\0');
+    size_t piece = 0;
+    auto* next = pieces.empty() ? nullptr : reinterpret_cast<const Bytef*>(pieces[0].data());
+    size_t left = pieces.empty() ? 0 : pieces[0].size();
     int rc = Z_OK;
     while (rc != Z_STREAM_END) {
+        while (left == 0 && piece + 1 < pieces.size()) { // the next piece
+            ++piece;
+            next = reinterpret_cast<const Bytef*>(pieces[piece].data());
+            left = pieces[piece].size();
+        }
         // zlib counts in uInt: feed the input, and offer the output, in slices.
         auto slice = static_cast<uInt>(std::min(left, max_slice));
         z.stream.next_in = const_cast<Bytef*>(next);
         z.stream.avail_in = slice;
         next += slice;
         left -= slice;
-        int flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
+        int flush = left == 0 && piece + 1 >= pieces.size() ? Z_FINISH : Z_NO_FLUSH;
         do {
             size_t produced = z.stream.total_out;
             if (produced == out.size()) {

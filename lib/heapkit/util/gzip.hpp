@@ -4,6 +4,7 @@
 #include "heapkit/util/error.hpp"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,5 +47,7 @@ Result<std::string> gunzip(std::string_view compressed, std::string_view source,
 
 // Deflates `raw` into one gzip member at zlib `level` (0-9).
 std::string gzip(std::string_view raw, int level);
+// Deflates `pieces`, one after another, into one gzip member (nothing joined first).
+std::string gzip(std::span<const std::string_view> pieces, int level);
 
 } // namespace heapkit

@@ -32,5 +32,5 @@ echo "== heapfold --text: the same as a table, without Go"
 echo
 echo "== heapfold --svg: an interactive flame graph in build/demo-heap.svg (open it in a browser)"
 ./build/cmd/heapfold --html "$dump" -o build/demo-report.html
-echo "== heapfold --html: every view in one page (Top, flame graph, callers and callees,"
-echo "   source, refine) in build/demo-report.html (open it in a browser)"
+echo "== heapfold --html: every view in one page (Top, flame graph, call graph, callers and"
+echo "   callees, source, refine) in build/demo-report.html (open it in a browser)"

@@ -67,7 +67,9 @@ function buildGraph(values, kept) {
       onPath.set(key, (onPath.get(key) || 0) + 1);
     }
     walk.push(n, 0);
-    for (const kid of tree.children[n]) {
+    // Children straight from the depth-first numbering: tree.children[n] makes an array
+    // a node, and this walk visits every node.
+    for (let kid = n + 1; kid < tree.end[n]; kid = tree.end[kid]) {
       walk.push(kid, 1);
     }
   }

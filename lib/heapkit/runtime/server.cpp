@@ -109,10 +109,12 @@ struct Server::State {
             }
             return;
         }
-        if (!workers->post([this, id, request = std::move(request)] {
-                loop->answer(id, handler.handle(request));
-                // The code the page ran is not kept resident in the host (own_pages.hpp).
-                release_own_code_pages();
+        if (!workers->post([this, id, request = std::move(request)]() -> WorkerPool::HandOver {
+                return [this, id, response = handler.handle(request)]() mutable {
+                    loop->answer(id, std::move(response));
+                    // The code the page ran is not kept resident in the host (own_pages.hpp).
+                    release_own_code_pages();
+                };
             })) {
             loop->answer(id, busy("the server is stopping"));
         }

@@ -13,14 +13,14 @@ WorkerPool::~WorkerPool() {
     stop();
 }
 
-bool WorkerPool::post(std::function<void()> job) {
+bool WorkerPool::post(Job job) {
     {
         std::lock_guard lock(m_mutex);
         if (m_stopping) {
             return false;
         }
         m_jobs.push_back(std::move(job));
-        if (m_idle < m_jobs.size() && m_threads.size() < m_most) {
+        if (m_free < m_jobs.size() && m_threads.size() < m_most) {
             // Under the lock, so that stop() never joins a list being added to.
             try {
                 m_threads.push_back(m_start([this] { work(); }));
@@ -51,20 +51,25 @@ void WorkerPool::stop() {
 }
 
 void WorkerPool::work() {
+    std::unique_lock lock(m_mutex);
+    ++m_free;
     for (;;) {
-        std::function<void()> job;
-        {
-            std::unique_lock lock(m_mutex);
-            ++m_idle;
-            m_ready.wait(lock, [&] { return m_stopping || !m_jobs.empty(); });
-            --m_idle;
-            if (m_stopping) {
-                return;
-            }
-            job = std::move(m_jobs.front());
-            m_jobs.pop_front();
+        m_ready.wait(lock, [&] { return m_stopping || !m_jobs.empty(); });
+        if (m_stopping) {
+            return;
         }
-        job();
+        Job job = std::move(m_jobs.front());
+        m_jobs.pop_front();
+        --m_free;
+        lock.unlock();
+        HandOver hand_over = job();
+        lock.lock();
+        ++m_free;
+        if (hand_over) {
+            lock.unlock();
+            hand_over();
+            lock.lock();
+        }
     }
 }
 

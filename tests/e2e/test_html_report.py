@@ -676,6 +676,32 @@ with Browser() as browser:
     check(browser.evaluate("document.querySelectorAll('#flame div.merged').length") == 1,
           "3000 thin stacks: no merged block")
     screenshot(browser, "flame-merged.png")
+    # The block opened lists what it stands for, the largest first (here all alike: by
+    # name), and a name zooms to its frame, drawn the graph's width.
+    thin_stacks = parse_folded(heapfold(thin_dump))
+    callees = sorted({stack.split(";")[2] for stack in thin_stacks})
+    check(len(callees) == 3000 and len(set(thin_stacks.values())) == 1,
+          f"the thin dump: {len(callees)} third frames, values {set(thin_stacks.values())}")
+    each = next(iter(thin_stacks.values()))
+    share = f"{100 * each / sum(thin_stacks.values()):.2f}%"
+    browser.click("#flame div.merged")
+    listed = browser.evaluate("Array.from(document.querySelectorAll('#flame-merged li'))"
+                              ".map(function(li){return li.textContent;})")
+    heading = text_of(browser, "flame-merged")
+    screenshot(browser, "flame-merged-open.png")
+    check(heading.startswith(f"3000 frames called by {thin_stacks and next(iter(thin_stacks)).split(';')[1]}, "
+                             "each narrower than a pixel") and
+          listed == [f"{name} {quantity(each)} ({share})" for name in callees[:100]],
+          f"the merged block opened: {heading[:120]!r}, {listed[:3]}")
+    browser.click("#flame-merged li:nth-child(2) a")
+    zoomed = browser.evaluate("Array.from(document.querySelectorAll('#crumbs a'))"
+                              ".map(function(a){return a.textContent;})")
+    drawn = browser.evaluate("(function(){var z=document.querySelectorAll('#flame div:not(.dim)')[0];"
+                             "return [z.textContent, z.getBoundingClientRect().width,"
+                             "document.getElementById('flame').clientWidth];})()")
+    check(zoomed[-1] == callees[1] and drawn[0].startswith(callees[1][:8]) and
+          abs(drawn[1] - drawn[2]) < 1 and browser.evaluate("document.getElementById('flame-merged').hidden"),
+          f"a listed frame's link: crumbs {zoomed}, drawn {drawn}")
     check_clean(browser, thin, "thin stacks")
 
     # CPython's start (Debian's, its own names): more functions than pprof's 80 nodes,

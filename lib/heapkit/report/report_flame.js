@@ -51,6 +51,11 @@ function frameCharWidth(box) {
   return charWidth;
 }
 
+// Whether a frame `w` pixels wide is drawn only as part of a "\u2026" block.
+function isThin(w) {
+  return w > 0 && w < 1;
+}
+
 // Draws `view` (names, children, widths; the root at the top, or at the bottom where
 // view.flip says so) into `box`, from `view.root` whose ancestors, given in view.above,
 // are drawn full width and dimmed. Every frame is as wide as its value; the children of a
@@ -89,9 +94,11 @@ function drawFlame(box, view) {
     frag.appendChild(d);
     depth = Math.max(depth, y);
   }
-  function merged(count, value, x, w, y) {
-    const d = el("div", {class: "merged", title: count + " frames narrower than a pixel: " +
-                         quantity(value) + " (" + percent(value, width(0)) + ")"},
+  function merged(parent, count, value, x, w, y) {
+    const d = el("div", {class: "merged", "data-merged": parent,
+                         title: count + " frames narrower than a pixel: " + quantity(value) +
+                           " (" + percent(value, width(0)) + ")" +
+                           (view.openable ? "; a click lists them" : "")},
                  w - 2 * LABEL_INDENT >= charPx ? "\u2026" : "");
     d.style.cssText = "left:" + x + "px;width:" + w + "px";
     rows.push([d, y]);
@@ -111,12 +118,11 @@ function drawFlame(box, view) {
       let thinValue = 0;
       const wide = [];
       for (const kid of view.children[n]) {
-        const kw = view.width[kid] * scale;
-        if (kw >= 1) {
-          wide.push(kid);
-        } else if (kw > 0) {
+        if (isThin(view.width[kid] * scale)) {
           thin++;
           thinValue += view.width[kid];
+        } else if (view.width[kid] > 0) {
+          wide.push(kid);
         }
       }
       // Callees stand on their caller sorted by name, as in the SVG flame graph: those
@@ -127,7 +133,7 @@ function drawFlame(box, view) {
         cx += view.width[kid] * scale;
       }
       if (thin && thinValue * scale >= 1) {
-        merged(thin, thinValue, cx, thinValue * scale, y + 1);
+        merged(n, thin, thinValue, cx, thinValue * scale, y + 1);
         narrow.merged += thin;
       } else {
         narrow.leftOut += thin;
@@ -167,13 +173,14 @@ function mainView() {
   return {names: tree.name, children: tree.children, width: widths, root: state.zoom,
           above: ancestorsOf((n) => tree.parent[n], state.zoom), diff: diff, now: now.total,
           base: base ? base.total : null, maxChange: maxChange, match: searchMatcher(),
-          allName: "all"};
+          allName: "all", openable: true};
 }
 
 function renderFlame() {
   const view = mainView();
   view.flip = state.orientation === "flame";
   $("flame-note").textContent = narrowNote(drawFlame($("flame"), view));
+  $("flame-merged").hidden = true;
   if (view.flip && state.view === "flame") {
     // However deep the graph, the page shows its root: scrolled to the graph's bottom.
     const bottom = $("flame").getBoundingClientRect().bottom;
@@ -189,6 +196,35 @@ function renderFlame() {
     }
     crumbs.appendChild(el("a", {"data-node": n}, n === 0 ? "all" : S[tree.name[n]]));
   });
+}
+
+// A "\u2026" block opened: the frames it stands for (the callees of `n` narrower than a
+// pixel in the graph as drawn) listed under the graph by value, the largest first, each
+// name a link that zooms to its frame. A block hides names that a person may be looking
+// for; the list reaches them in one click, where zooming step by step may take many.
+const MERGED_LISTED = 100;
+function openMerged(n) {
+  const view = mainView();
+  const scale = ($("flame").clientWidth || 1000) / view.width[view.root];
+  const thin = view.children[n].filter((kid) => isThin(view.width[kid] * scale));
+  thin.sort((a, b) => view.width[b] - view.width[a] ||
+                      (S[view.names[a]] < S[view.names[b]] ? -1 : 1));
+  const shown = thin.slice(0, MERGED_LISTED);
+  const list = $("flame-merged");
+  const items = el("ol");
+  for (const kid of shown) {
+    const item = el("li");
+    item.append(el("a", {"data-node": kid, href: "#"}, S[view.names[kid]]),
+                " " + quantity(view.width[kid]) + " (" + percent(view.width[kid], width(0)) + ")");
+    items.appendChild(item);
+  }
+  list.replaceChildren(
+    el("p", {}, thin.length + " frames called by " + (n === 0 ? "all" : S[view.names[n]]) +
+       ", each narrower than a pixel, drawn as one \u2026 block" +
+       (thin.length > shown.length ? "; the " + shown.length + " largest:" : ":")),
+    items);
+  list.hidden = false;
+  list.scrollIntoView({block: "nearest"});
 }
 
 // The files and lines of a tree node's frames: kept per tree, as a hover asks often.

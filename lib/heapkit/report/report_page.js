@@ -167,14 +167,25 @@ function setupViews() {
       select(Number(tr.dataset.function));
     }
   });
-  $("flame").addEventListener("click", (event) => {
-    const n = event.target.dataset.node;
-    if (n === undefined) {
-      return;
-    }
-    state.zoom = Number(n);
+  function zoomTo(n) {
+    state.zoom = n;
     state.selected = state.zoom > 0 ? tree.name[state.zoom] : state.selected;
     render();
+  }
+  $("flame").addEventListener("click", (event) => {
+    const {node, merged} = event.target.dataset;
+    if (merged !== undefined) {
+      openMerged(Number(merged));
+    } else if (node !== undefined) {
+      zoomTo(Number(node));
+    }
+  });
+  $("flame-merged").addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-node]");
+    if (link) {
+      event.preventDefault();
+      zoomTo(Number(link.dataset.node));
+    }
   });
   $("crumbs").addEventListener("click", (event) => {
     const n = event.target.dataset.node;

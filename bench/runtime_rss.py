@@ -75,7 +75,7 @@ class Subject:
             deadline = time.monotonic() + 30
             while "serving http" not in line and time.monotonic() < deadline:
                 line = self.process.stderr.readline()
-            self.url = re.search(r"serving (http://\S+?)/?$", line).group(1)
+            self.url = re.search(r"serving (http://[^/\s]+)", line).group(1)
 
     def stop(self):
         self.process.kill()

@@ -3,6 +3,7 @@
 
 #include "heapkit/emit/stacks/dump_labels.hpp"
 #include "heapkit/emit/stacks/location_frames.hpp"
+#include "heapkit/report/function_tree.hpp"
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
@@ -271,6 +272,21 @@ void append_binary(std::string& json, std::string& bytes, const std::vector<Numb
     }
 }
 
+// `numbers` (each at least 0) as LEB128 varints, seven bits a byte, the low first, the
+// high bit set on all but a number's last byte (mostly one byte each: a quarter of the
+// bytes to deflate), read by the page as a Uint8Array ("u8", the count in bytes).
+void append_varints(std::string& json, std::string& bytes, const std::vector<int32_t>& numbers) {
+    size_t at = bytes.size();
+    for (int32_t number : numbers) {
+        auto left = static_cast<uint32_t>(number);
+        for (; left >= 0x80; left >>= 7) {
+            bytes.push_back(static_cast<char>(left & 0x7f | 0x80));
+        }
+        bytes.push_back(static_cast<char>(left));
+    }
+    fmt::format_to(std::back_inserter(json), "[{},{},\"u8\"]", at, bytes.size() - at);
+}
+
 } // namespace
 
 void ReportData::write_json(std::string& out, std::string& bytes, bool source_excerpts) const {
@@ -298,6 +314,14 @@ void ReportData::write_json(std::string& out, std::string& bytes, bool source_ex
     append_binary<int32_t>(out, bytes, distances);
     out += ",\"nodeFrames\":";
     append_binary<int32_t>(out, bytes, m_node_frame);
+    // The function-level tree the page opens on, as each node's step from its parent's
+    // node in it (function_tree.hpp).
+    std::vector<uint32_t> names(m_node_frame.size());
+    for (size_t n = 0; n < names.size(); ++n) {
+        names[n] = m_frames[size_t{m_node_frame[n]} * 4];
+    }
+    out += ",\"functionSteps\":";
+    append_varints(out, bytes, function_tree_steps(m_node_parent, names, m_strings.size()));
     out += ",\"leaves\":";
     append_binary<int32_t>(out, bytes, m_leaves);
     out += ",\"columns\":[";

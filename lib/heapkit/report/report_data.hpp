@@ -40,9 +40,9 @@ public:
 
     // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
     // "strings", and "binary", which names where in `bytes` (appended to) the numeric
-    // tables are, each as [byte offset, count, "i32" or "f64"]: "frames", "frameModules",
-    // "parentDistances", "nodeFrames", "leaves", and "columns" (per column, per type: int32 where
-    // every value fits, else float64).
+    // tables are, each as [byte offset, count, "i32", "f64" or "u8" (bytes: varints)]: "frames",
+    // "frameModules", "parentDistances", "nodeFrames", "functionSteps" (function_tree.hpp),
+    // "leaves", and "columns" (per column, per type: int32 where every value fits, else float64).
     void write_json(std::string& out, std::string& bytes, bool source_excerpts = true) const;
 
     // Nodes of the prefix tree: distinct stack prefixes.

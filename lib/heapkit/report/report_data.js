@@ -15,7 +15,7 @@
 
 // The data (report.cpp), gzipped and in base64: JSON, a NUL, and from the next multiple of
 // 8 bytes the numeric tables the JSON's "binary" member locates, each [byte offset, count,
-// "i32" or "f64"], read in place as typed arrays.
+// "i32", "f64" or "u8" (varints, the count in bytes)], read in place as typed arrays.
 function heapkitData() {
   const binary = atob(document.getElementById("data").textContent); // spaces are skipped
   const bytes = new Uint8Array(binary.length);
@@ -36,7 +36,8 @@ function unpackData(buffer) {
     }
     const [offset, count, kind] = place;
     return kind === "i32" ? new Int32Array(buffer, start + offset, count)
-      : new Float64Array(buffer, start + offset, count);
+      : kind === "u8" ? new Uint8Array(buffer, start + offset, count)
+        : new Float64Array(buffer, start + offset, count);
   }
   for (const name in data.binary) {
     data[name] = table(data.binary[name]);

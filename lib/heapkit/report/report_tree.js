@@ -137,8 +137,17 @@ function depthFirst(m) {
       stack[top++] = kids[k];
     }
   }
-  // A subtree ends where the next node not under it starts: ends found from the last node.
-  for (let n = count - 1; n >= 0; n--) {
+  subtreeEnds(t);
+  for (let n = 0; n < nodeCount; n++) {
+    m.fnOf[n] = newId[m.fnOf[n]];
+  }
+  t.fnOf = m.fnOf;
+  return t;
+}
+
+// A subtree ends where the next node not under it starts: ends found from the last node.
+function subtreeEnds(t) {
+  for (let n = t.count - 1; n >= 0; n--) {
     if (t.end[n] === 0) {
       t.end[n] = n + 1;
     }
@@ -147,10 +156,42 @@ function depthFirst(m) {
       t.end[p] = t.end[n];
     }
   }
+}
+
+// The tree without hide or drop as the writer sent it (function_tree.cpp: each raw node's
+// tree node as a step from its parent's, in LEB128 varints), the same as
+// depthFirst(mergedFunctions(...)) makes: no merge of millions of prefixes as the page opens.
+function sentTree() {
+  const steps = D.functionSteps;
+  const fnOf = new Int32Array(nodeCount);
+  let count = 1;
+  let at = 0;
   for (let n = 0; n < nodeCount; n++) {
-    m.fnOf[n] = newId[m.fnOf[n]];
+    let step = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = steps[at++];
+      step |= (byte & 127) << shift;
+      if (byte < 128) {
+        break;
+      }
+    }
+    const p = D.parents[n];
+    fnOf[n] = step + (p < 0 ? 0 : fnOf[p]);
+    if (fnOf[n] >= count) {
+      count = fnOf[n] + 1;
+    }
   }
-  t.fnOf = m.fnOf;
+  delete D.functionSteps;
+  const t = {count: count, name: new Int32Array(count), parent: new Int32Array(count),
+             end: new Int32Array(count), fnOf: fnOf};
+  t.name[0] = -1;
+  t.parent[0] = -1;
+  for (let n = 0; n < nodeCount; n++) {
+    const p = D.parents[n];
+    t.name[fnOf[n]] = nodeName[n];
+    t.parent[fnOf[n]] = p < 0 ? 0 : fnOf[p];
+  }
+  subtreeEnds(t);
   return t;
 }
 
@@ -248,7 +289,8 @@ function nodesByName(t) {
 // thread keep it and choose leaves only. Kept: the shape without hide or drop, and the
 // last with them (an undo comes back to either without building).
 function treeShape(kinds) {
-  const t = depthFirst(mergedFunctions(kinds));
+  const sent = D.functionSteps && !kinds.hide.length && !kinds.drop.length;
+  const t = sent ? sentTree() : depthFirst(mergedFunctions(kinds));
   t.outer = outermost(t);
   let index = null;
   t.nodesOf = (id) => (index || (index = nodesByName(t)))(id);

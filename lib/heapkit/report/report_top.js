@@ -82,17 +82,70 @@ function inOrder(rows, key) {
     return x || Math.abs(b.cum) - Math.abs(a.cum) || (S[a.id] < S[b.id] ? -1 : 1);
   };
   if (key === "name" || rows.length <= 4 * SHOWN_ROWS) {
-    return rows.sort(compare);
+    rows.sort(compare);
+    rows.exact = rows.length;
+    return rows;
   }
   const sign = state.sortDown ? 1 : -1;
-  const keys = Float64Array.from(rows, (r) => sign * Math.abs(r[key])).sort();
-  const least = keys[keys.length - SHOWN_ROWS];
+  const keys = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    keys[i] = sign * Math.abs(rows[i][key]);
+  }
+  const least = kthLargest(keys, SHOWN_ROWS);
   const head = [];
   const tail = [];
-  for (const r of rows) {
-    (sign * Math.abs(r[key]) >= least ? head : tail).push(r);
+  for (let i = 0; i < rows.length; i++) {
+    (keys[i] >= least ? head : tail).push(rows[i]);
   }
-  return head.sort(compare).concat(tail);
+  const sorted = head.sort(compare).concat(tail);
+  sorted.exact = head.length; // the rows in order: all that reach the SHOWN_ROWS-th's key
+  return sorted;
+}
+// The k-th largest of `keys` (as keys sorted ascending [length - k]): the k largest seen
+// kept in a min-heap, a million keys looked at once each rather than sorted.
+function kthLargest(keys, k) {
+  const heap = keys.slice(0, k).sort(); // ascending: a min-heap
+  for (let i = k; i < keys.length; i++) {
+    const key = keys[i];
+    if (key <= heap[0]) {
+      continue;
+    }
+    let at = 0;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= k) {
+        break;
+      }
+      if (child + 1 < k && heap[child + 1] < heap[child]) {
+        child++;
+      }
+      if (heap[child] >= key) {
+        break;
+      }
+      heap[at] = heap[child];
+      at = child;
+    }
+    heap[at] = key;
+  }
+  return heap[0];
+}
+// The rows of `sorted` (inOrder's) that `match`, in inOrder's order: as they stand where
+// SHOWN_ROWS of them are among the rows already in order (every row past those is below
+// them), else sorted again.
+function matchingInOrder(sorted, match, key) {
+  const rows = [];
+  let inOrderRows = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (match(sorted[i].id)) {
+      rows.push(sorted[i]);
+      inOrderRows += i < sorted.exact ? 1 : 0;
+    }
+  }
+  if (inOrderRows >= SHOWN_ROWS || inOrderRows === rows.length) {
+    rows.exact = inOrderRows;
+    return rows;
+  }
+  return inOrder(rows, key);
 }
 function topHead(diff) {
   const heads = diff
@@ -122,7 +175,7 @@ function renderTop() {
   topShown = {rows: rows, search: state.search};
   const match = searchMatcher();
   if (match) {
-    rows = inOrder(rows.filter((r) => match(r.id)), state.sort === "dflat" && !base ? "flat" : state.sort);
+    rows = matchingInOrder(rows, match, state.sort === "dflat" && !base ? "flat" : state.sort);
   }
   const total = now.total[0];
   const baseTotal = base ? base.total[0] : 0;

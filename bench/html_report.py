@@ -78,7 +78,9 @@ def measure_page(page, pattern):
         steps = [
             ("select (Top click)", click_js(first_row)),
             ("flame graph tab", click_js("#tabs button[data-view=flame]")),
-            ("zoom (frame click)", "document.querySelectorAll('#flame div')[1].click()"),
+            ("open a \u2026 block (if any)", "var b=document.querySelector('#flame div.merged');"
+                                            "if(b)b.click()"),
+            ("zoom (frame click)", "document.querySelectorAll('#flame div[data-node]')[1].click()"),
             ("switch type", "var s=document.getElementById('type');s.value=1;"
                             "s.dispatchEvent(new Event('change'))"),
             ("search", "var i=document.getElementById('search');i.value='a';"

@@ -206,10 +206,27 @@ const MERGED_LISTED = 100;
 function openMerged(n) {
   const view = mainView();
   const scale = ($("flame").clientWidth || 1000) / view.width[view.root];
-  const thin = view.children[n].filter((kid) => isThin(view.width[kid] * scale));
-  thin.sort((a, b) => view.width[b] - view.width[a] ||
-                      (S[view.names[a]] < S[view.names[b]] ? -1 : 1));
-  const shown = thin.slice(0, MERGED_LISTED);
+  // A block may stand for a million frames (unnamed addresses), most of one value: the
+  // largest kept in order as they are met, not all of them sorted.
+  const before = (a, b) => view.width[b] - view.width[a] ||
+                           (S[view.names[a]] < S[view.names[b]] ? -1 : 1);
+  const shown = [];
+  let thin = 0;
+  for (const kid of view.children[n]) {
+    if (!isThin(view.width[kid] * scale)) {
+      continue;
+    }
+    thin++;
+    if (shown.length === MERGED_LISTED && before(shown[MERGED_LISTED - 1], kid) < 0) {
+      continue;
+    }
+    let at = shown.length;
+    while (at > 0 && before(kid, shown[at - 1]) < 0) {
+      at--;
+    }
+    shown.splice(at, 0, kid);
+    shown.length = Math.min(shown.length, MERGED_LISTED);
+  }
   const list = $("flame-merged");
   const items = el("ol");
   for (const kid of shown) {
@@ -219,9 +236,9 @@ function openMerged(n) {
     items.appendChild(item);
   }
   list.replaceChildren(
-    el("p", {}, thin.length + " frames called by " + (n === 0 ? "all" : S[view.names[n]]) +
+    el("p", {}, thin + " frames called by " + (n === 0 ? "all" : S[view.names[n]]) +
        ", each narrower than a pixel, drawn as one \u2026 block" +
-       (thin.length > shown.length ? "; the " + shown.length + " largest:" : ":")),
+       (thin > shown.length ? "; the " + shown.length + " largest:" : ":")),
     items);
   list.hidden = false;
   list.scrollIntoView({block: "nearest"});

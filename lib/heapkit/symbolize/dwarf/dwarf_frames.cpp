@@ -385,7 +385,7 @@ Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
     return it->second;
 }
 
-const std::vector<DwarfFrames::Painted>& DwarfFrames::painting_of(Dwarf_Die* cu) {
+std::vector<DwarfFrames::Painted>& DwarfFrames::painting_of(Dwarf_Die* cu) {
     auto [it, inserted] = m_paintings.try_emplace(dwarf_dieoffset(cu));
     if (!inserted) {
         return it->second;
@@ -472,7 +472,7 @@ std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& str
     if (cu == nullptr) {
         return {};
     }
-    const std::vector<Painted>& painting = painting_of(cu);
+    std::vector<Painted>& painting = painting_of(cu);
     Dwarf_Addr cu_address = address - bias;
     auto above =
         std::upper_bound(painting.begin(), painting.end(), cu_address,
@@ -480,8 +480,7 @@ std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& str
     if (above == painting.begin() || cu_address >= std::prev(above)->high) {
         return at(address, strings); // in no function of the index: walked_chain()
     }
-    std::vector<Dwarf_Die> chain = std::prev(above)->chain;
-    return frames_of(cu, chain, address, strings);
+    return frames_of(cu, std::prev(above)->chain, address, strings); // not copied: one an address
 }
 
 } // namespace heapkit

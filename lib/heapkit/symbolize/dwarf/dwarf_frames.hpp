@@ -56,7 +56,7 @@ private:
         std::vector<Dwarf_Die> chain; // innermost first, as function_chain() gives it
     };
     const UnitIndex& index_of(Dwarf_Die* cu);
-    const std::vector<Painted>& painting_of(Dwarf_Die* cu);
+    std::vector<Painted>& painting_of(Dwarf_Die* cu);
     std::vector<Frame> frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>& chain, Dwarf_Addr address,
                                  FrameStrings& strings);
     std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);

@@ -88,8 +88,8 @@ uint32_t AddressIndexWriter::text_by_bytes(std::string_view value) {
 }
 
 void AddressIndexWriter::add(uint64_t start, std::span<const Frame> frames) {
-    std::vector<uint32_t> chain;
-    chain.reserve(frames.size());
+    std::vector<uint32_t>& chain = m_chain; // reused: a vector a range cost a malloc each
+    chain.clear();
     for (const Frame& frame : frames) {
         FrameKey key{{text(frame.name), text(frame.system_name), text(frame.file), frame.line,
                       frame.column, frame.start_line}};
@@ -106,7 +106,7 @@ void AddressIndexWriter::add(uint64_t start, std::span<const Frame> frames) {
     put(m_ranges, static_cast<uint32_t>(m_chains.size()));
     put(m_ranges, static_cast<uint32_t>(chain.size()));
     m_chains.insert(m_chains.end(), chain.begin(), chain.end());
-    m_last = std::move(chain);
+    m_last.swap(chain);
     m_any = true;
 }
 

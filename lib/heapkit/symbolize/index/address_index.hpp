@@ -87,7 +87,8 @@ private:
     std::unordered_map<FrameKey, uint32_t, FrameKeyHash> m_frame_ids;
     std::string m_ranges;
     std::vector<uint32_t> m_chains;
-    std::vector<uint32_t> m_last; // the previous range's chain
+    std::vector<uint32_t> m_last;  // the previous range's chain
+    std::vector<uint32_t> m_chain; // the current one's
     bool m_any = false;
 };
 

@@ -385,7 +385,7 @@ Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
     return it->second;
 }
 
-const std::vector<DwarfFrames::Painted>& DwarfFrames::painting_of(Dwarf_Die* cu) {
+DwarfFrames::Painting& DwarfFrames::painting_of(Dwarf_Die* cu) {
     auto [it, inserted] = m_paintings.try_emplace(dwarf_dieoffset(cu));
     if (!inserted) {
         return it->second;
@@ -401,14 +401,16 @@ const std::vector<DwarfFrames::Painted>& DwarfFrames::painting_of(Dwarf_Die* cu)
         paint_below(&top, {{function.low, function.high}}, path, canvas, 1);
         canvas.paint(function.low, function.high, path);
     }
-    std::vector<Painted>& painting = it->second; // (clang captures no structured binding)
+    Painting& painting = it->second; // (clang captures no structured binding)
     canvas.for_each([&](Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
-        painting.push_back({low, high, {path.rbegin(), path.rend()}});
+        painting.spans.push_back({low, high, static_cast<uint32_t>(painting.dies.size()),
+                                  static_cast<uint32_t>(path.size())});
+        painting.dies.insert(painting.dies.end(), path.rbegin(), path.rend());
     });
     return painting;
 }
 
-std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>& chain,
+std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> chain,
                                           Dwarf_Addr address, FrameStrings& strings) {
     if (chain.empty()) {
         return {};
@@ -472,15 +474,16 @@ std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& str
     if (cu == nullptr) {
         return {};
     }
-    const std::vector<Painted>& painting = painting_of(cu);
+    Painting& painting = painting_of(cu);
     Dwarf_Addr cu_address = address - bias;
     auto above =
-        std::upper_bound(painting.begin(), painting.end(), cu_address,
+        std::upper_bound(painting.spans.begin(), painting.spans.end(), cu_address,
                          [](Dwarf_Addr value, const Painted& span) { return value < span.low; });
-    if (above == painting.begin() || cu_address >= std::prev(above)->high) {
+    if (above == painting.spans.begin() || cu_address >= std::prev(above)->high) {
         return at(address, strings); // in no function of the index: walked_chain()
     }
-    std::vector<Dwarf_Die> chain = std::prev(above)->chain;
+    std::span<Dwarf_Die> chain(painting.dies.data() + std::prev(above)->first,
+                               std::prev(above)->length);
     return frames_of(cu, chain, address, strings);
 }
 

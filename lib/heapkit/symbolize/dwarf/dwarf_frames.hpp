@@ -7,6 +7,7 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -52,12 +53,17 @@ private:
     };
     struct Painted {
         Dwarf_Addr low;
-        Dwarf_Addr high;              // exclusive
-        std::vector<Dwarf_Die> chain; // innermost first, as function_chain() gives it
+        Dwarf_Addr high; // exclusive
+        uint32_t first;  // its chain, Painting::dies[first, first + length): innermost
+        uint32_t length; // first, as function_chain() gives it
+    };
+    struct Painting { // the chains in one array: a vector each held a unit's spans twice over
+        std::vector<Painted> spans; // by low
+        std::vector<Dwarf_Die> dies;
     };
     const UnitIndex& index_of(Dwarf_Die* cu);
-    const std::vector<Painted>& painting_of(Dwarf_Die* cu);
-    std::vector<Frame> frames_of(Dwarf_Die* cu, std::vector<Dwarf_Die>& chain, Dwarf_Addr address,
+    Painting& painting_of(Dwarf_Die* cu);
+    std::vector<Frame> frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> chain, Dwarf_Addr address,
                                  FrameStrings& strings);
     std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);
     // describe_function() once per DIE, for the FrameStrings of the current call.
@@ -67,11 +73,11 @@ private:
 
     Dwfl_Module* m_module;
     DwarfScopes m_scopes; // qualifies functions that have no linkage name
-    std::unordered_map<Dwarf_Off, UnitIndex> m_units;                // by the CU DIE's offset
-    std::unordered_map<Dwarf_Off, std::vector<Painted>> m_paintings; // likewise; by low
-    std::unordered_map<const void*, Frame> m_described;              // by the DIE's bytes (unique
-                                                        // across the main and alt files)
-    std::unordered_map<const void*, Position> m_call_sites;         // of inlined DIEs, likewise
+    std::unordered_map<Dwarf_Off, UnitIndex> m_units;       // by the CU DIE's offset
+    std::unordered_map<Dwarf_Off, Painting> m_paintings;    // likewise
+    std::unordered_map<const void*, Frame> m_described;     // by the DIE's bytes (unique
+                                                            // across the main and alt files)
+    std::unordered_map<const void*, Position> m_call_sites; // of inlined DIEs, likewise
     std::unordered_map<const char*, std::string_view> m_file_names; // by libdw's text
     uint64_t m_strings_serial = 0; // the FrameStrings whose texts the two above view
 };

@@ -139,6 +139,21 @@ std::string scope_name(Dwarf_Die* die) {
     }
 }
 
+// C has no namespaces and declares no function inside a struct or union: no scope of a C
+// unit holds a function's declaration, and finding its scopes walked all its top-level
+// DIEs (most of a C module's naming cost).
+bool is_c_unit(Dwarf_Die* unit) {
+    switch (dwarf_srclang(unit)) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace
 
 // Appends the scopes under `parent` (index `parent_index`) in DIE order. A scope ends
@@ -170,7 +185,7 @@ DwarfScopes::UnitScopes& DwarfScopes::unit_of(Dwarf_Die* die) {
         return none;
     }
     auto [it, inserted] = m_units.try_emplace(unit_die.addr);
-    if (inserted) {
+    if (inserted && !is_c_unit(&unit_die)) {
         UnitScopes& unit = it->second;
         index_children(&unit_die, -1, unit, 0);
         // Scopes that were the last of their siblings end where their parent ends;

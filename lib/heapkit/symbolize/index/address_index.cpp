@@ -60,12 +60,24 @@ size_t AddressIndexWriter::FrameKeyHash::operator()(const FrameKey& key) const {
     return static_cast<size_t>(hash);
 }
 
-AddressIndexWriter::AddressIndexWriter(std::string_view build_id, bool dwarf)
-    : m_dwarf(dwarf) {
-    text(build_id); // text 0
+AddressIndexWriter::AddressIndexWriter(std::string_view build_id, bool dwarf, Texts texts)
+    : m_dwarf(dwarf)
+    , m_pooled(texts == Texts::pooled) {
+    text_by_bytes(build_id); // text 0 (the caller's: not pooled)
 }
 
 uint32_t AddressIndexWriter::text(std::string_view value) {
+    if (!m_pooled) {
+        return text_by_bytes(value);
+    }
+    auto [it, inserted] = m_pooled_ids.try_emplace(value.data(), PooledText{value.size(), 0});
+    if (inserted || it->second.size != value.size()) { // a prefix of another text: by bytes
+        it->second = {value.size(), text_by_bytes(value)};
+    }
+    return it->second.id;
+}
+
+uint32_t AddressIndexWriter::text_by_bytes(std::string_view value) {
     if (auto it = m_text_ids.find(value); it != m_text_ids.end()) {
         return it->second;
     }
@@ -76,8 +88,8 @@ uint32_t AddressIndexWriter::text(std::string_view value) {
 }
 
 void AddressIndexWriter::add(uint64_t start, std::span<const Frame> frames) {
-    std::vector<uint32_t> chain;
-    chain.reserve(frames.size());
+    std::vector<uint32_t>& chain = m_chain; // reused: a vector a range cost a malloc each
+    chain.clear();
     for (const Frame& frame : frames) {
         FrameKey key{{text(frame.name), text(frame.system_name), text(frame.file), frame.line,
                       frame.column, frame.start_line}};
@@ -94,7 +106,7 @@ void AddressIndexWriter::add(uint64_t start, std::span<const Frame> frames) {
     put(m_ranges, static_cast<uint32_t>(m_chains.size()));
     put(m_ranges, static_cast<uint32_t>(chain.size()));
     m_chains.insert(m_chains.end(), chain.begin(), chain.end());
-    m_last = std::move(chain);
+    m_last.swap(chain);
     m_any = true;
 }
 
@@ -103,7 +115,16 @@ std::string AddressIndexWriter::finish(uint64_t end) {
     put(m_ranges, static_cast<uint32_t>(m_chains.size()));
     put(m_ranges, uint32_t{0});
 
-    std::string out(header_size, '\0');
+    // Sized once, each part let go of as it is copied: the file is as large as all the
+    // parts, and growing it by doubling held up to three times that at the end.
+    size_t text_bytes = 0;
+    for (const std::string& text : m_texts) {
+        text_bytes += text.size();
+    }
+    std::string out;
+    out.reserve(header_size + m_ranges.size() + m_chains.size() * sizeof(uint32_t) +
+                m_frames.size() * frame_size + m_texts.size() * text_entry_size + text_bytes);
+    out.resize(header_size, '\0');
     out.replace(0, magic.size(), magic);
     put_at(out, at_version, address_index_version);
     put_at(out, at_mark, byte_order_mark);
@@ -114,9 +135,15 @@ std::string AddressIndexWriter::finish(uint64_t end) {
     put_at(out, at_frame_count, uint64_t{m_frames.size()});
     put_at(out, at_text_count, uint64_t{m_texts.size()});
     out += m_ranges;
+    std::string().swap(m_ranges);
     out.append(reinterpret_cast<const char*>(m_chains.data()), m_chains.size() * sizeof(uint32_t));
+    std::vector<uint32_t>().swap(m_chains);
     static_assert(sizeof(FrameKey) == frame_size); // the frames section, as it is in memory
     out.append(reinterpret_cast<const char*>(m_frames.data()), m_frames.size() * frame_size);
+    std::vector<FrameKey>().swap(m_frames);
+    m_frame_ids = {};
+    m_text_ids = {};
+    m_pooled_ids = {};
     uint32_t text_offset = 0;
     for (const std::string& text : m_texts) {
         put(out, text_offset);

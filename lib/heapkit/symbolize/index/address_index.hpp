@@ -47,13 +47,20 @@ struct AnsweredRange {
 // to the frames asked for.
 class AddressIndexWriter {
 public:
+    // How the frames' texts given to add() live. transient: they may go once add()
+    // returns. pooled: each stays at its address, unchanged, until finish() (interned in
+    // a pool that outlives the writer), and is found by its address before its bytes are
+    // hashed: an index of a big module looks up millions of texts.
+    enum class Texts { transient, pooled };
+
     // `dwarf`: the answers come from DWARF (else symbol tables alone).
-    AddressIndexWriter(std::string_view build_id, bool dwarf);
+    AddressIndexWriter(std::string_view build_id, bool dwarf, Texts texts = Texts::transient);
 
     // The frames from ELF vaddr `start` (above the previous range's) to the next start.
     void add(uint64_t start, std::span<const Frame> frames);
 
-    // The file, the last range ending at `end`.
+    // The file, the last range ending at `end`. Once: the writer lets go of what it
+    // held as it copies it.
     std::string finish(uint64_t end);
 
 private:
@@ -64,16 +71,24 @@ private:
     struct FrameKeyHash {
         size_t operator()(const FrameKey& key) const;
     };
+    struct PooledText {
+        size_t size;
+        uint32_t id;
+    };
     uint32_t text(std::string_view value);
+    uint32_t text_by_bytes(std::string_view value);
 
     bool m_dwarf;
+    bool m_pooled;
+    std::unordered_map<const char*, PooledText> m_pooled_ids; // Texts::pooled: by address
     std::deque<std::string> m_texts; // owned (the frames' need not outlive add()); never move
     std::unordered_map<std::string_view, uint32_t> m_text_ids; // views m_texts' strings
     std::vector<FrameKey> m_frames;
     std::unordered_map<FrameKey, uint32_t, FrameKeyHash> m_frame_ids;
     std::string m_ranges;
     std::vector<uint32_t> m_chains;
-    std::vector<uint32_t> m_last; // the previous range's chain
+    std::vector<uint32_t> m_last;  // the previous range's chain
+    std::vector<uint32_t> m_chain; // the current one's
     bool m_any = false;
 };
 

@@ -5,6 +5,9 @@
 #include "heapkit/symbolize/index/address_index.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace heapkit {
 namespace {
@@ -25,6 +28,34 @@ Extents joined(Extents extents) {
     return out;
 }
 
+// `values` sorted, by 16-bit digits from the lowest (a radix sort), a pass skipped where
+// every value has the same digit: a module's bounds (one per line-table row, millions in
+// a big one) are addresses whose high digits rarely differ, and std::sort of them took a
+// seventh of an index's CPU.
+void sort_addresses(std::vector<uint64_t>& values) {
+    constexpr unsigned digit_bits = 16;
+    constexpr size_t digits = size_t{1} << digit_bits;
+    std::vector<uint64_t> sorted(values.size());
+    std::vector<size_t> counts(digits);
+    for (unsigned shift = 0; shift < 64; shift += digit_bits) {
+        std::fill(counts.begin(), counts.end(), 0);
+        for (uint64_t value : values) {
+            ++counts[(value >> shift) & (digits - 1)];
+        }
+        if (counts[(values.empty() ? 0 : values[0] >> shift) & (digits - 1)] == values.size()) {
+            continue; // one digit for all: this pass keeps their order
+        }
+        size_t at = 0;
+        for (size_t& count : counts) { // each digit's first place
+            at += std::exchange(count, at);
+        }
+        for (uint64_t value : values) {
+            sorted[counts[(value >> shift) & (digits - 1)]++] = value;
+        }
+        values.swap(sorted);
+    }
+}
+
 } // namespace
 
 std::string build_address_index(const ElfModule& file, const std::string& build_id) {
@@ -38,7 +69,7 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
         bounds.push_back(start);
         bounds.push_back(end);
     }
-    std::sort(bounds.begin(), bounds.end());
+    sort_addresses(bounds);
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
 
     StringPool pool;
@@ -48,7 +79,8 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
         const ElfModule& file;
         ~Forget() { file.forget_answers(); }
     } forget{file};
-    AddressIndexWriter writer(build_id, file.has_dwarf());
+    // The frames' texts live in `pool` until the end.
+    AddressIndexWriter writer(build_id, file.has_dwarf(), AddressIndexWriter::Texts::pooled);
     uint64_t end = 0;
     for (const auto& [start, extent_end] : extents) {
         if (start < end) {
@@ -68,6 +100,8 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
         }
         end = extent_end;
     }
+    // The DWARF answers' caches go before the file is put together: not both at once.
+    file.forget_answers();
     return writer.finish(end);
 }
 

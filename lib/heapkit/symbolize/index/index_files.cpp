@@ -6,11 +6,27 @@
 #include "heapkit/symbolize/elf/elf_module.hpp"
 #include "heapkit/symbolize/index/index_store.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <memory>
+#include <set>
 #include <sys/stat.h>
+#include <thread>
 
 namespace heapkit {
+
+namespace {
+
+// Builds the indexes of `pending`'s files, then lets go of them.
+void build_pending(IndexStore& store, std::vector<std::unique_ptr<ElfModule>>& pending,
+                   std::vector<std::pair<std::string, const ElfModule*>>& wanted,
+                   BuildLock::Wait wait) {
+    store.build(wanted, wait, IndexStore::Keep::saved_files);
+    wanted.clear();
+    pending.clear();
+}
+
+} // namespace
 
 std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
                                      const SymbolizeOptions& options,
@@ -18,8 +34,14 @@ std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
     DebugSearch search(debug_dirs_for(options.debug_dirs, options.sysroot));
     IndexStore store(options.cache_directory);
     std::vector<IndexedFile> results(paths.size());
-    std::vector<std::unique_ptr<ElfModule>> files(paths.size());
+    // Files are opened and built a few at a time, as many as build() runs side by side,
+    // and closed once indexed: libdw's data of hundreds of modules (separate debug files
+    // inflated in memory, line tables) is not all held at once.
+    size_t batch = std::max(1U, std::thread::hardware_concurrency());
+    std::vector<std::unique_ptr<ElfModule>> pending;
     std::vector<std::pair<std::string, const ElfModule*>> wanted;
+    std::set<std::string> built_here; // keys of this run: a second path of a build is "built"
+    std::vector<std::string> without_dwarf;
     for (size_t i = 0; i < paths.size(); ++i) {
         IndexedFile& result = results[i];
         result.path = paths[i];
@@ -28,8 +50,13 @@ std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
             result.problem = file.error().message;
             continue;
         }
-        files[i] = std::move(*file);
-        const std::string& build_id = files[i]->build_id();
+        bool dwarf = (*file)->has_dwarf();
+        if (!dwarf) {
+            // Which Debian package installed it: the warnings about its unnamed frames
+            // name its -dbgsym, and the first profile need not look it up.
+            without_dwarf.push_back(paths[i]);
+        }
+        const std::string& build_id = (*file)->build_id();
         if (build_id.empty()) {
             // Indexes are found by build id: one of a file without any could be taken for
             // another build's.
@@ -37,21 +64,17 @@ std::vector<IndexedFile> index_files(const std::vector<std::string>& paths,
                 fmt::format("{}: no build id (indexes are kept by build id)", paths[i]);
             continue;
         }
-        result.key = cache_key(build_id, files[i]->has_dwarf());
-        result.built = !store.has(result.key, build_id);
-        if (result.built) {
-            wanted.emplace_back(result.key, files[i].get());
+        result.key = cache_key(build_id, dwarf);
+        result.built = built_here.contains(result.key) || !store.has(result.key, build_id);
+        if (result.built && built_here.insert(result.key).second) {
+            wanted.emplace_back(result.key, file->get());
+            pending.push_back(std::move(*file));
+        }
+        if (wanted.size() == batch) {
+            build_pending(store, pending, wanted, wait);
         }
     }
-    store.build(wanted, wait);
-    // Which Debian package installed each file without DWARF: the warnings about its
-    // unnamed frames name its -dbgsym, and the first profile need not look it up.
-    std::vector<std::string> without_dwarf;
-    for (size_t i = 0; i < paths.size(); ++i) {
-        if (files[i] && !files[i]->has_dwarf()) {
-            without_dwarf.push_back(paths[i]);
-        }
-    }
+    build_pending(store, pending, wanted, wait);
     debian_packages_of(without_dwarf, options.cache_directory);
     for (std::string& warning : store.take_warnings()) {
         warnings.push_back(std::move(warning));

@@ -26,7 +26,8 @@ struct IndexedFile {
 // Makes the address index of each file in `paths` that has none yet in
 // `options.cache_directory` (which must be set), as the symbolizer would have made it
 // for a dump mapping that file: debug files are looked for under `options.debug_dirs`
-// and the sysroot's. Files are indexed side by side (IndexStore::build). Problems of
+// and the sysroot's. Files are indexed side by side (IndexStore::build), a few at a
+// time, each closed once its index is saved: memory for those few. Problems of
 // the cache as a whole (a directory that cannot be written) go to `warnings`. A build
 // another process is indexing is waited for with BuildLock::Wait::yes, else left to it
 // (its problem says so).

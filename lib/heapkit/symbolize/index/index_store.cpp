@@ -79,8 +79,18 @@ const AddressIndex* IndexStore::find(const std::string& key, const std::string& 
     return held.index ? &*held.index : nullptr;
 }
 
+bool IndexStore::keep_built(const std::string& key, Held& held) {
+    auto index = AddressIndex::open(held.built, key); // our own bytes
+    if (!index) {
+        return false;
+    }
+    held.index = *index;
+    save(key, held);
+    return true;
+}
+
 void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted,
-                       BuildLock::Wait wait) {
+                       BuildLock::Wait wait, Keep keep) {
     if (m_directory.empty()) {
         return;
     }
@@ -94,7 +104,12 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
     keys.erase(std::unique(keys.begin(), keys.end(),
                            [](const auto& a, const auto& b) { return a.first == b.first; }),
                keys.end());
-    std::vector<std::pair<Held*, const ElfModule*>> missing;
+    struct Missing {
+        const std::string* key;
+        Held* held;
+        const ElfModule* file;
+    };
+    std::vector<Missing> missing;
     std::vector<BuildLock> locks; // held until the indexes are saved
     for (const auto& [key, file] : keys) {
         Held& held = load(key, file->build_id());
@@ -107,7 +122,7 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
         }
         look_again(key); // it may have finished while this one waited
         if (!load(key, file->build_id()).index) {
-            missing.emplace_back(&m_held.at(key), file);
+            missing.push_back({&key, &m_held.at(key), file});
             locks.push_back(std::move(*lock));
         }
     }
@@ -116,12 +131,19 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
     std::atomic<size_t> next{0};
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < missing.size();) {
-            auto [held, file] = missing[i];
+            auto [key, held, file] = missing[i];
             try { // an exception must not leave a thread (std::terminate)
                 held->built = build_address_index(*file, file->build_id());
             } catch (const std::exception& error) {
                 held->built.clear(); // no index: the module is named from its file
                 held->failure = error.what();
+            }
+            if (keep == Keep::saved_files) {
+                file->close_file();
+                std::lock_guard saving(m_saving);
+                if (!held->built.empty() && keep_built(*key, *held)) {
+                    *held = Held{}; // look_again() below has find() map the file
+                }
             }
         }
     };
@@ -136,14 +158,14 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
     for (const auto& [key, file] : keys) {
         Held& held = m_held.try_emplace(key).first->second;
         if (!held.index && !held.built.empty()) {
-            if (auto index = AddressIndex::open(held.built, key)) { // our own bytes
-                held.index = *index;
-                save(key, held);
-            }
+            keep_built(key, held);
         }
         if (!held.failure.empty()) {
             m_warnings.push_back(
                 fmt::format("no address index of build {} could be made: {}", key, held.failure));
+        }
+        if (keep == Keep::saved_files) {
+            look_again(key);
         }
     }
 }

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -52,12 +53,19 @@ public:
     // another process built it.
     void look_again(const std::string& key);
 
+    // What build() keeps of the indexes it makes. answers: each is served by find()
+    // (held in memory where it could not be saved). saved_files: each is saved as soon as
+    // it is made, then let go of, and its file closed (ElfModule::close_file: libdw's
+    // data of it goes); find() maps the saved file: a caller indexing many modules holds
+    // one module's data per thread, not those of all.
+    enum class Keep { answers, saved_files };
+
     // Builds and saves the index of each (key, file) that has none yet, side by side on
     // up to min(hardware threads, builds) threads. Each file is used by one thread only.
     // A key another process is building (build_lock.hpp) is waited for with Wait::yes
     // (then found, or built here if that process failed), else left to it.
     void build(const std::vector<std::pair<std::string, const ElfModule*>>& wanted,
-               BuildLock::Wait wait = BuildLock::Wait::yes);
+               BuildLock::Wait wait = BuildLock::Wait::yes, Keep keep = Keep::answers);
 
     // True when another process is building `key`'s index now.
     bool busy(const std::string& key) const { return BuildLock::busy(m_directory, key); }
@@ -80,6 +88,8 @@ private:
         std::string failure;               // why build() made none
     };
     Held& load(const std::string& key, const std::string& build_id);
+    // Viewed by held.index and saved, when held.built is an index; false when not.
+    bool keep_built(const std::string& key, Held& held);
     void save(const std::string& key, Held& held);
 
     std::string m_directory; // the versioned subdirectory; empty: disabled
@@ -87,6 +97,7 @@ private:
     std::map<std::string, Held> m_held;
     std::vector<std::string> m_warnings;
     bool m_wrote = false;
+    std::mutex m_saving; // build()'s threads saving with Keep::saved_files
 };
 
 } // namespace heapkit

@@ -59,6 +59,7 @@ private:
     const char* m_next_report;
     RawDump m_dump;
     AddressIds m_ids{m_dump.addresses};
+    PodVector<uint64_t> m_line_addresses; // of the stack line being read
 };
 
 void HeapV2Parser::report_progress() {
@@ -198,6 +199,7 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
     const char* p = line.data() + 1; // after '@'
     const char* end = line.data() + line.size();
     auto is_space = [](char c) { return c == ' ' || c == '\t'; };
+    m_line_addresses.clear();
     for (;;) {
         while (p != end && is_space(*p)) {
             ++p;
@@ -213,14 +215,19 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
         if (p == nullptr || (p != end && !is_space(*p))) {
             return error_here("expected hexadecimal frame addresses after '@'");
         }
+        m_ids.prefetch(address);
+        m_line_addresses.push_back(address);
+    }
+    if (m_line_addresses.empty()) {
+        return error_here("stack line has no frame addresses");
+    }
+    // Ids asked after the whole line is read: its addresses' slots load together.
+    for (uint64_t address : m_line_addresses) {
         uint32_t id = m_ids.id_of(address);
         if (id == AddressIds::full) {
             return error_here("more than 2^32 - 1 distinct frame addresses");
         }
         m_dump.frames.push_back(id);
-    }
-    if (m_dump.frames.size() == first_frame) {
-        return error_here("stack line has no frame addresses");
     }
     // Stacks keep 32-bit indexes: 2^32 frames take at least 8 GB of text.
     if (m_dump.frames.size() > most) {

@@ -3,6 +3,7 @@
 
 #include "heapkit/model/address_space.hpp"
 #include "heapkit/unsample/unsample.hpp"
+#include "heapkit/util/huge_pages.hpp"
 
 #include <algorithm>
 #include <array>
@@ -228,7 +229,10 @@ Profile ProfileStream::finish(const std::vector<RawDump>& dumps) {
     for (const RawDump& dump : dumps) {
         most += 2 * dump.addresses.size(); // as a leaf and as a return address
     }
-    m_profile.locations.reserve(most); // untouched room takes no memory
+    // Untouched room takes no memory; huge pages, as the writers read the locations in
+    // no order.
+    m_profile.locations.reserve(most);
+    advise_huge_pages(m_profile.locations.data(), most * sizeof(Location));
     for (size_t d = 0; d < dumps.size() && d < m_dumps.size(); ++d) {
         size_t end = d + 1 < m_dumps.size() ? m_dumps[d + 1].first_location
                                             : m_profile.sample_locations.size();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/util/pod_vector.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -74,8 +75,8 @@ private:
     // Rebuilt from `locations`, which holds every id given: the old table goes before the
     // new one is made.
     void rehash(size_t size, const std::vector<Location>& locations) {
-        m_slots = std::vector<Slot>();
-        m_slots.assign(size, Slot{});
+        m_slots = PodVector<Slot>();
+        m_slots.resize(size, Slot{});
         m_mask = size - 1;
         m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
         constexpr size_t ahead = 16; // slots loading while one is written
@@ -92,7 +93,7 @@ private:
         }
     }
 
-    std::vector<Slot> m_slots;
+    PodVector<Slot> m_slots; // huge pages: a lookup is a cache miss, not also a TLB miss
     size_t m_mask = 0;
     unsigned m_shift = 64;
 };

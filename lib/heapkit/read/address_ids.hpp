@@ -72,8 +72,8 @@ private:
     }
 
     void rehash(size_t size) {
-        m_slots = std::vector<Slot>(); // the old table goes before the new one is made
-        m_slots.assign(size, Slot{});
+        m_slots = PodVector<Slot>(); // the old table goes before the new one is made
+        m_slots.resize(size, Slot{});
         m_mask = size - 1;
         m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
         constexpr size_t ahead = 16; // slots loading while one is written
@@ -91,7 +91,7 @@ private:
     }
 
     PodVector<uint64_t>& m_addresses;
-    std::vector<Slot> m_slots;
+    PodVector<Slot> m_slots; // huge pages: a lookup is a cache miss, not also a TLB miss
     size_t m_mask = 0;
     unsigned m_shift = 64;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/piece_ranks.hpp"
 
+#include "heapkit/util/huge_pages.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -27,7 +29,7 @@ std::string_view spell_piece(const TokenTable& tokens, uint32_t piece, std::stri
 // Ranks given in bytewise order of the pieces, equal pieces alike.
 class RankWriter {
 public:
-    explicit RankWriter(size_t tokens) { m_ranks.of_token.resize(tokens); }
+    explicit RankWriter(size_t tokens) { resize_on_huge_pages(m_ranks.of_token, tokens); }
     // The next piece, greater than the one before unless `same`.
     void next(uint32_t piece, bool same = false) {
         if (!same || m_ranks.count == 0) {
@@ -263,7 +265,8 @@ std::vector<AddressEntry> AddressRanker::sorted_entries(std::vector<size_t>& sta
         }
     }
     std::partial_sum(starts.begin(), starts.end(), starts.begin());
-    std::vector<AddressEntry> entries(starts.back());
+    std::vector<AddressEntry> entries; // the radix sort writes into 256 places at once
+    resize_on_huge_pages(entries, starts.back());
     std::vector<size_t> next(starts.begin(), starts.end() - 1);
     for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
         if (m_tokens.has_address(token)) {

@@ -23,7 +23,7 @@ SampleGroups::SampleGroups(const Profile& profile, bool threads, bool dumps)
     while (3 * size < 4 * profile.samples.size()) {
         size *= 2;
     }
-    m_slots.assign(size, 0);
+    m_slots.resize(size, 0);
     m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
 }
 

@@ -86,7 +86,7 @@ private:
     bool m_threads;
     bool m_dumps;
     PodVector<StackLine> m_lines;
-    std::vector<uint32_t> m_slots; // index into m_lines + 1; 0 for an empty slot
+    PodVector<uint32_t> m_slots; // index into m_lines + 1; 0 for an empty slot (huge pages)
     unsigned m_shift = 64;
 };
 

@@ -119,10 +119,11 @@ public:
 
     // What a walk over many lines reads of each line's locations.
     enum class Reads { ranks, texts };
-    // Calls `visit` on each of `lines` in order, until it returns false, while what it reads of
-    // lines a few ahead is loaded: the line's sample, then its location ids, then their ranks (to
-    // key) or the locations (to spell; for unnamed ones, the layout's entries else). In a big
-    // profile each is a cache miss in no order of the lines (issue 47).
+    // Calls `visit` on each of `lines` in order, until it returns false, while what it
+    // reads of lines a few ahead is loaded: the line's sample, then its location ids,
+    // then their ranks (to key) or the locations (to spell); where some locations are
+    // named, their layout entries instead. In a big profile each is a cache miss in no
+    // order of the lines (issue 47).
     template <class Line, class Visit>
     void visit_ahead(std::span<Line> lines, Reads reads, Visit visit) const {
         constexpr size_t sample_ahead = 24;

@@ -3,8 +3,10 @@
 
 #include "heapkit/model/address_space.hpp"
 #include "heapkit/unsample/unsample.hpp"
+#include "heapkit/util/huge_pages.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
@@ -136,7 +138,10 @@ uint32_t ProfileStream::intern_location(const RawDump& dump, uint32_t module, ui
     uint32_t id = m_location_ids.id_of(module, address, m_profile.locations, added);
     if (added) {
         Location location{address, {}, module};
-        if (auto named = dump.jeprof_symbols.find(address); named != dump.jeprof_symbols.end()) {
+        // Most dumps carry no names: no lookup (a division) for each of millions of
+        // locations then.
+        const JeprofSymbols& names = dump.jeprof_symbols;
+        if (auto named = names.empty() ? names.end() : names.find(address); named != names.end()) {
             location.frames = frames_from_chain(named->second, *m_profile.strings);
         }
         m_profile.locations.push_back(std::move(location));
@@ -149,26 +154,45 @@ uint32_t ProfileStream::intern_location(const RawDump& dump, uint32_t module, ui
 // instruction. A return address's location is remembered by its id, as the frames of
 // many stacks meet it again; a leaf's is asked of the table each time: a stack has one
 // leaf, among few distinct ones, and an array for them took 4 bytes an address (100 MB of
-// a dump of 25 M addresses, BENCHMARKS.md, issue 47).
+// a dump of 25 M addresses, BENCHMARKS.md, issue 47). The frames go in batches: the
+// table's slots of a batch's new frames are loaded together, then interned in order (the
+// ids as before), so that tens of millions of cache misses overlap.
 void ProfileStream::place_frames(const RawDump& dump, const AddressSpace& space, size_t first,
                                  size_t end) {
     constexpr uint32_t unknown = std::numeric_limits<uint32_t>::max();
+    constexpr size_t batch = 32;
+    struct Key {
+        uint32_t module;
+        uint64_t address; // runtime lookup address
+    };
     std::vector<uint32_t> as_return(dump.addresses.size(), unknown);
     uint32_t* frames = m_profile.sample_locations.data();
-    for (size_t f = first; f < end; ++f) {
-        uint32_t id = frames[f] & ~return_bit;
-        if ((frames[f] & return_bit) == 0) {
+    std::array<Key, batch> keys;
+    for (size_t start = first; start < end; start += batch) {
+        size_t stop = std::min(end, start + batch);
+        for (size_t f = start; f < stop; ++f) {
+            uint32_t id = frames[f] & ~return_bit;
+            bool is_return = (frames[f] & return_bit) != 0;
+            if (is_return && as_return[id] != unknown) {
+                continue;
+            }
             uint64_t address = dump.addresses[id];
-            frames[f] = intern_location(dump, space.module_of(address), address);
-            continue;
+            address -= is_return && address > 0 ? 1 : 0;
+            keys[f - start] = {space.module_of(address), address};
+            m_location_ids.prefetch(keys[f - start].module, address);
         }
-        uint32_t& known = as_return[id];
-        if (known == unknown) {
-            uint64_t address = dump.addresses[id];
-            address -= address > 0 ? 1 : 0;
-            known = intern_location(dump, space.module_of(address), address);
+        for (size_t f = start; f < stop; ++f) {
+            const Key& key = keys[f - start];
+            if ((frames[f] & return_bit) == 0) {
+                frames[f] = intern_location(dump, key.module, key.address);
+                continue;
+            }
+            uint32_t& known = as_return[frames[f] & ~return_bit];
+            if (known == unknown) { // unknown in the first walk too: its key is there
+                known = intern_location(dump, key.module, key.address);
+            }
+            frames[f] = known;
         }
-        frames[f] = known;
     }
 }
 
@@ -205,7 +229,10 @@ Profile ProfileStream::finish(const std::vector<RawDump>& dumps) {
     for (const RawDump& dump : dumps) {
         most += 2 * dump.addresses.size(); // as a leaf and as a return address
     }
-    m_profile.locations.reserve(most); // untouched room takes no memory
+    // Untouched room takes no memory; huge pages, as the writers read the locations in
+    // no order.
+    m_profile.locations.reserve(most);
+    advise_huge_pages(m_profile.locations.data(), most * sizeof(Location));
     for (size_t d = 0; d < dumps.size() && d < m_dumps.size(); ++d) {
         size_t end = d + 1 < m_dumps.size() ? m_dumps[d + 1].first_location
                                             : m_profile.sample_locations.size();

@@ -43,6 +43,7 @@ private:
 
     Result<void> parse_header();
     Result<void> parse_stack(std::string_view line);
+    Result<void> flush();
     Result<void> parse_maps();
     Result<CountLine> parse_count_line(std::string_view line) const;
     bool next_is_count_line() const;
@@ -59,6 +60,15 @@ private:
     const char* m_next_report;
     RawDump m_dump;
     AddressIds m_ids{m_dump.addresses};
+    // Stacks read, their frames not yet given ids (parse_stack says why).
+    struct PendingStack {
+        RawStack stack;           // all but first_frame
+        size_t line = 0;          // of its '@' line
+        size_t first_address = 0; // index into m_pending_addresses
+    };
+    static constexpr size_t flush_every = 16;
+    std::vector<PendingStack> m_pending;
+    PodVector<uint64_t> m_pending_addresses;
 };
 
 void HeapV2Parser::report_progress() {
@@ -188,12 +198,14 @@ Result<void> HeapV2Parser::parse_header() {
     return {};
 }
 
+// A stack's frames are read as addresses and given ids later, a batch of stacks at a
+// time (flush): the address table's slots of every frame of the batch load together,
+// where one line's few addresses overlapped too little (issue 47).
 Result<void> HeapV2Parser::parse_stack(std::string_view line) {
     constexpr size_t most = std::numeric_limits<uint32_t>::max();
-    RawStack stack;
-    size_t stack_line = m_lines.line_number();
-    size_t first_frame = m_dump.frames.size();
-    stack.first_frame = static_cast<uint32_t>(first_frame);
+    PendingStack pending;
+    pending.line = m_lines.line_number();
+    pending.first_address = m_pending_addresses.size();
     // The hottest loop of the parser: raw pointers, and take_hex's rules spelled out.
     const char* p = line.data() + 1; // after '@'
     const char* end = line.data() + line.size();
@@ -213,22 +225,21 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
         if (p == nullptr || (p != end && !is_space(*p))) {
             return error_here("expected hexadecimal frame addresses after '@'");
         }
-        uint32_t id = m_ids.id_of(address);
-        if (id == AddressIds::full) {
-            return error_here("more than 2^32 - 1 distinct frame addresses");
-        }
-        m_dump.frames.push_back(id);
+        m_ids.prefetch(address);
+        m_pending_addresses.push_back(address);
     }
-    if (m_dump.frames.size() == first_frame) {
+    size_t frames = m_pending_addresses.size() - pending.first_address;
+    if (frames == 0) {
         return error_here("stack line has no frame addresses");
     }
     // Stacks keep 32-bit indexes: 2^32 frames take at least 8 GB of text.
-    if (m_dump.frames.size() > most) {
+    if (m_dump.frames.size() + m_pending_addresses.size() > most) {
         return error_here("more than 2^32 - 1 frames in one dump");
     }
-    stack.frame_count = static_cast<uint32_t>(m_dump.frames.size() - first_frame);
+    RawStack& stack = pending.stack;
+    stack.frame_count = static_cast<uint32_t>(frames);
     if (!next_is_count_line()) {
-        return fail("{}:{}: expected \"t*:\" count line after stack", m_source, stack_line + 1);
+        return fail("{}:{}: expected \"t*:\" count line after stack", m_source, pending.line + 1);
     }
     stack.first_thread = static_cast<uint32_t>(m_dump.stack_threads.size());
     bool seen_total = false;
@@ -252,18 +263,46 @@ Result<void> HeapV2Parser::parse_stack(std::string_view line) {
             ++stack.thread_count;
         }
     }
-    if (m_consumer == nullptr) {
-        m_dump.stacks.push_back(stack);
+    m_pending.push_back(pending);
+    return m_pending.size() < flush_every ? Result<void>{} : flush();
+}
+
+// The pending stacks' frames given ids, in the order read (ids number addresses as first
+// met), and each stack kept or handed over. With a consumer, its frames and thread lines
+// then leave the arrays, which stay a batch long.
+Result<void> HeapV2Parser::flush() {
+    if (m_pending.empty()) {
         return {};
     }
-    // The stack is read as when it is kept (one code path); then handed over, and its
-    // frames and thread lines leave the arrays, which stay one stack long.
-    auto given = m_consumer->add(m_dump.frames_of(stack), stack.total, m_dump.threads_of(stack));
-    m_dump.frames.resize(first_frame);
-    m_dump.stack_threads.resize(stack.first_thread);
-    if (!given) {
-        return fail("{}:{}: {}", m_source, stack_line, given.error().message);
+    size_t first_thread = m_pending.front().stack.first_thread;
+    for (PendingStack& pending : m_pending) {
+        RawStack& stack = pending.stack;
+        size_t first_frame = m_dump.frames.size();
+        stack.first_frame = static_cast<uint32_t>(first_frame);
+        for (size_t a = 0; a < stack.frame_count; ++a) {
+            uint32_t id = m_ids.id_of(m_pending_addresses[pending.first_address + a]);
+            if (id == AddressIds::full) {
+                return fail("{}:{}: more than 2^32 - 1 distinct frame addresses", m_source,
+                            pending.line);
+            }
+            m_dump.frames.push_back(id);
+        }
+        if (m_consumer == nullptr) {
+            m_dump.stacks.push_back(stack);
+            continue;
+        }
+        auto given =
+            m_consumer->add(m_dump.frames_of(stack), stack.total, m_dump.threads_of(stack));
+        m_dump.frames.resize(first_frame);
+        if (!given) {
+            return fail("{}:{}: {}", m_source, pending.line, given.error().message);
+        }
     }
+    if (m_consumer != nullptr) {
+        m_dump.stack_threads.resize(first_thread);
+    }
+    m_pending.clear();
+    m_pending_addresses.clear();
     return {};
 }
 
@@ -292,7 +331,10 @@ Result<RawDump> HeapV2Parser::parse() {
         if (!line->empty() && line->front() == '@') {
             HEAPKIT_TRY(parse_stack(*line));
             report_progress();
-        } else if (line->find_first_not_of(" \t") == std::string_view::npos) {
+            continue;
+        }
+        HEAPKIT_TRY(flush());
+        if (line->find_first_not_of(" \t") == std::string_view::npos) {
             continue;
         } else if (*line == maps_marker) {
             HEAPKIT_TRY(parse_maps());
@@ -302,6 +344,7 @@ Result<RawDump> HeapV2Parser::parse() {
             return error_here("expected \"@ <addresses>\" stack line or \"{}\"", maps_marker);
         }
     }
+    HEAPKIT_TRY(flush());
     if (!m_dump.has_maps) {
         return fail("{}:{}: no \"{}\" section at the end (truncated dump?)", m_source,
                     m_lines.line_number(), maps_marker);

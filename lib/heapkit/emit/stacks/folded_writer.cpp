@@ -213,7 +213,11 @@ int64_t saturating_add(int64_t a, int64_t b) {
 // each such group, values summed, so that each is cut and compared once.
 PodVector<StackLine> group_samples(const Profile& profile, const FoldedOptions& options) {
     SampleGroups groups(profile, options.thread_frames, options.dump_frames);
+    constexpr uint32_t ahead = 8;
     for (uint32_t s = 0; s < profile.samples.size(); ++s) {
+        if (s + ahead < profile.samples.size()) {
+            groups.prefetch(s + ahead);
+        }
         if (int64_t value = value_of(profile, profile.samples[s], options.sample); value != 0) {
             groups.add(s, value);
         }
@@ -293,11 +297,14 @@ Result<void> fold_lines(const Profile& profile, const FoldedOptions& options,
     const LineSpeller& speller = *spelling.speller;
     sort_and_merge(lines, speller);
     std::string frames;
-    for (const StackLine& line : lines) {
-        speller.spell(line, frames);
-        HEAPKIT_TRY(sink(FoldedStack{frames, line.value}));
-    }
-    return {};
+    Result<void> written;
+    speller.visit_ahead(std::span<const StackLine>(lines.data(), lines.size()),
+                        LineSpeller::Reads::texts, [&](const StackLine& line) {
+                            speller.spell(line, frames);
+                            written = sink(FoldedStack{frames, line.value});
+                            return written.has_value();
+                        });
+    return written;
 }
 
 Result<SampleStacks> spell_samples(const Profile& profile, const FoldedOptions& options) {

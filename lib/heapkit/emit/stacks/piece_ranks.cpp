@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/emit/stacks/piece_ranks.hpp"
 
+#include "heapkit/util/huge_pages.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -27,7 +29,7 @@ std::string_view spell_piece(const TokenTable& tokens, uint32_t piece, std::stri
 // Ranks given in bytewise order of the pieces, equal pieces alike.
 class RankWriter {
 public:
-    explicit RankWriter(size_t tokens) { m_ranks.of_token.resize(tokens); }
+    explicit RankWriter(size_t tokens) { resize_on_huge_pages(m_ranks.of_token, tokens); }
     // The next piece, greater than the one before unless `same`.
     void next(uint32_t piece, bool same = false) {
         if (!same || m_ranks.count == 0) {
@@ -36,6 +38,8 @@ public:
         TokenRanks& ranks = m_ranks.of_token[piece / 2];
         (piece % 2 == 0 ? ranks.inner : ranks.last) = m_ranks.count - 1;
     }
+    // Starts loading `token`'s ranks, written soon in no order of tokens.
+    void prefetch(uint32_t token) const { __builtin_prefetch(&m_ranks.of_token[token]); }
     // Token `copy` spells as `token` does: the same ranks.
     void alias(uint32_t copy, uint32_t token) { m_ranks.of_token[copy] = m_ranks.of_token[token]; }
     PieceRanks take() { return std::move(m_ranks); }
@@ -261,7 +265,8 @@ std::vector<AddressEntry> AddressRanker::sorted_entries(std::vector<size_t>& sta
         }
     }
     std::partial_sum(starts.begin(), starts.end(), starts.begin());
-    std::vector<AddressEntry> entries(starts.back());
+    std::vector<AddressEntry> entries; // the radix sort writes into 256 places at once
+    resize_on_huge_pages(entries, starts.back());
     std::vector<size_t> next(starts.begin(), starts.end() - 1);
     for (uint32_t token = 0; token < m_tokens.first_string(); ++token) {
         if (m_tokens.has_address(token)) {
@@ -307,7 +312,11 @@ void AddressRanker::walk(std::span<const AddressEntry> group) {
         }
         open.pop_back();
     };
+    constexpr size_t ahead = 16;
     for (size_t i = 0; i < group.size(); ++i) {
+        if (i + ahead < group.size()) {
+            m_out.prefetch(group[i + ahead].token);
+        }
         const AddressEntry& entry = group[i];
         if (i > 0 && entry.value() == group[i - 1].value()) {
             continue; // a copy: copy_duplicates gives it its ranks

@@ -23,7 +23,7 @@ SampleGroups::SampleGroups(const Profile& profile, bool threads, bool dumps)
     while (3 * size < 4 * profile.samples.size()) {
         size *= 2;
     }
-    m_slots.assign(size, 0);
+    m_slots.resize(size, 0);
     m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(size));
 }
 
@@ -177,9 +177,10 @@ void LineSpeller::sort(std::span<StackLine> lines) const {
     while (!runs.empty()) {
         auto [run, skip] = runs.back();
         runs.pop_back();
-        for (StackLine& line : run) {
+        visit_ahead(run, Reads::ranks, [&](StackLine& line) {
             line.key = key_of(line, skip);
-        }
+            return true;
+        });
         std::sort(run.begin(), run.end(), by_key);
         for (size_t first = 0; first < run.size();) {
             size_t end = first + 1;
@@ -190,6 +191,26 @@ void LineSpeller::sort(std::span<StackLine> lines) const {
                 runs.emplace_back(run.subspan(first, end - first), skip + m_key_pieces);
             }
             first = end;
+        }
+    }
+}
+
+void LineSpeller::prefetch_ids(const StackLine& line) const {
+    std::span<const uint32_t> ids = m_profile.locations_of(m_profile.samples[line.sample]);
+    if (!ids.empty()) {
+        __builtin_prefetch(&ids.front());
+        __builtin_prefetch(&ids.back());
+    }
+}
+
+void LineSpeller::prefetch_locations(const StackLine& line, Reads reads) const {
+    for (uint32_t location : m_profile.locations_of(m_profile.samples[line.sample])) {
+        if (!m_layout.by_address) {
+            __builtin_prefetch(&m_layout.first[location]);
+        } else if (reads == Reads::ranks) {
+            __builtin_prefetch(&m_ranks[location]); // its token is its index
+        } else {
+            __builtin_prefetch(&m_profile.locations[location]);
         }
     }
 }

@@ -7,6 +7,7 @@
 #include "heapkit/load/name_pprof.hpp"
 #include "heapkit/read/pprof_reader.hpp"
 #include "heapkit/symbolize/index/detached_indexer.hpp"
+#include "heapkit/util/huge_pages.hpp"
 #include "heapkit/util/input.hpp"
 #include "heapkit/util/regex.hpp"
 #include "heapkit/util/terminal_text.hpp"
@@ -258,6 +259,7 @@ std::optional<int> name_lone_pprof(std::string_view tool, ToolOptions& options,
 } // namespace
 
 int run_tool(std::string_view tool, ToolOptions options) {
+    allow_huge_heap_pages(); // the tool's own process, not a host's (util/huge_pages.hpp)
     complete(tool, options);
     std::optional<InputBuffer> held; // read once, for whichever way runs
     if (auto status = name_lone_pprof(tool, options, held)) {

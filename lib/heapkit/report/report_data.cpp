@@ -280,7 +280,7 @@ void append_varints(std::string& json, std::string& bytes, const std::vector<int
     for (int32_t number : numbers) {
         auto left = static_cast<uint32_t>(number);
         for (; left >= 0x80; left >>= 7) {
-            bytes.push_back(static_cast<char>(left & 0x7f | 0x80));
+            bytes.push_back(static_cast<char>((left & 0x7f) | 0x80));
         }
         bytes.push_back(static_cast<char>(left));
     }

@@ -175,7 +175,9 @@ void LineSpeller::sort(std::span<StackLine> lines) const {
     // Runs to sort, with the pieces their keys skip; a stack, not recursion.
     std::vector<std::pair<std::span<StackLine>, size_t>> runs{{lines, 0}};
     while (!runs.empty()) {
-        auto [run, skip] = runs.back();
+        // Not a structured binding: clang 14 (the fuzzing build's) cannot capture one.
+        std::span<StackLine> run = runs.back().first;
+        size_t skip = runs.back().second;
         runs.pop_back();
         visit_ahead(run, Reads::ranks, [&](StackLine& line) {
             line.key = key_of(line, skip);

@@ -60,6 +60,27 @@ inline std::optional<PathRewrite> parse_path_rewrite(std::string_view pair) {
     return PathRewrite{std::string(pair.substr(0, equals)), std::string(pair.substr(equals + 1))};
 }
 
+// --help lists a tool's flags by group, each under its heading as CLI11 lists a plain app's
+// groups (its own layout for option groups names them "[Option Group: ...]" and indents).
+class GroupedHelp : public CLI::Formatter {
+public:
+    std::string make_expanded(const CLI::App* group) const override {
+        return make_groups(group, CLI::AppFormatMode::Normal);
+    }
+};
+
+// A heading of --help and the flags under it. CLI11 checks every new flag's names against
+// each flag of its group before it, a cost quadratic in the group's size: with all of
+// heapfold's flags in one, that check was a third of the instructions `heapfold --version`
+// runs. Flags of other groups are named by their Option (`app.get_option`), not by name.
+inline CLI::App& flag_group(CLI::App& app, const std::string& heading) {
+    app.formatter(std::make_shared<GroupedHelp>());
+    CLI::App& group = *app.add_option_group(heading);
+    group.set_help_flag(); // the tool's own --help is enough
+    group.option_defaults()->group(heading);
+    return group;
+}
+
 // `sample_help` says what --sample chooses for this tool.
 inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::string& sample_help) {
     LoadOptions& load = options.request.load;
@@ -74,94 +95,110 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
         ->required();
     app.add_option("-o,--output", options.output, "write here instead of standard output")
         ->option_text("FILE");
-    app.add_option("--base", options.bases,
-                   "show the change from this earlier dump (repeatable: several are merged); "
-                   "stacks meet by function names, so another run of the program compares")
+    CLI::App& input_flags = flag_group(app, "Input");
+    CLI::App& frame_flags = flag_group(app, "Frames and stacks");
+    CLI::App& name_flags = flag_group(app, "Names");
+    input_flags
+        .add_option("--base", options.bases,
+                    "show the change from this earlier dump (repeatable: several are merged); "
+                    "stacks meet by function names, so another run of the program compares")
         ->option_text("BASE")
         ->allow_extra_args(false);
-    app.add_option_function<std::string>(
-           "--sample",
-           [&load](const std::string& name) {
-               load.sample = parse_sample_type(name).value_or(load.sample);
-               load.sample_name = name;
-               load.sample_given = true;
-           },
-           sample_help +
-               ": inuse_space (default; alloc_space for an allocation log), inuse_objects, "
-               "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
-               "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
-               "temporary: freed within 1 ms; of a pprof profile: its own types by name (a CPU "
-               "profile's samples or cpu; default: the profile's own)), fragmentation_space, "
-               "fragmentation_objects (estimated with --stats; then fragmentation_space is the "
-               "default)")
+    input_flags
+        .add_option_function<std::string>(
+            "--sample",
+            [&load](const std::string& name) {
+                load.sample = parse_sample_type(name).value_or(load.sample);
+                load.sample_name = name;
+                load.sample_given = true;
+            },
+            sample_help +
+                ": inuse_space (default; alloc_space for an allocation log), inuse_objects, "
+                "alloc_space, alloc_objects, temporary_objects, temporary_space, byte_seconds, "
+                "cross_thread_objects, cross_thread_space (the last five: of an allocation log; "
+                "temporary: freed within 1 ms; of a pprof profile: its own types by name (a CPU "
+                "profile's samples or cpu; default: the profile's own)), fragmentation_space, "
+                "fragmentation_objects (estimated with --stats; then fragmentation_space is the "
+                "default)")
         ->option_text("TYPE");
-    app.add_option("--stats", load.stats,
-                   "jemalloc's statistics (malloc_stats_print's JSON, option J, or text) of "
-                   "the moment the one DUMP was written: charge each size class's free regions "
-                   "in partly used slabs to the stacks with live objects in it, an estimate "
-                   "(sample types fragmentation_space, fragmentation_objects); with --base, "
-                   "give the base's with --base-stats")
+    input_flags
+        .add_option("--stats", load.stats,
+                    "jemalloc's statistics (malloc_stats_print's JSON, option J, or text) of "
+                    "the moment the one DUMP was written: charge each size class's free regions "
+                    "in partly used slabs to the stacks with live objects in it, an estimate "
+                    "(sample types fragmentation_space, fragmentation_objects); with --base, "
+                    "give the base's with --base-stats")
         ->option_text("STATS");
-    app.add_option("--base-stats", options.request.base_stats,
-                   "jemalloc's statistics of the moment the one BASE was written, as --stats "
-                   "are of the DUMP's: the change of the estimated fragmentation")
+    input_flags
+        .add_option("--base-stats", options.request.base_stats,
+                    "jemalloc's statistics of the moment the one BASE was written, as --stats "
+                    "are of the DUMP's: the change of the estimated fragmentation")
         ->option_text("STATS")
         ->needs("--base");
-    app.add_flag("--free-sites", load.log_free_sites,
-                 "of an allocation log: stacks where objects were freed, not allocated");
-    app.add_flag("--growth", options.request.series,
-                 "the dumps are a series of one program (at least 3, oldest first by their "
-                 "times): rank stacks by growth that persists")
+    input_flags.add_flag("--free-sites", load.log_free_sites,
+                         "of an allocation log: stacks where objects were freed, not allocated");
+    input_flags
+        .add_flag("--growth", options.request.series,
+                  "the dumps are a series of one program (at least 3, oldest first by their "
+                  "times): rank stacks by growth that persists")
         ->excludes("--base")
         ->excludes("--stats");
-    app.add_flag("--threads", load.per_thread, "split every stack by jemalloc thread");
-    app.add_flag("--keep-allocator-frames", frames.keep_allocator_frames,
-                 "keep malloc, operator new and jemalloc-internal frames, and the known "
-                 "allocation wrappers (zmalloc, isc__mem_get, g_malloc, PyMem_Malloc, ...), "
-                 "and the C++ and Rust standard libraries' frames at a stack's leaf end "
-                 "(std::vector<T>::_M_default_append, alloc::raw_vec, ...)");
-    app.add_option("--drop-frames", frames.drop_frames,
-                   "cut frames whose whole function name matches REGEX, and all frames they "
-                   "call (pprof's drop_frames)")
+    input_flags.add_flag("--threads", load.per_thread, "split every stack by jemalloc thread");
+    frame_flags.add_flag(
+        "--keep-allocator-frames", frames.keep_allocator_frames,
+        "keep malloc, operator new and jemalloc-internal frames, and the known "
+        "allocation wrappers (zmalloc, isc__mem_get, g_malloc, PyMem_Malloc, ...), "
+        "and the C++ and Rust standard libraries' frames at a stack's leaf end "
+        "(std::vector<T>::_M_default_append, alloc::raw_vec, ...)");
+    frame_flags
+        .add_option("--drop-frames", frames.drop_frames,
+                    "cut frames whose whole function name matches REGEX, and all frames they "
+                    "call (pprof's drop_frames)")
         ->option_text("REGEX")
         ->check(regex_validator());
-    app.add_option("--focus", options.request.stacks.focus,
-                   "keep only stacks through a frame whose name (as shown: unnamed ones as "
-                   "module!0xSTART or module+0xOFFSET) matches REGEX")
+    frame_flags
+        .add_option("--focus", options.request.stacks.focus,
+                    "keep only stacks through a frame whose name (as shown: unnamed ones as "
+                    "module!0xSTART or module+0xOFFSET) matches REGEX")
         ->option_text("REGEX")
         ->check(regex_validator());
-    app.add_option("--ignore", options.request.stacks.ignore,
-                   "leave out stacks through a frame whose name (as shown) matches REGEX")
+    frame_flags
+        .add_option("--ignore", options.request.stacks.ignore,
+                    "leave out stacks through a frame whose name (as shown) matches REGEX")
         ->option_text("REGEX")
         ->check(regex_validator());
-    app.add_option("--hide", options.request.stacks.hide,
-                   "take frames whose name (as shown) matches REGEX out of every stack, "
-                   "keeping their callers and callees (pprof's -hide)")
+    frame_flags
+        .add_option("--hide", options.request.stacks.hide,
+                    "take frames whose name (as shown) matches REGEX out of every stack, "
+                    "keeping their callers and callees (pprof's -hide)")
         ->option_text("REGEX")
         ->check(regex_validator());
-    app.add_flag_callback(
+    frame_flags.add_flag_callback(
         "--keep-clone-suffixes", [&frames] { frames.merge_clones = false; },
         "show GCC's copies of a function (f.part.0, f.constprop.0, f.cold) apart from it");
-    app.add_flag_callback(
+    name_flags.add_flag_callback(
         "--no-symbolize", [&symbols] { symbols.names = false; },
         "leave frames unnamed (addresses, mappings and build ids only)");
-    app.add_option("--binary", symbols.main_binary,
-                   "the program's executable, wherever the dump says it was")
+    name_flags
+        .add_option("--binary", symbols.main_binary,
+                    "the program's executable, wherever the dump says it was")
         ->option_text("PATH")
         ->transform(absolute_path);
-    app.add_option("--sysroot", symbols.sysroot,
-                   "look for every mapped file under DIR (a container's or host's root)")
+    name_flags
+        .add_option("--sysroot", symbols.sysroot,
+                    "look for every mapped file under DIR (a container's or host's root)")
         ->option_text("DIR")
         ->transform(absolute_path);
-    app.add_option_function<std::vector<std::string>>(
-           "--path-map",
-           [&symbols](const std::vector<std::string>& pairs) {
-               for (const std::string& pair : pairs) {
-                   symbols.path_map.push_back(*parse_path_rewrite(pair));
-               }
-           },
-           "open files under directory (or file) OLD under NEW instead; whole path "
-           "components match (repeatable)")
+    name_flags
+        .add_option_function<std::vector<std::string>>(
+            "--path-map",
+            [&symbols](const std::vector<std::string>& pairs) {
+                for (const std::string& pair : pairs) {
+                    symbols.path_map.push_back(*parse_path_rewrite(pair));
+                }
+            },
+            "open files under directory (or file) OLD under NEW instead; whole path "
+            "components match (repeatable)")
         ->option_text("OLD=NEW")
         ->transform(absolute_path_map)
         ->check(CLI::Validator(
@@ -174,34 +211,37 @@ inline void add_common_flags(CLI::App& app, ToolOptions& options, const std::str
             },
             "", "OLD=NEW"))
         ->allow_extra_args(false); // one value per flag: the dumps that follow stay dumps
-    app.add_option("--debug-dir", symbols.debug_dirs,
-                   "also look for debug files under DIR, in the layouts of /usr/lib/debug "
-                   "(repeatable)")
+    name_flags
+        .add_option("--debug-dir", symbols.debug_dirs,
+                    "also look for debug files under DIR, in the layouts of /usr/lib/debug "
+                    "(repeatable)")
         ->option_text("DIR")
         ->transform(absolute_path)
         ->allow_extra_args(false);
-    app.add_flag_callback(
+    name_flags.add_flag_callback(
         "--no-cache", [&options] { options.cache = false; },
         "neither read nor make address indexes ($HEAPKIT_CACHE_DIR, else "
         "$XDG_CACHE_HOME/heapkit, else ~/.cache/heapkit)");
-    app.add_option_function<std::string>(
-           "--index",
-           [&options](const std::string& when) {
-               options.index = when == "now"     ? NewIndexes::now
-                               : when == "later" ? NewIndexes::later
-                                                 : NewIndexes::none;
-           },
-           "when a build met without an address index gets one: later (default: "
-           "named from its files now, while heapkit-index makes the index in the "
-           "background for the next run), now (made in this run, then used), never")
+    name_flags
+        .add_option_function<std::string>(
+            "--index",
+            [&options](const std::string& when) {
+                options.index = when == "now"     ? NewIndexes::now
+                                : when == "later" ? NewIndexes::later
+                                                  : NewIndexes::none;
+            },
+            "when a build met without an address index gets one: later (default: "
+            "named from its files now, while heapkit-index makes the index in the "
+            "background for the next run), now (made in this run, then used), never")
         ->option_text("WHEN")
         ->check(CLI::IsMember({"later", "now", "never"}))
         ->envname("HEAPKIT_INDEX");
-    app.add_option("--max-inflated", load.max_inflated,
-                   "the most a gzipped dump may inflate to (default 2GiB; suffixes k, M, G "
-                   "are powers of 1024); more ends the run with an error naming the file, "
-                   "as does, with the default, inflating past 64MiB to over 200 times the "
-                   "compressed size")
+    input_flags
+        .add_option("--max-inflated", load.max_inflated,
+                    "the most a gzipped dump may inflate to (default 2GiB; suffixes k, M, G "
+                    "are powers of 1024); more ends the run with an error naming the file, "
+                    "as does, with the default, inflating past 64MiB to over 200 times the "
+                    "compressed size")
         ->option_text("SIZE")
         ->envname("HEAPKIT_MAX_INFLATED")
         ->transform(CLI::AsSizeValue(false));

@@ -35,12 +35,10 @@ inline size_t edit_distance(std::string_view a, std::string_view b) {
     return d[a.size()][b.size()];
 }
 
-// The known flag nearest to `given` ("--svgg"), within two edits (one for short words);
-// "" when none is that near.
-inline std::string nearest_flag(const CLI::App& app, std::string_view given) {
-    std::string_view word = given.substr(0, given.find('='));
-    std::string best;
-    size_t best_distance = word.size() <= 5 ? 2 : 3;
+// The flag of `app` and its groups (flag_group) nearest to `word`, if nearer than
+// `best_distance` edits; `best` and `best_distance` say the nearest so far.
+inline void find_nearest_flag(const CLI::App& app, std::string_view word, std::string& best,
+                              size_t& best_distance) {
     for (const CLI::Option* option : app.get_options()) {
         for (const std::string& name : option->get_lnames()) {
             std::string flag = "--" + name;
@@ -51,6 +49,19 @@ inline std::string nearest_flag(const CLI::App& app, std::string_view given) {
             }
         }
     }
+    auto groups = [](const CLI::App* sub) { return sub->get_name().empty(); };
+    for (const CLI::App* group : app.get_subcommands(groups)) {
+        find_nearest_flag(*group, word, best, best_distance);
+    }
+}
+
+// The known flag nearest to `given` ("--svgg"), within two edits (one for short words);
+// "" when none is that near.
+inline std::string nearest_flag(const CLI::App& app, std::string_view given) {
+    std::string_view word = given.substr(0, given.find('='));
+    std::string best;
+    size_t best_distance = word.size() <= 5 ? 2 : 3;
+    find_nearest_flag(app, word, best, best_distance);
     return best;
 }
 

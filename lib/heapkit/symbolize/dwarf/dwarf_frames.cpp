@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/dwarf/dwarf_frames.hpp"
 
+#include "heapkit/symbolize/dwarf/code_tree.hpp"
 #include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
 #include "heapkit/symbolize/dwarf/dwarf_tags.hpp"
 
@@ -202,24 +203,6 @@ void collect_functions(Dwarf_Die* parent, std::vector<Dwarf_Die>& found, int dep
 
 using Extents = std::vector<std::pair<Dwarf_Addr, Dwarf_Addr>>; // [low, high) each
 
-// The ranges of `die` within `clip`.
-Extents ranges_within(Dwarf_Die* die, const Extents& clip) {
-    Extents inside;
-    Dwarf_Addr base = 0;
-    Dwarf_Addr low = 0;
-    Dwarf_Addr high = 0;
-    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &low, &high)) > 0;) {
-        for (const auto& [clip_low, clip_high] : clip) {
-            Dwarf_Addr from = std::max(low, clip_low);
-            Dwarf_Addr to = std::min(high, clip_high);
-            if (from < to) {
-                inside.emplace_back(from, to);
-            }
-        }
-    }
-    return inside;
-}
-
 // Address spans, each with the path of DIEs (outermost first) painted there first: later
 // paint covers what is still bare, and repaints what a shorter path of the same top
 // function holds (descend()'s deepest chain among overlapping siblings).
@@ -286,44 +269,79 @@ private:
     Spans m_spans;
 };
 
-bool is_scope(Dwarf_Die* die) {
-    return is_code_scope_tag(dwarf_tag(die));
+// The ranges of `ranges` within `clip`.
+Extents ranges_within(std::span<const CodeTree::Range> ranges, const Extents& clip) {
+    Extents inside;
+    for (const auto& [low, high] : ranges) {
+        for (const auto& [clip_low, clip_high] : clip) {
+            Dwarf_Addr from = std::max(low, clip_low);
+            Dwarf_Addr to = std::min(high, clip_high);
+            if (from < to) {
+                inside.emplace_back(from, to);
+            }
+        }
+    }
+    return inside;
 }
 
-// What descend() would find below `parent` for every address of `clip` at once: each
-// child's subtree painted before the child itself and before its later siblings, so
-// that for each address the first child in DIE order that holds it wins, and inside it
-// the deepest scope, as descend() finds them. `path` is descend()'s, outermost first.
-void paint_below(Dwarf_Die* parent, const Extents& clip, std::vector<Dwarf_Die>& path,
-                 Canvas& canvas, int depth) {
-    Dwarf_Die child;
-    if (depth > 64 || dwarf_child(parent, &child) != 0) {
+// What descend() would find below node `parent` of `tree` for every address of `clip` at
+// once: each child's subtree painted before the child itself and before its later
+// siblings, so that for each address the first child in DIE order that holds it wins,
+// and inside it the deepest scope, as descend() finds them. `path` is descend()'s,
+// outermost first; `depth` too.
+void paint_below(const CodeTree& tree, uint32_t parent, const Extents& clip,
+                 std::vector<Dwarf_Die>& path, Canvas& canvas, int depth) {
+    const std::vector<CodeTree::Node>& nodes = tree.nodes();
+    if (depth > CodeTree::walk_levels) {
         return;
     }
-    do {
-        Dwarf_Die target;
-        if (is_scope(&child)) {
-            Extents inside = ranges_within(&child, clip);
-            if (inside.empty()) {
-                continue;
-            }
-            bool function = is_function(&child);
-            if (function) {
-                path.push_back(child);
-            }
-            paint_below(&child, inside, path, canvas, depth + 1);
-            for (const auto& [low, high] : inside) {
-                canvas.paint(low, high, path);
-            }
-            if (function) {
-                path.pop_back();
-            }
-        } else if (imported_unit(&child, &target)) {
-            paint_below(&target, clip, path, canvas, depth + 1);
-        } else if (is_container(&child)) {
-            paint_below(&child, clip, path, canvas, depth + 1);
+    for (uint32_t i = parent + 1; i < nodes[parent].end; i = nodes[i].end) {
+        const CodeTree::Node& child = nodes[i];
+        if (child.kind == CodeTree::Kind::group) {
+            paint_below(tree, i, clip, path, canvas, depth + 1);
+            continue;
         }
-    } while (dwarf_siblingof(&child, &child) == 0);
+        Extents inside;
+        if (child.kind == CodeTree::Kind::code_scope) {
+            inside = ranges_within(tree.ranges(child), clip);
+        }
+        if (inside.empty()) {
+            continue;
+        }
+        if (child.is_function) {
+            path.push_back(child.die);
+        }
+        paint_below(tree, i, inside, path, canvas, depth + 1);
+        for (const auto& [low, high] : inside) {
+            canvas.paint(low, high, path);
+        }
+        if (child.is_function) {
+            path.pop_back();
+        }
+    }
+}
+
+// A function of the unit, as index_of() lists them: one per range.
+struct TreeFunction {
+    Dwarf_Addr low;
+    Dwarf_Addr high; // exclusive
+    uint32_t node;   // of the CodeTree
+};
+
+// The functions with code among the nodes [first, end) of `tree` (siblings) and through
+// their groups, as collect_functions() finds them, in DIE order.
+void tree_functions(const CodeTree& tree, uint32_t first, uint32_t end,
+                    std::vector<TreeFunction>& found) {
+    const std::vector<CodeTree::Node>& nodes = tree.nodes();
+    for (uint32_t i = first; i < end && nodes[i].level <= CodeTree::walk_levels; i = nodes[i].end) {
+        if (nodes[i].holds_function) {
+            for (const auto& [low, high] : tree.ranges(nodes[i])) {
+                found.push_back({low, high, i});
+            }
+        } else if (nodes[i].kind == CodeTree::Kind::group) {
+            tree_functions(tree, i + 1, nodes[i].end, found);
+        }
+    }
 }
 
 } // namespace
@@ -386,19 +404,30 @@ Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
 }
 
 DwarfFrames::Painting& DwarfFrames::painting_of(Dwarf_Die* cu) {
+    auto found = m_paintings.find(dwarf_dieoffset(cu));
+    if (found != m_paintings.end()) {
+        return found->second;
+    }
+    paint(cu, CodeTree(cu));
+    return m_paintings.at(dwarf_dieoffset(cu));
+}
+
+void DwarfFrames::paint(Dwarf_Die* cu, const CodeTree& tree) {
     auto [it, inserted] = m_paintings.try_emplace(dwarf_dieoffset(cu));
     if (!inserted) {
-        return it->second;
+        return;
     }
+    std::vector<TreeFunction> functions;
+    tree_functions(tree, 0, static_cast<uint32_t>(tree.nodes().size()), functions);
+    std::stable_sort(functions.begin(), functions.end(),
+                     [](const TreeFunction& a, const TreeFunction& b) { return a.low < b.low; });
     // function_chain() takes, of the functions holding an address, the last in the
     // index's order: painted first.
-    const UnitIndex& index = index_of(cu);
     Canvas canvas;
-    for (size_t i = index.functions.size(); i-- > 0;) {
-        const Function& function = index.functions[i];
-        Dwarf_Die top = function.die;
-        std::vector<Dwarf_Die> path{top};
-        paint_below(&top, {{function.low, function.high}}, path, canvas, 1);
+    for (size_t i = functions.size(); i-- > 0;) {
+        const TreeFunction& function = functions[i];
+        std::vector<Dwarf_Die> path{tree.nodes()[function.node].die};
+        paint_below(tree, function.node, {{function.low, function.high}}, path, canvas, 1);
         canvas.paint(function.low, function.high, path);
     }
     Painting& painting = it->second; // (clang captures no structured binding)
@@ -407,7 +436,6 @@ DwarfFrames::Painting& DwarfFrames::painting_of(Dwarf_Die* cu) {
                                   static_cast<uint32_t>(path.size())});
         painting.dies.insert(painting.dies.end(), path.rbegin(), path.rend());
     });
-    return painting;
 }
 
 std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> chain,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/dwarf/code_tree.hpp"
 #include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
 #include "heapkit/symbolize/frame_strings.hpp"
 
@@ -33,6 +34,10 @@ public:
     // chain of DIEs each address falls in, instead of walking a function's DIEs on every
     // lookup. Keeps the painting: memory in proportion to the units asked about.
     std::vector<Frame> at_painted(Dwarf_Addr address, FrameStrings& strings);
+
+    // Paints the unit `cu` for at_painted() from its scopes read already (`tree`, of the
+    // same unit), instead of reading them again on its first lookup there. Both borrowed.
+    void paint(Dwarf_Die* cu, const CodeTree& tree);
 
     // Where code executes inside one function of the chain.
     struct Position {

@@ -57,6 +57,22 @@ Frame describe_function(Dwarf_Die* die, FrameStrings& strings, DwarfScopes& scop
     return frame;
 }
 
+// Whether `die` carries what describe_function() reads (its names, its line) itself:
+// one that does not is described as its abstract origin is, through
+// dwarf_attr_integrate. An inlined function's instances (thousands of one `static inline`
+// helper) then share one description. Read from the DIE's abbreviation alone.
+bool names_itself(Dwarf_Die* die) {
+    return dwarf_hasattr(die, DW_AT_linkage_name) != 0 ||
+           dwarf_hasattr(die, DW_AT_MIPS_linkage_name) != 0 ||
+           dwarf_hasattr(die, DW_AT_name) != 0 || dwarf_hasattr(die, DW_AT_decl_line) != 0;
+}
+
+bool abstract_origin(Dwarf_Die* die, Dwarf_Die* origin) {
+    Dwarf_Attribute attribute;
+    return dwarf_attr(die, DW_AT_abstract_origin, &attribute) != nullptr &&
+           dwarf_formref_die(&attribute, origin) != nullptr;
+}
+
 Position line_table_position(Dwfl_Module* module, Dwarf_Addr address) {
     Position position;
     Dwfl_Line* line = dwfl_module_getsrc(module, address);
@@ -398,7 +414,11 @@ Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
     // lookup, and the addresses of a profile fall in the same functions again and again.
     auto [it, inserted] = m_described.try_emplace(die->addr);
     if (inserted) {
-        it->second = describe_function(die, strings, m_scopes);
+        Frame& frame = it->second; // stays where it is while the map grows
+        Dwarf_Die origin;
+        frame = names_itself(die) || !abstract_origin(die, &origin)
+                    ? describe_function(die, strings, m_scopes)
+                    : described(&origin, strings);
     }
     return it->second;
 }

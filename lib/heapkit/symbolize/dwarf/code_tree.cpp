@@ -16,7 +16,9 @@ bool is_other_scope_tag(int tag) {
 
 } // namespace
 
-CodeTree::CodeTree(Dwarf_Die* cu) {
+void CodeTree::read(Dwarf_Die* cu) {
+    m_nodes.clear();
+    m_ranges.clear();
     add_children(cu, 0);
 }
 

@@ -36,7 +36,12 @@ public:
 
     // Walks `cu`'s children (borrowed; through namespaces, types and imported partial units)
     // down to max_level levels: scopes with no ranges and nothing below them are left out.
-    explicit CodeTree(Dwarf_Die* cu);
+    explicit CodeTree(Dwarf_Die* cu) { read(cu); }
+    CodeTree() = default;
+
+    // Reads `cu` in place of the unit read before, keeping the memory: one tree serves
+    // every unit of a module in turn.
+    void read(Dwarf_Die* cu);
 
     // Nodes in DIE order, each before its subtree: node i's first child is i + 1 when
     // i + 1 < nodes()[i].end, the next child at that child's end.

@@ -10,6 +10,7 @@
 #include <dwarf.h>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace heapkit {
 namespace {
@@ -470,11 +471,9 @@ std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> ch
         m_file_names.clear();
         m_strings_serial = strings.serial();
     }
-    Dwarf_Files* files = nullptr;
+    Dwarf_Files* files = nullptr; // the unit's, read for the first call site not yet known
     size_t file_count = 0;
-    if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) {
-        files = nullptr;
-    }
+    bool files_read = false;
     Position here = line_table_position(m_module, address);
     std::vector<Frame> frames;
     frames.reserve(chain.size());
@@ -486,8 +485,15 @@ std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> ch
         frames.push_back(frame);
         // The caller of an inlined instance executes at the instance's call site, read
         // once per instance: an index asks about every line of it.
+        if (&die == &chain.back()) {
+            break; // the function holding the code: no caller in this chain
+        }
         auto [site, inserted] = m_call_sites.try_emplace(die.addr);
         if (inserted) {
+            if (!std::exchange(files_read, true) &&
+                dwarf_getsrcfiles(cu, &files, &file_count) != 0) {
+                files = nullptr;
+            }
             site->second = call_site(&die, files, file_count);
         }
         here = site->second;

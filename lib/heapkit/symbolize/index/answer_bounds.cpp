@@ -77,10 +77,11 @@ void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds, Ext
                          const UnitVisitor& visit_unit) {
     append_aranges(module, bounds);
     Dwarf_Addr bias = 0;
+    CodeTree tree;
     for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
         append_ranges(cu, bias, bounds);
         append_lines(cu, bias, bounds);
-        CodeTree tree(cu);
+        tree.read(cu);
         append_scopes(tree, bias, bounds, scopes);
         visit_unit(cu, tree);
     }

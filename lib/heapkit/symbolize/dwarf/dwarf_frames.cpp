@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/dwarf/dwarf_frames.hpp"
 
+#include "heapkit/symbolize/dwarf/code_tree.hpp"
 #include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
 #include "heapkit/symbolize/dwarf/dwarf_tags.hpp"
+#include "heapkit/symbolize/dwarf/unit_painting.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <dwarf.h>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace heapkit {
 namespace {
@@ -54,6 +57,22 @@ Frame describe_function(Dwarf_Die* die, FrameStrings& strings, DwarfScopes& scop
         frame.start_line = static_cast<uint32_t>(start_line);
     }
     return frame;
+}
+
+// Whether `die` carries what describe_function() reads (its names, its line) itself:
+// one that does not is described as its abstract origin is, through
+// dwarf_attr_integrate. An inlined function's instances (thousands of one `static inline`
+// helper) then share one description. Read from the DIE's abbreviation alone.
+bool names_itself(Dwarf_Die* die) {
+    return dwarf_hasattr(die, DW_AT_linkage_name) != 0 ||
+           dwarf_hasattr(die, DW_AT_MIPS_linkage_name) != 0 ||
+           dwarf_hasattr(die, DW_AT_name) != 0 || dwarf_hasattr(die, DW_AT_decl_line) != 0;
+}
+
+bool abstract_origin(Dwarf_Die* die, Dwarf_Die* origin) {
+    Dwarf_Attribute attribute;
+    return dwarf_attr(die, DW_AT_abstract_origin, &attribute) != nullptr &&
+           dwarf_formref_die(&attribute, origin) != nullptr;
 }
 
 Position line_table_position(Dwfl_Module* module, Dwarf_Addr address) {
@@ -200,132 +219,6 @@ void collect_functions(Dwarf_Die* parent, std::vector<Dwarf_Die>& found, int dep
     } while (dwarf_siblingof(&child, &child) == 0);
 }
 
-using Extents = std::vector<std::pair<Dwarf_Addr, Dwarf_Addr>>; // [low, high) each
-
-// The ranges of `die` within `clip`.
-Extents ranges_within(Dwarf_Die* die, const Extents& clip) {
-    Extents inside;
-    Dwarf_Addr base = 0;
-    Dwarf_Addr low = 0;
-    Dwarf_Addr high = 0;
-    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &low, &high)) > 0;) {
-        for (const auto& [clip_low, clip_high] : clip) {
-            Dwarf_Addr from = std::max(low, clip_low);
-            Dwarf_Addr to = std::min(high, clip_high);
-            if (from < to) {
-                inside.emplace_back(from, to);
-            }
-        }
-    }
-    return inside;
-}
-
-// Address spans, each with the path of DIEs (outermost first) painted there first: later
-// paint covers what is still bare, and repaints what a shorter path of the same top
-// function holds (descend()'s deepest chain among overlapping siblings).
-class Canvas {
-public:
-    void paint(Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
-        auto next = m_spans.upper_bound(low);
-        if (next != m_spans.begin() && std::prev(next)->second.high > low) {
-            --next; // the span holding `low`
-        }
-        Dwarf_Addr cursor = low;
-        while (cursor < high) { // spans are disjoint: next ends after cursor
-            if (next == m_spans.end() || next->first >= high) {
-                m_spans.emplace_hint(next, cursor, Span{high, path});
-                break;
-            }
-            if (next->first > cursor) {
-                m_spans.emplace_hint(next, cursor, Span{next->first, path});
-                cursor = next->first;
-                continue;
-            }
-            Dwarf_Addr end = std::min(high, next->second.high);
-            next = deeper(path, next->second.path) ? repaint(next, cursor, end, path)
-                                                   : std::next(next);
-            cursor = end;
-        }
-    }
-
-    template <typename Visit> void for_each(Visit&& visit) const {
-        for (const auto& [low, span] : m_spans) {
-            visit(low, span.high, span.path);
-        }
-    }
-
-private:
-    struct Span {
-        Dwarf_Addr high;
-        std::vector<Dwarf_Die> path;
-    };
-    using Spans = std::map<Dwarf_Addr, Span>; // by low
-
-    static bool deeper(const std::vector<Dwarf_Die>& path, const std::vector<Dwarf_Die>& than) {
-        return path.size() > than.size() && path.front().addr == than.front().addr;
-    }
-
-    // Gives [from, to) of the span at `at` (which holds it) `path`, the rest of the span
-    // keeping its own; returns the span after [from, to).
-    Spans::iterator repaint(Spans::iterator at, Dwarf_Addr from, Dwarf_Addr to,
-                            const std::vector<Dwarf_Die>& path) {
-        Span old = at->second;
-        if (at->first < from) {
-            at->second.high = from;
-            at = m_spans.emplace_hint(std::next(at), from, Span{to, path});
-        } else {
-            at->second = Span{to, path};
-        }
-        auto after = std::next(at);
-        if (to < old.high) {
-            after = m_spans.emplace_hint(after, to, Span{old.high, std::move(old.path)});
-        }
-        return after;
-    }
-
-    Spans m_spans;
-};
-
-bool is_scope(Dwarf_Die* die) {
-    return is_code_scope_tag(dwarf_tag(die));
-}
-
-// What descend() would find below `parent` for every address of `clip` at once: each
-// child's subtree painted before the child itself and before its later siblings, so
-// that for each address the first child in DIE order that holds it wins, and inside it
-// the deepest scope, as descend() finds them. `path` is descend()'s, outermost first.
-void paint_below(Dwarf_Die* parent, const Extents& clip, std::vector<Dwarf_Die>& path,
-                 Canvas& canvas, int depth) {
-    Dwarf_Die child;
-    if (depth > 64 || dwarf_child(parent, &child) != 0) {
-        return;
-    }
-    do {
-        Dwarf_Die target;
-        if (is_scope(&child)) {
-            Extents inside = ranges_within(&child, clip);
-            if (inside.empty()) {
-                continue;
-            }
-            bool function = is_function(&child);
-            if (function) {
-                path.push_back(child);
-            }
-            paint_below(&child, inside, path, canvas, depth + 1);
-            for (const auto& [low, high] : inside) {
-                canvas.paint(low, high, path);
-            }
-            if (function) {
-                path.pop_back();
-            }
-        } else if (imported_unit(&child, &target)) {
-            paint_below(&target, clip, path, canvas, depth + 1);
-        } else if (is_container(&child)) {
-            paint_below(&child, clip, path, canvas, depth + 1);
-        }
-    } while (dwarf_siblingof(&child, &child) == 0);
-}
-
 } // namespace
 
 const DwarfFrames::UnitIndex& DwarfFrames::index_of(Dwarf_Die* cu) {
@@ -380,34 +273,28 @@ Frame DwarfFrames::described(Dwarf_Die* die, FrameStrings& strings) {
     // lookup, and the addresses of a profile fall in the same functions again and again.
     auto [it, inserted] = m_described.try_emplace(die->addr);
     if (inserted) {
-        it->second = describe_function(die, strings, m_scopes);
+        Frame& frame = it->second; // stays where it is while the map grows
+        Dwarf_Die origin;
+        frame = names_itself(die) || !abstract_origin(die, &origin)
+                    ? describe_function(die, strings, m_scopes)
+                    : described(&origin, strings);
     }
     return it->second;
 }
 
-DwarfFrames::Painting& DwarfFrames::painting_of(Dwarf_Die* cu) {
-    auto [it, inserted] = m_paintings.try_emplace(dwarf_dieoffset(cu));
-    if (!inserted) {
-        return it->second;
+UnitPainting& DwarfFrames::painting_of(Dwarf_Die* cu) {
+    auto found = m_paintings.find(dwarf_dieoffset(cu));
+    if (found != m_paintings.end()) {
+        return found->second;
     }
-    // function_chain() takes, of the functions holding an address, the last in the
-    // index's order: painted first.
-    const UnitIndex& index = index_of(cu);
-    Canvas canvas;
-    for (size_t i = index.functions.size(); i-- > 0;) {
-        const Function& function = index.functions[i];
-        Dwarf_Die top = function.die;
-        std::vector<Dwarf_Die> path{top};
-        paint_below(&top, {{function.low, function.high}}, path, canvas, 1);
-        canvas.paint(function.low, function.high, path);
+    paint(cu, CodeTree(cu));
+    return m_paintings.at(dwarf_dieoffset(cu));
+}
+
+void DwarfFrames::paint(Dwarf_Die* cu, const CodeTree& tree) {
+    if (auto [it, inserted] = m_paintings.try_emplace(dwarf_dieoffset(cu)); inserted) {
+        it->second = paint_unit(tree);
     }
-    Painting& painting = it->second; // (clang captures no structured binding)
-    canvas.for_each([&](Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
-        painting.spans.push_back({low, high, static_cast<uint32_t>(painting.dies.size()),
-                                  static_cast<uint32_t>(path.size())});
-        painting.dies.insert(painting.dies.end(), path.rbegin(), path.rend());
-    });
-    return painting;
 }
 
 std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> chain,
@@ -422,11 +309,9 @@ std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> ch
         m_file_names.clear();
         m_strings_serial = strings.serial();
     }
-    Dwarf_Files* files = nullptr;
+    Dwarf_Files* files = nullptr; // the unit's, read for the first call site not yet known
     size_t file_count = 0;
-    if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) {
-        files = nullptr;
-    }
+    bool files_read = false;
     Position here = line_table_position(m_module, address);
     std::vector<Frame> frames;
     frames.reserve(chain.size());
@@ -438,8 +323,15 @@ std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> ch
         frames.push_back(frame);
         // The caller of an inlined instance executes at the instance's call site, read
         // once per instance: an index asks about every line of it.
+        if (&die == &chain.back()) {
+            break; // the function holding the code: no caller in this chain
+        }
         auto [site, inserted] = m_call_sites.try_emplace(die.addr);
         if (inserted) {
+            if (!std::exchange(files_read, true) &&
+                dwarf_getsrcfiles(cu, &files, &file_count) != 0) {
+                files = nullptr;
+            }
             site->second = call_site(&die, files, file_count);
         }
         here = site->second;
@@ -474,11 +366,11 @@ std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& str
     if (cu == nullptr) {
         return {};
     }
-    Painting& painting = painting_of(cu);
+    UnitPainting& painting = painting_of(cu);
     Dwarf_Addr cu_address = address - bias;
-    auto above =
-        std::upper_bound(painting.spans.begin(), painting.spans.end(), cu_address,
-                         [](Dwarf_Addr value, const Painted& span) { return value < span.low; });
+    auto above = std::upper_bound(
+        painting.spans.begin(), painting.spans.end(), cu_address,
+        [](Dwarf_Addr value, const UnitPainting::Span& span) { return value < span.low; });
     if (above == painting.spans.begin() || cu_address >= std::prev(above)->high) {
         return at(address, strings); // in no function of the index: walked_chain()
     }

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "heapkit/model/profile.hpp"
+#include "heapkit/symbolize/dwarf/code_tree.hpp"
 #include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
+#include "heapkit/symbolize/dwarf/unit_painting.hpp"
 #include "heapkit/symbolize/frame_strings.hpp"
 
 #include <elfutils/libdw.h>
@@ -34,6 +36,10 @@ public:
     // lookup. Keeps the painting: memory in proportion to the units asked about.
     std::vector<Frame> at_painted(Dwarf_Addr address, FrameStrings& strings);
 
+    // Paints the unit `cu` for at_painted() from its scopes read already (`tree`, of the
+    // same unit), instead of reading them again on its first lookup there. Both borrowed.
+    void paint(Dwarf_Die* cu, const CodeTree& tree);
+
     // Where code executes inside one function of the chain.
     struct Position {
         const char* file = nullptr; // libdw's, valid while the module is open
@@ -51,18 +57,8 @@ private:
         std::vector<Function> functions; // by low address
         std::vector<Dwarf_Addr> reach;   // reach[i]: the highest `high` of functions 0..i
     };
-    struct Painted {
-        Dwarf_Addr low;
-        Dwarf_Addr high; // exclusive
-        uint32_t first;  // its chain, Painting::dies[first, first + length): innermost
-        uint32_t length; // first, as function_chain() gives it
-    };
-    struct Painting { // the chains in one array: a vector each held a unit's spans twice over
-        std::vector<Painted> spans; // by low
-        std::vector<Dwarf_Die> dies;
-    };
     const UnitIndex& index_of(Dwarf_Die* cu);
-    Painting& painting_of(Dwarf_Die* cu);
+    UnitPainting& painting_of(Dwarf_Die* cu);
     std::vector<Frame> frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> chain, Dwarf_Addr address,
                                  FrameStrings& strings);
     std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);
@@ -73,11 +69,11 @@ private:
 
     Dwfl_Module* m_module;
     DwarfScopes m_scopes; // qualifies functions that have no linkage name
-    std::unordered_map<Dwarf_Off, UnitIndex> m_units;       // by the CU DIE's offset
-    std::unordered_map<Dwarf_Off, Painting> m_paintings;    // likewise
-    std::unordered_map<const void*, Frame> m_described;     // by the DIE's bytes (unique
-                                                            // across the main and alt files)
-    std::unordered_map<const void*, Position> m_call_sites; // of inlined DIEs, likewise
+    std::unordered_map<Dwarf_Off, UnitIndex> m_units;        // by the CU DIE's offset
+    std::unordered_map<Dwarf_Off, UnitPainting> m_paintings; // likewise
+    std::unordered_map<const void*, Frame> m_described;      // by the DIE's bytes (unique
+                                                             // across the main and alt files)
+    std::unordered_map<const void*, Position> m_call_sites;  // of inlined DIEs, likewise
     std::unordered_map<const char*, std::string_view> m_file_names; // by libdw's text
     uint64_t m_strings_serial = 0; // the FrameStrings whose texts the two above view
 };

@@ -343,7 +343,13 @@ ElfModule::AnswerBounds ElfModule::answer_bounds() const {
     }
     m_symbols->append_bounds(answer.bounds);
     if (has_dwarf()) {
-        append_dwarf_bounds(m_module, answer.bounds, answer.dwarf_scopes);
+        if (!m_dwarf) {
+            m_dwarf = std::make_unique<DwarfFrames>(m_module); // opened by has_dwarf()
+        }
+        // frames_for_index() paints each unit from the walk that finds its bounds.
+        append_dwarf_bounds(
+            m_module, answer.bounds, answer.dwarf_scopes,
+            [this](Dwarf_Die* cu, const CodeTree& tree) { m_dwarf->paint(cu, tree); });
     }
     return answer;
 }

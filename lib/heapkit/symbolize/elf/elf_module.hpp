@@ -98,6 +98,8 @@ public:
     // ELF vaddrs where frames_at()'s answer may change (symbols' reaches and, with
     // DWARF, its units, lines and scopes), unsorted, with repeats; and the ranges of the
     // DWARF scopes (functions, inlined instances, blocks), where alone DWARF names code.
+    // frames_for_index()'s DWARF answers are prepared from the same reading of the DWARF,
+    // kept until forget_answers().
     struct AnswerBounds {
         std::vector<uint64_t> bounds;
         std::vector<std::pair<uint64_t, uint64_t>> dwarf_scopes; // [low, high), unsorted

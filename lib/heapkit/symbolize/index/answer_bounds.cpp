@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/index/answer_bounds.hpp"
 
-#include "heapkit/symbolize/dwarf/dwarf_tags.hpp"
-
-#include <dwarf.h>
 #include <elfutils/libdw.h>
 
 namespace heapkit {
@@ -11,8 +8,7 @@ namespace {
 
 using Extents = std::vector<std::pair<uint64_t, uint64_t>>;
 
-void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bounds,
-                   Extents* scopes = nullptr) {
+void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bounds) {
     Dwarf_Addr base = 0;
     Dwarf_Addr low = 0;
     Dwarf_Addr high = 0;
@@ -20,38 +16,24 @@ void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bound
         if (low < high) {
             bounds.push_back(low + bias);
             bounds.push_back(high + bias);
-            if (scopes != nullptr) {
-                scopes->emplace_back(low + bias, high + bias);
-            }
         }
     }
 }
 
-// DIEs whose ranges decide which frames an address gets: those DwarfFrames' lookups
-// walk, and those dwarf_getscopes visits besides (Fortran's and Pascal's).
-bool is_scope_for_bounds(int tag) {
-    return is_code_scope_tag(tag) || tag == DW_TAG_with_stmt || tag == DW_TAG_common_inclusion;
-}
-
-// Bounded depth: corrupt DWARF can form cycles through imports.
-void append_scopes(Dwarf_Die* parent, Dwarf_Addr bias, std::vector<uint64_t>& bounds,
-                   Extents& scopes, int depth) {
-    Dwarf_Die child;
-    if (depth > 64 || dwarf_child(parent, &child) != 0) {
-        return;
-    }
-    do {
-        int tag = dwarf_tag(&child);
-        Dwarf_Die target;
-        if (is_scope_for_bounds(tag)) {
-            append_ranges(&child, bias, bounds, &scopes);
-            append_scopes(&child, bias, bounds, scopes, depth + 1);
-        } else if (imported_unit(&child, &target)) {
-            append_scopes(&target, bias, bounds, scopes, depth + 1);
-        } else if (is_container_tag(tag)) {
-            append_scopes(&child, bias, bounds, scopes, depth + 1);
+// The ranges of `tree`'s scopes within walk_levels of the unit: every function, inlined
+// instance and block, and the scopes dwarf_getscopes visits besides.
+void append_scopes(const CodeTree& tree, Dwarf_Addr bias, std::vector<uint64_t>& bounds,
+                   Extents& scopes) {
+    for (const CodeTree::Node& node : tree.nodes()) {
+        if (node.kind == CodeTree::Kind::group || node.level > CodeTree::walk_levels) {
+            continue;
         }
-    } while (dwarf_siblingof(&child, &child) == 0);
+        for (const auto& [low, high] : tree.ranges(node)) {
+            bounds.push_back(low + bias);
+            bounds.push_back(high + bias);
+            scopes.emplace_back(low + bias, high + bias);
+        }
+    }
 }
 
 void append_lines(Dwarf_Die* cu, Dwarf_Addr bias, std::vector<uint64_t>& bounds) {
@@ -91,13 +73,17 @@ void append_aranges(Dwfl_Module* module, std::vector<uint64_t>& bounds) {
 
 } // namespace
 
-void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds, Extents& scopes) {
+void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds, Extents& scopes,
+                         const UnitVisitor& visit_unit) {
     append_aranges(module, bounds);
     Dwarf_Addr bias = 0;
+    CodeTree tree;
     for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
         append_ranges(cu, bias, bounds);
         append_lines(cu, bias, bounds);
-        append_scopes(cu, bias, bounds, scopes, 0);
+        tree.read(cu);
+        append_scopes(tree, bias, bounds, scopes);
+        visit_unit(cu, tree);
     }
 }
 

@@ -4,8 +4,11 @@
 // stretch between bounds instead of once per address.
 #pragma once
 
+#include "heapkit/symbolize/dwarf/code_tree.hpp"
+
 #include <cstdint>
 #include <elfutils/libdwfl.h>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -16,8 +19,12 @@ namespace heapkit {
 // every function, inlined instance and lexical block (through namespaces, types and
 // imported partial units, as DwarfFrames finds them). Nothing when it has no DWARF.
 // `scopes` gains those functions', instances' and blocks' ranges [low, high): an address
-// in none of them has no DWARF frames (DwarfFrames::at answers nothing).
+// in none of them has no DWARF frames (DwarfFrames::at answers nothing). Each unit's
+// scopes are read once, into a CodeTree, handed to `visit_unit` with the unit's DIE (both
+// borrowed for the call) for the lookups to use too.
+using UnitVisitor = std::function<void(Dwarf_Die* cu, const CodeTree& tree)>;
 void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds,
-                         std::vector<std::pair<uint64_t, uint64_t>>& scopes);
+                         std::vector<std::pair<uint64_t, uint64_t>>& scopes,
+                         const UnitVisitor& visit_unit);
 
 } // namespace heapkit

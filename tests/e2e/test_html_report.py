@@ -9,6 +9,7 @@ in-page refinement gives --text --focus's total and is undone; a change's column
 window compares the dumps it spans. Screenshots of every view are kept when
 HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
 
+import bisect
 import colorsys
 import functools
 import glob
@@ -111,21 +112,49 @@ def shown_state(browser):
         crumbs:t('crumbs'),frames:document.querySelectorAll('#flame div').length};})()""")
 
 
+def stack_trie(stacks):
+    """The folded stacks as a tree of dicts: each path's node {"value": its stacks' sum,
+    "kids": {name: node}}, so that a path's value and children are found without a scan."""
+    root = {"value": 0, "kids": {}}
+    for stack, v in stacks.items():
+        node = root
+        node["value"] += v
+        for name in stack.split(";"):
+            node = node["kids"].setdefault(name, {"value": 0, "kids": {}})
+            node["value"] += v
+    return root
+
+
+def trie_node(trie, path):
+    for name in path:
+        trie = trie["kids"].get(name)
+        if trie is None:
+            return {"value": 0, "kids": {}}
+    return trie
+
+
 def check_frames_true(browser, stacks, what):
     """In the icicle graph at its root: every frame as wide as its stacks' share of the
     graph's width (within a pixel), from the folded stacks; every label inside its frame."""
     drawn = browser.evaluate(FRAMES_DRAWN)
     px = browser.evaluate("document.getElementById('flame').getBoundingClientRect().width")
     whole = sum(stacks.values())
+    trie = stack_trie(stacks)
+    rows = {}  # a row's frames by their left edges: a frame's parent found by bisection
+    for frame in sorted(drawn, key=lambda f: f["left"]):
+        rows.setdefault(round(frame["top"]), []).append(frame)
     paths, wrong = {}, []
     for frame in sorted(drawn, key=lambda f: f["top"]):
         # The parent: in the row above, the frame whose box holds this one's left edge.
-        above = [p for p in drawn if abs(p["top"] + 17 - frame["top"]) < 0.5 and
-                 p["left"] <= frame["left"] + 0.01]
-        parent = max(above, key=lambda p: p["left"]) if above else None
+        above = [p for top in (-1, 0, 1) for p in rows.get(round(frame["top"]) - 17 + top, [])
+                 if abs(p["top"] + 17 - frame["top"]) < 0.5]
+        lefts = sorted(p["left"] for p in above)
+        at = bisect.bisect_right(lefts, frame["left"] + 0.01)
+        parent = max((p for p in above if p["left"] == lefts[at - 1]),
+                     key=lambda p: p["left"]) if at else None
         paths[frame["node"]] = (paths[parent["node"]] + (frame["name"],)) if parent else ()
         path = paths[frame["node"]]
-        value = sum(v for stack, v in stacks.items() if tuple(stack.split(";")[:len(path)]) == path)
+        value = trie_node(trie, path)["value"]
         if abs(frame["width"] - value / whole * px) > 1:
             wrong.append(f"{' > '.join(path) or 'all'} drawn {frame['width']:.2f} px wide, its "
                          f"{value} of {whole} are {value / whole * px:.2f} px")
@@ -139,11 +168,7 @@ def check_frames_true(browser, stacks, what):
     # to a pixel (as wide as their sum), else left out; the line under the graph counts both.
     merged, left_out, blocks = 0, 0, []
     for path in set(paths.values()):
-        children = {}
-        for stack, v in stacks.items():
-            frames = tuple(stack.split(";"))
-            if len(frames) > len(path) and frames[:len(path)] == path:
-                children[frames[len(path)]] = children.get(frames[len(path)], 0) + v
+        children = {name: kid["value"] for name, kid in trie_node(trie, path)["kids"].items()}
         thin = [v for v in children.values() if 0 < v / whole * px < 1]
         if thin and sum(thin) / whole * px >= 1:
             merged += len(thin)
@@ -729,6 +754,12 @@ with Browser() as browser:
         check_graph(browser, python_pb, "alloc_objects", "CPython, PyObject_ hidden", "-hide=^_?PyObject_")
         check(any(e["residual"] for e in browser.evaluate("window.heapkitReport.graph().edges")),
               "CPython, PyObject_ hidden: no edge over a dropped function")
+        # The tree with them hidden (made from the opened tree, report_refine.js: callees
+        # of a hidden frame merged with its caller's own) is --hide's: every frame as wide.
+        browser.click('#tabs button[data-view="flame"]')
+        check_frames_true(browser, parse_folded(heapfold("--sample", "alloc_objects", "--hide",
+                                                         "^_?PyObject_", python_dump)),
+                          "CPython, PyObject_ hidden")
         check_clean(browser, python_page, "CPython's graph")
 
     # Names that fit, C++ (scopes.cpp: namespaces, an anonymous one, templates, a return

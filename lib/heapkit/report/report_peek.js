@@ -107,22 +107,30 @@ function sitesText(sites) {
   return sites[0] + (sites.length > 1 ? " (+" + (sites.length - 1) + " more)" : "");
 }
 
-// Per function: its flat and cum on the chosen side, as Top shows them; made again only
-// when Top's rows or the side change (a million rows take a while).
-let figuresCache = {rows: null, baseSide: null, figures: null};
-function topFigures() {
-  topRows(); // Top's rows made, in topCache
-  const baseSide = !!base && state.side === "base";
-  if (figuresCache.rows !== topCache.rows || figuresCache.baseSide !== baseSide) {
-    const figures = new Map();
-    topCache.rows.forEach((r) => figures.set(r.id, baseSide ? [r.bflat, r.bcum] : [r.flat, r.cum]));
-    figuresCache = {rows: topCache.rows, baseSide: baseSide, figures: figures};
-  }
-  return figuresCache.figures;
+// Per function: its flat and cum on the chosen side, as Top sums them (its nodes in
+// order, cum at the outermost), from the function's own nodes only (tree.nodesOf): the
+// few functions a list shows, not Top's million rows.
+function functionFigures() {
+  const side = base && state.side === "base" ? base : now;
+  const known = new Map();
+  return {get: (id) => {
+    let found = known.get(id);
+    if (!found) {
+      found = [0, 0];
+      for (const n of tree.nodesOf(id)) {
+        found[0] += side.self[n];
+        if (tree.outer[n]) {
+          found[1] += side.total[n];
+        }
+      }
+      known.set(id, found);
+    }
+    return found;
+  }};
 }
 
 function peekRow(id, figures, call, whole, sites, kind) {
-  const [flat, cum] = figures.get(id) || [0, 0];
+  const [flat, cum] = figures.get(id);
   const tr = el("tr", {"data-function": id, class: kind});
   const cells = [quantity(flat), percent(flat, whole), quantity(cum), percent(cum, whole),
                  call === null ? "" : quantity(call.value), call === null ? "" : percent(call.value, call.of)];
@@ -147,9 +155,9 @@ function renderPeekList(id) {
   const values = peekValues();
   const calls = peekCalls(id, values);
   const sites = callSites(id);
-  const figures = topFigures();
+  const figures = functionFigures();
   const whole = values[0];
-  const cum = (figures.get(id) || [0, 0])[1];
+  const cum = figures.get(id)[1];
   const byValue = (m) => Array.from(m).sort((a, b) => b[1] - a[1] || (S[a[0]] < S[b[0]] ? -1 : 1));
   const head = el("tr");
   ["flat", "flat%", "cum", "cum%", "calls", "calls%", "function", "file:line"].forEach((h, i) => {

@@ -21,6 +21,16 @@ function goneNodes(b, kinds) {
   return gone;
 }
 
+// Whether nodes `kids` of `b` are in string id order (they are when one node feeds them).
+function inNameOrder(b, kids) {
+  for (let i = 1; i < kids.length; i++) {
+    if (b.name[kids[i]] < b.name[kids[i - 1]]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The refined tree made depth first as report_tree.js numbers a tree (callees in string
 // id order): `to` gives each node of `b` its node in it (a hidden or dropped node: its
 // caller's), `gone` says which are hidden or dropped, and `goneBefore[n]` how many of
@@ -31,21 +41,24 @@ function refinedTree(b, gone) {
     goneBefore[n + 1] = goneBefore[n] + (gone[n] ? 1 : 0);
   }
   const t = {count: 0, name: new Int32Array(b.count), parent: new Int32Array(b.count),
-             end: new Int32Array(b.count)};
+             end: new Int32Array(b.count), outer: new Uint8Array(b.count)};
   const to = new Int32Array(b.count);
-  // Subtree `c` (nothing in it hidden or dropped) copied below node `parent`.
-  function copy(c, parent) {
-    const delta = t.count - c;
-    const end = b.end[c];
-    t.name.set(b.name.subarray(c, end), t.count);
-    for (let k = c; k < end; k++) {
-      t.parent[k + delta] = b.parent[k] + delta;
+  // Nodes [from, end) of `b` (callees of the same node next to each other, each with all
+  // it calls, nothing in them hidden or dropped) copied below node `parent`: their
+  // outermost marks too, as the names left out above them are none of theirs.
+  function copy(from, end, parent) {
+    const delta = t.count - from;
+    for (let k = from; k < end; k++) {
+      const p = b.parent[k];
+      t.name[k + delta] = b.name[k];
+      t.parent[k + delta] = p < from ? parent : p + delta;
       t.end[k + delta] = b.end[k] + delta;
+      t.outer[k + delta] = b.outer[k];
       to[k] = k + delta;
     }
-    t.parent[t.count] = parent;
-    t.count += end - c;
+    t.count += end - from;
   }
+  const onPath = new Int32Array(S.length); // the names above the node being made
   // A node called `name` below `parent`, fed by the nodes `feeds` of `b` (one, or several
   // whose paths are the same once hidden frames are left out): its callees are theirs and
   // those of the hidden nodes they call, the same names merged.
@@ -53,6 +66,9 @@ function refinedTree(b, gone) {
     const id = t.count++;
     t.name[id] = name;
     t.parent[id] = parent;
+    if (id) {
+      t.outer[id] = onPath[name]++ === 0 ? 1 : 0;
+    }
     const kids = [];
     for (let i = 0; i < feeds.length; i++) {
       const f = feeds[i];
@@ -67,23 +83,33 @@ function refinedTree(b, gone) {
         }
       }
     }
-    if (feeds.length > 1) {
+    if (feeds.length > 1 && !inNameOrder(b, kids)) {
       kids.sort((x, y) => b.name[x] - b.name[y]);
     }
+    const clean = (c) => goneBefore[b.end[c]] === goneBefore[c];
     for (let i = 0; i < kids.length;) {
       const c = kids[i];
       let j = i + 1;
       while (j < kids.length && b.name[kids[j]] === b.name[c]) {
         j++;
       }
-      if (j === i + 1 && goneBefore[b.end[c]] === goneBefore[c]) {
-        copy(c, id);
-      } else {
+      if (j > i + 1 || !clean(c)) {
         make(kids.slice(i, j), b.name[c], id);
+      } else {
+        // With the clean callees alone by name that follow it in `b`: one range.
+        let end = b.end[c];
+        while (j < kids.length && kids[j] === end && clean(kids[j]) &&
+               (j + 1 === kids.length || b.name[kids[j + 1]] !== b.name[kids[j]])) {
+          end = b.end[kids[j++]];
+        }
+        copy(c, end, id);
       }
       i = j;
     }
     t.end[id] = t.count;
+    if (id) {
+      onPath[name]--;
+    }
   }
   make([0], -1, -1);
   return {tree: t, to: to};

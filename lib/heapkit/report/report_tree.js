@@ -290,7 +290,7 @@ function nodesByName(t) {
 // hide and drop refine: report_refine.js), and the last with them (an undo comes back to
 // either without building).
 function treeShape(t) {
-  t.outer = outermost(t);
+  t.outer = t.outer || outermost(t); // (a refined tree has its own)
   let index = null;
   t.nodesOf = (id) => (index || (index = nodesByName(t)))(id);
   // tree.children[n]: node n's children as an array, for code written against a tree of

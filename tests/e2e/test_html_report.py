@@ -727,6 +727,29 @@ with Browser() as browser:
     check(zoomed[-1] == callees[1] and drawn[0].startswith(callees[1][:8]) and
           abs(drawn[1] - drawn[2]) < 1 and browser.evaluate("document.getElementById('flame-merged').hidden"),
           f"a listed frame's link: crumbs {zoomed}, drawn {drawn}")
+    # Their caller's Peek: the heaviest 100 callees (here all alike: by name), then a row
+    # that draws the others. (One thin frame is the caller itself: what it calls counts.)
+    caller = next(iter(thin_stacks)).split(";")[1]
+    calls = {}
+    for stack, value in thin_stacks.items():
+        frames = stack.split(";")
+        for callee in {b for a, b in zip(frames, frames[1:]) if a == caller and b != caller}:
+            calls[callee] = calls.get(callee, 0) + value
+    callees = sorted(calls, key=lambda name: (-calls[name], name))
+    rest = sum(calls[name] for name in callees[100:])
+    caller_id = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(caller)})")
+    browser.click('#tabs button[data-view="top"]')
+    browser.click(f'#top tbody tr[data-function="{caller_id}"] td.name')
+    browser.click('#tabs button[data-view="peek"]')
+    rows = "Array.from(document.querySelectorAll('#peek tr.callee td.name')).map(function(d){return d.textContent;})"
+    more = "document.querySelector('#peek button[data-more]')"
+    check(browser.evaluate(rows) == ["\u2193 " + name for name in callees[:100]] and
+          browser.evaluate(more + ".textContent") ==
+          f"Show the other {len(callees) - 100} callees (calls: {quantity(rest)})",
+          f"{caller}'s Peek: {browser.evaluate(rows)[:3]}..., {browser.evaluate(more + '.textContent')!r}")
+    browser.click("#peek button[data-more]")
+    check(browser.evaluate(rows) == ["\u2193 " + name for name in callees] and
+          not browser.evaluate(more), f"{caller}'s Peek, all shown: {len(browser.evaluate(rows))} rows")
     check_clean(browser, thin, "thin stacks")
 
     # CPython's start (Debian's, its own names): more functions than pprof's 80 nodes,

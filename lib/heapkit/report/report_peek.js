@@ -150,6 +150,27 @@ function groupRow(text) {
   return tr;
 }
 
+// A group's rows (callers or callees, the heaviest first): the first PEEK_ROWS, then a
+// row that draws the others, as a function called from thousands of places would take
+// seconds to lay out (and its rows' figures to sum) at every selection.
+const PEEK_ROWS = 100;
+let peekAllOf = -1; // the function whose callers and callees are all drawn
+function appendCalls(body, id, list, kind, sites, row) {
+  const shown = peekAllOf === id ? list.length : Math.min(list.length, PEEK_ROWS);
+  for (let i = 0; i < shown; i++) {
+    body.appendChild(row(list[i][0], {value: list[i][1]}, sites.get(list[i][0]), kind));
+  }
+  if (shown < list.length) {
+    let rest = 0;
+    list.slice(shown).forEach(([, value]) => { rest += value; });
+    const td = el("td", {colspan: 8});
+    td.appendChild(el("button", {type: "button", "data-more": id}, "Show the other " +
+      (list.length - shown) + (kind === "caller" ? " callers" : " callees") + " (calls: " +
+      quantity(rest) + ")"));
+    body.appendChild(el("tr", {class: "group"})).appendChild(td);
+  }
+}
+
 // The list: callers (the heaviest call first), the function, its callees.
 function renderPeekList(id) {
   const values = peekValues();
@@ -165,17 +186,17 @@ function renderPeekList(id) {
   });
   $("peek").tHead.replaceChildren(head);
   const body = document.createElement("tbody");
+  const row = (other, call, where, kind) => {
+    call.of = cum;
+    return peekRow(other, figures, call, whole, where, kind);
+  };
   const callers = byValue(calls.callers);
   body.appendChild(groupRow(callers.length ? "Called by (calls: what passes over the call)" : "Called by nothing (a root)"));
-  callers.forEach(([caller, value]) => {
-    body.appendChild(peekRow(caller, figures, {value: value, of: cum}, whole, sites.callers.get(caller), "caller"));
-  });
+  appendCalls(body, id, callers, "caller", sites.callers, row);
   body.appendChild(peekRow(id, figures, null, whole, functionLines(id), "self"));
   const callees = byValue(calls.callees);
   body.appendChild(groupRow(callees.length ? "Calls" : "Calls nothing"));
-  callees.forEach(([callee, value]) => {
-    body.appendChild(peekRow(callee, figures, {value: value, of: cum}, whole, sites.callees.get(callee), "callee"));
-  });
+  appendCalls(body, id, callees, "callee", sites.callees, row);
   $("peek").replaceChild(body, $("peek").tBodies[0]);
 }
 
@@ -289,6 +310,11 @@ function peekTooltipText(box, n) {
 // drawn when opened.
 function setupPeek() {
   $("peek").addEventListener("click", (event) => {
+    if (event.target.dataset.more !== undefined) {
+      peekAllOf = Number(event.target.dataset.more);
+      renderPeekList(peekAllOf);
+      return;
+    }
     const tr = event.target.closest("tr[data-function]");
     if (tr) {
       select(Number(tr.dataset.function));

@@ -112,6 +112,9 @@ function refinedTree(b, gone) {
     }
   }
   make([0], -1, -1);
+  if (t.count < 0.9 * b.count) { // much hidden or dropped: the rest let go
+    ["name", "parent", "end", "outer"].forEach((k) => { t[k] = t[k].slice(0, t.count); });
+  }
   return {tree: t, to: to};
 }
 

@@ -28,7 +28,7 @@ function anyOf(tests, id) {
 
 // The reader's refinements, by kind. A pattern's test is kept (a million names take a
 // while to test): a refinement undone, or the same pattern used again, tests nothing.
-const testsOfPattern = new Map(); // "drop=" or "" and the pattern: its testById
+const testsOfPattern = new Map(); // "drop=" or "" and the pattern: its testById (the last 4)
 function refinementTests() {
   const kinds = {focus: [], ignore: [], hide: [], drop: []};
   state.refinements.forEach((r) => {
@@ -36,7 +36,7 @@ function refinementTests() {
     let test = testsOfPattern.get(key);
     if (!test) {
       test = testById(refinementTest(r.kind, r.pattern));
-      if (testsOfPattern.size === 8) {
+      if (testsOfPattern.size === 4) {
         testsOfPattern.delete(testsOfPattern.keys().next().value); // the oldest
       }
       testsOfPattern.set(key, test);
@@ -287,8 +287,9 @@ function nodesByName(t) {
 
 // The tree's shape (nodes, names, fnOf, outer) after hide and drop: focus, ignore and a
 // thread keep it and choose leaves only. Kept: the shape without hide or drop (the one
-// hide and drop refine: report_refine.js), and the last with them (an undo comes back to
-// either without building).
+// hide and drop refine: report_refine.js, and an undo comes back to), and the one in use
+// (a refined shape is let go once another is used: made again in a fraction of a second,
+// it is not worth its memory).
 function treeShape(t) {
   t.outer = t.outer || outermost(t); // (a refined tree has its own)
   let index = null;
@@ -310,14 +311,14 @@ function plainShape() {
 function shapeFor(kinds) {
   const key = state.refinements.filter((r) => r.kind === "hide" || r.kind === "drop")
     .map((r) => r.kind + "=" + r.pattern).join("\n");
+  for (const other of Array.from(shapes.keys())) {
+    if (other !== "" && other !== key) {
+      shapes.delete(other);
+    }
+  }
   let t = key === "" ? plainShape() : shapes.get(key);
   if (!t) {
     t = treeShape(refinedShape(plainShape(), kinds));
-    for (const other of Array.from(shapes.keys())) {
-      if (other !== "") {
-        shapes.delete(other);
-      }
-    }
     shapes.set(key, t);
   }
   return t;

@@ -750,6 +750,18 @@ with Browser() as browser:
     browser.click("#peek button[data-more]")
     check(browser.evaluate(rows) == ["\u2193 " + name for name in callees] and
           not browser.evaluate(more), f"{caller}'s Peek, all shown: {len(browser.evaluate(rows))} rows")
+    # Hidden frames' callees merged with their caller's own (report_refine.js) as --hide
+    # merges them: the caller hidden, its callees and (through its call of itself) the
+    # leaf sorted together below the root; every app frame hidden, the 3000 leaves one.
+    browser.click('#tabs button[data-view="flame"]')
+    browser.click("#crumbs a")  # "all": the graph at its root
+    for pattern in (r"^app\+0x1fff$", "^app"):
+        choose(browser, "refine-kind", "hide")
+        browser.type_into("#refine-pattern", pattern)
+        browser.click("#refine-add")
+        check_frames_true(browser, parse_folded(heapfold("--hide", pattern, thin_dump)),
+                          f"3000 thin stacks, {pattern} hidden")
+        browser.click("#refinements button[data-undo]")
     check_clean(browser, thin, "thin stacks")
 
     # CPython's start (Debian's, its own names): more functions than pprof's 80 nodes,
@@ -777,12 +789,6 @@ with Browser() as browser:
         check_graph(browser, python_pb, "alloc_objects", "CPython, PyObject_ hidden", "-hide=^_?PyObject_")
         check(any(e["residual"] for e in browser.evaluate("window.heapkitReport.graph().edges")),
               "CPython, PyObject_ hidden: no edge over a dropped function")
-        # The tree with them hidden (made from the opened tree, report_refine.js: callees
-        # of a hidden frame merged with its caller's own) is --hide's: every frame as wide.
-        browser.click('#tabs button[data-view="flame"]')
-        check_frames_true(browser, parse_folded(heapfold("--sample", "alloc_objects", "--hide",
-                                                         "^_?PyObject_", python_dump)),
-                          "CPython, PyObject_ hidden")
         check_clean(browser, python_page, "CPython's graph")
 
     # Names that fit, C++ (scopes.cpp: namespaces, an anonymous one, templates, a return

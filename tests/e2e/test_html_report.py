@@ -9,6 +9,7 @@ in-page refinement gives --text --focus's total and is undone; a change's column
 window compares the dumps it spans. Screenshots of every view are kept when
 HEAPKIT_KEEP_SCREENSHOTS names a directory (to look at them) and checked not blank."""
 
+import bisect
 import colorsys
 import functools
 import glob
@@ -111,21 +112,49 @@ def shown_state(browser):
         crumbs:t('crumbs'),frames:document.querySelectorAll('#flame div').length};})()""")
 
 
+def stack_trie(stacks):
+    """The folded stacks as a tree of dicts: each path's node {"value": its stacks' sum,
+    "kids": {name: node}}, so that a path's value and children are found without a scan."""
+    root = {"value": 0, "kids": {}}
+    for stack, v in stacks.items():
+        node = root
+        node["value"] += v
+        for name in stack.split(";"):
+            node = node["kids"].setdefault(name, {"value": 0, "kids": {}})
+            node["value"] += v
+    return root
+
+
+def trie_node(trie, path):
+    for name in path:
+        trie = trie["kids"].get(name)
+        if trie is None:
+            return {"value": 0, "kids": {}}
+    return trie
+
+
 def check_frames_true(browser, stacks, what):
     """In the icicle graph at its root: every frame as wide as its stacks' share of the
     graph's width (within a pixel), from the folded stacks; every label inside its frame."""
     drawn = browser.evaluate(FRAMES_DRAWN)
     px = browser.evaluate("document.getElementById('flame').getBoundingClientRect().width")
     whole = sum(stacks.values())
+    trie = stack_trie(stacks)
+    rows = {}  # a row's frames by their left edges: a frame's parent found by bisection
+    for frame in sorted(drawn, key=lambda f: f["left"]):
+        rows.setdefault(round(frame["top"]), []).append(frame)
     paths, wrong = {}, []
     for frame in sorted(drawn, key=lambda f: f["top"]):
         # The parent: in the row above, the frame whose box holds this one's left edge.
-        above = [p for p in drawn if abs(p["top"] + 17 - frame["top"]) < 0.5 and
-                 p["left"] <= frame["left"] + 0.01]
-        parent = max(above, key=lambda p: p["left"]) if above else None
+        above = [p for top in (-1, 0, 1) for p in rows.get(round(frame["top"]) - 17 + top, [])
+                 if abs(p["top"] + 17 - frame["top"]) < 0.5]
+        lefts = sorted(p["left"] for p in above)
+        at = bisect.bisect_right(lefts, frame["left"] + 0.01)
+        parent = max((p for p in above if p["left"] == lefts[at - 1]),
+                     key=lambda p: p["left"]) if at else None
         paths[frame["node"]] = (paths[parent["node"]] + (frame["name"],)) if parent else ()
         path = paths[frame["node"]]
-        value = sum(v for stack, v in stacks.items() if tuple(stack.split(";")[:len(path)]) == path)
+        value = trie_node(trie, path)["value"]
         if abs(frame["width"] - value / whole * px) > 1:
             wrong.append(f"{' > '.join(path) or 'all'} drawn {frame['width']:.2f} px wide, its "
                          f"{value} of {whole} are {value / whole * px:.2f} px")
@@ -139,11 +168,7 @@ def check_frames_true(browser, stacks, what):
     # to a pixel (as wide as their sum), else left out; the line under the graph counts both.
     merged, left_out, blocks = 0, 0, []
     for path in set(paths.values()):
-        children = {}
-        for stack, v in stacks.items():
-            frames = tuple(stack.split(";"))
-            if len(frames) > len(path) and frames[:len(path)] == path:
-                children[frames[len(path)]] = children.get(frames[len(path)], 0) + v
+        children = {name: kid["value"] for name, kid in trie_node(trie, path)["kids"].items()}
         thin = [v for v in children.values() if 0 < v / whole * px < 1]
         if thin and sum(thin) / whole * px >= 1:
             merged += len(thin)
@@ -702,6 +727,41 @@ with Browser() as browser:
     check(zoomed[-1] == callees[1] and drawn[0].startswith(callees[1][:8]) and
           abs(drawn[1] - drawn[2]) < 1 and browser.evaluate("document.getElementById('flame-merged').hidden"),
           f"a listed frame's link: crumbs {zoomed}, drawn {drawn}")
+    # Their caller's Peek: the heaviest 100 callees (here all alike: by name), then a row
+    # that draws the others. (One thin frame is the caller itself: what it calls counts.)
+    caller = next(iter(thin_stacks)).split(";")[1]
+    calls = {}
+    for stack, value in thin_stacks.items():
+        frames = stack.split(";")
+        for callee in {b for a, b in zip(frames, frames[1:]) if a == caller and b != caller}:
+            calls[callee] = calls.get(callee, 0) + value
+    callees = sorted(calls, key=lambda name: (-calls[name], name))
+    rest = sum(calls[name] for name in callees[100:])
+    caller_id = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(caller)})")
+    browser.click('#tabs button[data-view="top"]')
+    browser.click(f'#top tbody tr[data-function="{caller_id}"] td.name')
+    browser.click('#tabs button[data-view="peek"]')
+    rows = "Array.from(document.querySelectorAll('#peek tr.callee td.name')).map(function(d){return d.textContent;})"
+    more = "document.querySelector('#peek button[data-more]')"
+    check(browser.evaluate(rows) == ["\u2193 " + name for name in callees[:100]] and
+          browser.evaluate(more + ".textContent") ==
+          f"Show the other {len(callees) - 100} callees (calls: {quantity(rest)})",
+          f"{caller}'s Peek: {browser.evaluate(rows)[:3]}..., {browser.evaluate(more + '.textContent')!r}")
+    browser.click("#peek button[data-more]")
+    check(browser.evaluate(rows) == ["\u2193 " + name for name in callees] and
+          not browser.evaluate(more), f"{caller}'s Peek, all shown: {len(browser.evaluate(rows))} rows")
+    # Hidden frames' callees merged with their caller's own (report_refine.js) as --hide
+    # merges them: the caller hidden, its callees and (through its call of itself) the
+    # leaf sorted together below the root; every app frame hidden, the 3000 leaves one.
+    browser.click('#tabs button[data-view="flame"]')
+    browser.click("#crumbs a")  # "all": the graph at its root
+    for pattern in (r"^app\+0x1fff$", "^app"):
+        choose(browser, "refine-kind", "hide")
+        browser.type_into("#refine-pattern", pattern)
+        browser.click("#refine-add")
+        check_frames_true(browser, parse_folded(heapfold("--hide", pattern, thin_dump)),
+                          f"3000 thin stacks, {pattern} hidden")
+        browser.click("#refinements button[data-undo]")
     check_clean(browser, thin, "thin stacks")
 
     # CPython's start (Debian's, its own names): more functions than pprof's 80 nodes,

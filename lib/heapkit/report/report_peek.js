@@ -107,22 +107,30 @@ function sitesText(sites) {
   return sites[0] + (sites.length > 1 ? " (+" + (sites.length - 1) + " more)" : "");
 }
 
-// Per function: its flat and cum on the chosen side, as Top shows them; made again only
-// when Top's rows or the side change (a million rows take a while).
-let figuresCache = {rows: null, baseSide: null, figures: null};
-function topFigures() {
-  topRows(); // Top's rows made, in topCache
-  const baseSide = !!base && state.side === "base";
-  if (figuresCache.rows !== topCache.rows || figuresCache.baseSide !== baseSide) {
-    const figures = new Map();
-    topCache.rows.forEach((r) => figures.set(r.id, baseSide ? [r.bflat, r.bcum] : [r.flat, r.cum]));
-    figuresCache = {rows: topCache.rows, baseSide: baseSide, figures: figures};
-  }
-  return figuresCache.figures;
+// Per function: its flat and cum on the chosen side, as Top sums them (its nodes in
+// order, cum at the outermost), from the function's own nodes only (tree.nodesOf): the
+// few functions a list shows, not Top's million rows.
+function functionFigures() {
+  const side = base && state.side === "base" ? base : now;
+  const known = new Map();
+  return {get: (id) => {
+    let found = known.get(id);
+    if (!found) {
+      found = [0, 0];
+      for (const n of tree.nodesOf(id)) {
+        found[0] += side.self[n];
+        if (tree.outer[n]) {
+          found[1] += side.total[n];
+        }
+      }
+      known.set(id, found);
+    }
+    return found;
+  }};
 }
 
 function peekRow(id, figures, call, whole, sites, kind) {
-  const [flat, cum] = figures.get(id) || [0, 0];
+  const [flat, cum] = figures.get(id);
   const tr = el("tr", {"data-function": id, class: kind});
   const cells = [quantity(flat), percent(flat, whole), quantity(cum), percent(cum, whole),
                  call === null ? "" : quantity(call.value), call === null ? "" : percent(call.value, call.of)];
@@ -142,14 +150,35 @@ function groupRow(text) {
   return tr;
 }
 
+// A group's rows (callers or callees, the heaviest first): the first PEEK_ROWS, then a
+// row that draws the others, as a function called from thousands of places would take
+// seconds to lay out (and its rows' figures to sum) at every selection.
+const PEEK_ROWS = 100;
+let peekAllOf = -1; // the function whose callers and callees are all drawn
+function appendCalls(body, id, list, kind, sites, row) {
+  const shown = peekAllOf === id ? list.length : Math.min(list.length, PEEK_ROWS);
+  for (let i = 0; i < shown; i++) {
+    body.appendChild(row(list[i][0], {value: list[i][1]}, sites.get(list[i][0]), kind));
+  }
+  if (shown < list.length) {
+    let rest = 0;
+    list.slice(shown).forEach(([, value]) => { rest += value; });
+    const td = el("td", {colspan: 8});
+    td.appendChild(el("button", {type: "button", "data-more": id}, "Show the other " +
+      (list.length - shown) + (kind === "caller" ? " callers" : " callees") + " (calls: " +
+      quantity(rest) + ")"));
+    body.appendChild(el("tr", {class: "group"})).appendChild(td);
+  }
+}
+
 // The list: callers (the heaviest call first), the function, its callees.
 function renderPeekList(id) {
   const values = peekValues();
   const calls = peekCalls(id, values);
   const sites = callSites(id);
-  const figures = topFigures();
+  const figures = functionFigures();
   const whole = values[0];
-  const cum = (figures.get(id) || [0, 0])[1];
+  const cum = figures.get(id)[1];
   const byValue = (m) => Array.from(m).sort((a, b) => b[1] - a[1] || (S[a[0]] < S[b[0]] ? -1 : 1));
   const head = el("tr");
   ["flat", "flat%", "cum", "cum%", "calls", "calls%", "function", "file:line"].forEach((h, i) => {
@@ -157,17 +186,17 @@ function renderPeekList(id) {
   });
   $("peek").tHead.replaceChildren(head);
   const body = document.createElement("tbody");
+  const row = (other, call, where, kind) => {
+    call.of = cum;
+    return peekRow(other, figures, call, whole, where, kind);
+  };
   const callers = byValue(calls.callers);
   body.appendChild(groupRow(callers.length ? "Called by (calls: what passes over the call)" : "Called by nothing (a root)"));
-  callers.forEach(([caller, value]) => {
-    body.appendChild(peekRow(caller, figures, {value: value, of: cum}, whole, sites.callers.get(caller), "caller"));
-  });
+  appendCalls(body, id, callers, "caller", sites.callers, row);
   body.appendChild(peekRow(id, figures, null, whole, functionLines(id), "self"));
   const callees = byValue(calls.callees);
   body.appendChild(groupRow(callees.length ? "Calls" : "Calls nothing"));
-  callees.forEach(([callee, value]) => {
-    body.appendChild(peekRow(callee, figures, {value: value, of: cum}, whole, sites.callees.get(callee), "callee"));
-  });
+  appendCalls(body, id, callees, "callee", sites.callees, row);
   $("peek").replaceChild(body, $("peek").tBodies[0]);
 }
 
@@ -281,6 +310,11 @@ function peekTooltipText(box, n) {
 // drawn when opened.
 function setupPeek() {
   $("peek").addEventListener("click", (event) => {
+    if (event.target.dataset.more !== undefined) {
+      peekAllOf = Number(event.target.dataset.more);
+      renderPeekList(peekAllOf);
+      return;
+    }
     const tr = event.target.closest("tr[data-function]");
     if (tr) {
       select(Number(tr.dataset.function));

@@ -26,20 +26,32 @@ function anyOf(tests, id) {
   return false;
 }
 
-// The reader's refinements, by kind.
+// The reader's refinements, by kind. A pattern's test is kept (a million names take a
+// while to test): a refinement undone, or the same pattern used again, tests nothing.
+const testsOfPattern = new Map(); // "drop=" or "" and the pattern: its testById (the last 4)
 function refinementTests() {
   const kinds = {focus: [], ignore: [], hide: [], drop: []};
-  state.refinements.forEach((r) => kinds[r.kind].push(testById(refinementTest(r.kind, r.pattern))));
+  state.refinements.forEach((r) => {
+    const key = (r.kind === "drop" ? "drop=" : "") + r.pattern;
+    let test = testsOfPattern.get(key);
+    if (!test) {
+      test = testById(refinementTest(r.kind, r.pattern));
+      if (testsOfPattern.size === 4) {
+        testsOfPattern.delete(testsOfPattern.keys().next().value); // the oldest
+      }
+      testsOfPattern.set(key, test);
+    }
+    kinds[r.kind].push(test);
+  });
   return kinds;
 }
 
 // The raw nodes merged by function name below their caller, in the order met (parents
-// first): m.fnOf[raw node] is its merged node. A hidden frame's node is its caller's; a
-// dropped frame takes all it calls along into its caller. Node 0 is the root ("all").
-// Each node's (parent, name) is found in an open-addressed hash table of node ids.
-function mergedFunctions(kinds) {
+// first), for a page whose writer sent no tree: m.fnOf[raw node] is its merged node. Node
+// 0 is the root ("all"). Each node's (parent, name) is found in an open-addressed hash
+// table of node ids.
+function mergedFunctions() {
   const fnOf = new Int32Array(nodeCount);
-  const cut = kinds.drop.length ? new Uint8Array(nodeCount) : null;
   const name = new Int32Array(nodeCount + 1);
   const parent = new Int32Array(nodeCount + 1);
   name[0] = -1;
@@ -53,22 +65,10 @@ function mergedFunctions(kinds) {
   // by side so that a probe reads one cache line.
   const slots = new Int32Array(size * 3);
   const mask = size - 1;
-  const filtering = kinds.hide.length + kinds.drop.length > 0;
   for (let n = 0; n < nodeCount; n++) {
     const p = D.parents[n];
     const id = nodeName[n];
     const parentFn = p < 0 ? 0 : fnOf[p];
-    if (filtering) {
-      if (cut && ((p >= 0 && cut[p]) || anyOf(kinds.drop, id))) {
-        cut[n] = 1;
-        fnOf[n] = parentFn; // cut with all it calls: its value goes to its caller
-        continue;
-      }
-      if (anyOf(kinds.hide, id)) {
-        fnOf[n] = parentFn;
-        continue;
-      }
-    }
     let slot = ((Math.imul(parentFn, 0x9e3779b1) ^ Math.imul(id, 0x85ebca77)) & mask) * 3;
     let child = slots[slot + 2];
     while (child && (slots[slot] !== parentFn || slots[slot + 1] !== id)) {
@@ -286,12 +286,12 @@ function nodesByName(t) {
 }
 
 // The tree's shape (nodes, names, fnOf, outer) after hide and drop: focus, ignore and a
-// thread keep it and choose leaves only. Kept: the shape without hide or drop, and the
-// last with them (an undo comes back to either without building).
-function treeShape(kinds) {
-  const sent = D.functionSteps && !kinds.hide.length && !kinds.drop.length;
-  const t = sent ? sentTree() : depthFirst(mergedFunctions(kinds));
-  t.outer = outermost(t);
+// thread keep it and choose leaves only. Kept: the shape without hide or drop (the one
+// hide and drop refine: report_refine.js, and an undo comes back to), and the one in use
+// (a refined shape is let go once another is used: made again in a fraction of a second,
+// it is not worth its memory).
+function treeShape(t) {
+  t.outer = t.outer || outermost(t); // (a refined tree has its own)
   let index = null;
   t.nodesOf = (id) => (index || (index = nodesByName(t)))(id);
   // tree.children[n]: node n's children as an array, for code written against a tree of
@@ -300,17 +300,25 @@ function treeShape(kinds) {
   return t;
 }
 const shapes = new Map(); // the hide and drop patterns, in order: the shape
+function plainShape() {
+  let t = shapes.get("");
+  if (!t) {
+    t = treeShape(D.functionSteps ? sentTree() : depthFirst(mergedFunctions()));
+    shapes.set("", t);
+  }
+  return t;
+}
 function shapeFor(kinds) {
   const key = state.refinements.filter((r) => r.kind === "hide" || r.kind === "drop")
     .map((r) => r.kind + "=" + r.pattern).join("\n");
-  let t = shapes.get(key);
-  if (!t) {
-    t = treeShape(kinds);
-    for (const other of Array.from(shapes.keys())) {
-      if (other !== "") {
-        shapes.delete(other);
-      }
+  for (const other of Array.from(shapes.keys())) {
+    if (other !== "" && other !== key) {
+      shapes.delete(other);
     }
+  }
+  let t = key === "" ? plainShape() : shapes.get(key);
+  if (!t) {
+    t = treeShape(refinedShape(plainShape(), kinds));
     shapes.set(key, t);
   }
   return t;

@@ -253,6 +253,18 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
     return {};
 }
 
+TopTable ReportData::top_table(size_t type, size_t shown) const {
+    std::vector<uint32_t> names(m_node_frame.size());
+    for (size_t n = 0; n < names.size(); ++n) {
+        names[n] = m_frames[size_t{m_node_frame[n]} * 4];
+    }
+    std::span<const int64_t> values;
+    if (!m_columns.empty() && type < m_columns.back().size()) {
+        values = m_columns.back()[type];
+    }
+    return top_rows(m_node_parent, names, m_leaves, values, m_strings, shown);
+}
+
 namespace {
 
 // `numbers` as the page reads them in place (report_data.js): little-endian `Out`

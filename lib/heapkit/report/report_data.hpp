@@ -9,6 +9,7 @@
 #include "heapkit/emit/flame/tables.hpp"
 #include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
+#include "heapkit/report/first_paint.hpp"
 #include "heapkit/report/source_excerpts.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -44,6 +45,13 @@ public:
     // "frameModules", "parentDistances", "nodeFrames", "functionSteps" (function_tree.hpp),
     // "leaves", and "columns" (per column, per type: int32 where every value fits, else float64).
     void write_json(std::string& out, std::string& bytes, bool source_excerpts = true) const;
+
+    // Top's first `shown` rows (first_paint.hpp) in the last column, of the `type`-th of
+    // add_profile's types.
+    TopTable top_table(size_t type, size_t shown) const;
+
+    // The string table, by id (the keys of the interning map).
+    std::span<const std::string* const> strings() const { return m_strings; }
 
     // Nodes of the prefix tree: distinct stack prefixes.
     size_t node_count() const { return m_node_frame.size(); }

@@ -10,11 +10,14 @@
 namespace heapkit {
 namespace {
 
-// Per function (string id): its flat, its cum, and whether it has a row (some node of it
-// not 0), summed over the prefix tree walked depth first: a node's total (its stacks'
-// and its callees') is complete when the walk leaves it, and counts in its function's
-// cum when no caller above it is the same function (recursion counted once), as
-// report_top.js counts the outermost nodes.
+// Per function (string id): its flat, its cum, and whether it has a row, as report_top.js
+// sums them over the tree (a function's cum: the totals of its nodes with no caller of
+// the same function above them, so that recursion counts once). That is each stack's
+// value once for each function on it: found walking up from each stack's leaf, a
+// function met again on the same stack (recursion) stamped with the stack. A profile's
+// values are not negative, so a function has a node not 0 (a row) when it is on a stack
+// of a value not 0. The walks take as many steps as the stacks have frames, mostly
+// through nodes made one after another, where a walk down their children would jump.
 struct Sums {
     std::vector<int64_t> flat;
     std::vector<int64_t> cum;
@@ -25,51 +28,24 @@ struct Sums {
 Sums function_sums(std::span<const int32_t> parents, std::span<const uint32_t> names,
                    std::span<const uint32_t> leaves, std::span<const int64_t> values,
                    size_t string_count) {
-    size_t count = parents.size();
     Sums sums{std::vector<int64_t>(string_count), std::vector<int64_t>(string_count),
               std::vector<bool>(string_count)};
-    std::vector<int64_t> total(count); // its own stacks' first, its callees' added on leaving
+    std::vector<uint32_t> stamp(string_count); // the last stack (leaf + 1) counted in
     for (size_t l = 0; l < leaves.size() && l < values.size(); ++l) {
-        total[leaves[l]] += values[l];
-        sums.flat[names[leaves[l]]] += values[l];
-        sums.total += values[l];
-    }
-    std::vector<uint32_t> first(count + 2); // node n's children: [first[n + 1], first[n + 2])
-    for (int32_t parent : parents) {
-        ++first[static_cast<size_t>(parent + 2)];
-    }
-    for (size_t n = 1; n < first.size(); ++n) {
-        first[n] += first[n - 1];
-    }
-    std::vector<uint32_t> kids(count);
-    for (size_t n = 0; n < count; ++n) {
-        kids[first[static_cast<size_t>(parents[n] + 1)]++] = static_cast<uint32_t>(n);
-    }
-    // (filling moved each list's start to the next one's: node n's children now end at
-    // first[n + 1] and start at first[n])
-    std::vector<uint32_t> on_path(string_count);     // each name's nodes on the way down
-    std::vector<std::pair<uint32_t, uint32_t>> walk; // (node, its next child)
-    auto enter = [&](uint32_t n) {
-        ++on_path[names[n]];
-        walk.emplace_back(n, first[n]);
-    };
-    for (uint32_t root = 0; root < first[0]; ++root) {
-        enter(kids[root]);
-        while (!walk.empty()) {
-            auto [node, next] = walk.back();
-            if (next < first[node + 1]) {
-                ++walk.back().second;
-                enter(kids[next]);
-                continue;
-            }
-            walk.pop_back();
-            uint32_t name = names[node];
-            if (--on_path[name] == 0) {
-                sums.cum[name] += total[node];
-            }
-            sums.listed[name] = sums.listed[name] || total[node] != 0;
-            if (parents[node] >= 0) {
-                total[static_cast<size_t>(parents[node])] += total[node];
+        int64_t value = values[l];
+        if (value == 0) {
+            continue;
+        }
+        sums.flat[names[leaves[l]]] += value;
+        sums.total += value;
+        auto mark = static_cast<uint32_t>(l + 1);
+        for (int32_t node = static_cast<int32_t>(leaves[l]); node >= 0;
+             node = parents[static_cast<size_t>(node)]) {
+            uint32_t name = names[static_cast<size_t>(node)];
+            if (stamp[name] != mark) {
+                stamp[name] = mark;
+                sums.cum[name] += value;
+                sums.listed[name] = true;
             }
         }
     }

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+from html import unescape
 
 from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
                          go_pprof, marker_line, parse_folded, png_colours, run, run_fixture, tool,
@@ -443,6 +444,52 @@ def check_top(browser, args, what):
           f"{what}: total {text_of(browser, 'total')!r}, --text says {total}")
 
 
+def written_rows(html):
+    """The rows of Top the writer drew in the page's HTML, ahead of its data, as cell texts."""
+    body = re.search(r'<table id="top"><thead>.*?</thead><tbody>(.*?)</tbody>', html, re.S).group(1)
+    return [[unescape(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr.*?</tr>", body, re.S)]
+
+
+def row_boxes(browser):
+    return browser.evaluate("Array.from(document.querySelectorAll('#top tbody tr')).slice(0,5)"
+                            ".map(function(tr){var b=tr.getBoundingClientRect();"
+                            "return [b.left,b.top,b.width,b.height];})")
+
+
+def check_first_paint(browser, page, html, target):
+    """Top's rows drawn ahead of the data are the rows the page draws once it has read it
+    (which check_top holds to --text), in the same places; a click on one before then is
+    shown, and applied once the data is read."""
+    live, boxes = page_rows(browser), row_boxes(browser)
+    written = written_rows(html)
+    check(written == live and len(live) > 10, f"Top drawn ahead differs from Top drawn:\n{written}\n{live}")
+    # The page as it stands before its data is read: the script that reads it left out.
+    ahead = os.path.join(work, "ahead.html")
+    with open(ahead, "w") as f:
+        f.write(re.sub(r"<script>((?!<script>).)*</script>\s*</body>", "</body>", html, flags=re.S))
+    opened.add(f"file://{ahead}")
+    browser.open(f"file://{ahead}")
+    check(page_rows(browser) == live and row_boxes(browser) == boxes,
+          f"Top drawn ahead is not in the page's place: {row_boxes(browser)} against {boxes}")
+    check(browser.evaluate("!document.getElementById('progress').hidden"), "no word that the data is read")
+    browser.click(f'#top tbody tr[data-function="{target}"] td.name')
+    check(browser.evaluate(f"document.querySelector('#top tr.sel').dataset.function") == str(target) and
+          "once the data is read" in text_of(browser, "selected"),
+          f"a click before the data is read is not shown: {text_of(browser, 'selected')!r}")
+    # Such a click (made here before the page's script runs) selects its function once read.
+    early = browser.send("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        "new MutationObserver(function(m,o){var t=document.querySelector('#top tbody tr');"
+        f"if(t){{document.getElementById('top').dataset.pending='{target}';o.disconnect();}}}})"
+        ".observe(document,{childList:true,subtree:true});")})
+    open_report(browser, page)
+    check(browser.evaluate("window.heapkitReport.state.selected") == target and
+          browser.evaluate("document.getElementById('progress').hidden"),
+          "a click before the data was read is not applied")
+    browser.send("Page.removeScriptToEvaluateOnNewDocument", early)
+    open_report(browser, page)
+
+
 # 1. One dump of the C++ fixture, every sample type, select, search, refine.
 dump = run_fixture(fixture("inline_cpp"), work, args=[fixture("libplugin_fixture.so")])
 page = os.path.join(work, "report.html")
@@ -472,10 +519,11 @@ with Browser() as browser:
         choose(browser, "type", index)
         check_top(browser, [dump, "--sample", name], name)
     choose(browser, "type", 0)
-
-    # A real click on a function in Top selects it in every view.
     target_id = browser.evaluate(
         f"window.heapkitReport.data.strings.indexOf({json.dumps(TARGET)})")
+    check_first_paint(browser, page, body, target_id)
+
+    # A real click on a function in Top selects it in every view.
     browser.click(f'#top tbody tr[data-function="{target_id}"] td.name')
     check(text_of(browser, "selected") == f"Selected: {TARGET}",
           f"selected: {text_of(browser, 'selected')!r}")

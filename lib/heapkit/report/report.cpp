@@ -109,13 +109,14 @@ std::string base64(std::string_view bytes) {
     return out;
 }
 
-// The page with its slots filled: the title, the style, the script, the data. The data,
-// JSON, a NUL, and from the next multiple of 8 bytes the numeric tables (`bytes`, which
-// the JSON's "binary" locates), goes in gzipped and in base64 (the page unpacks it with
-// the browser's DecompressionStream and reads the tables as typed arrays in place), so
-// that a report stays within a few times the size of the gzipped pprof of the same dump.
-Result<void> write_page(const std::string& title, std::string json, std::string bytes,
-                        const Sink& sink) {
+// The page with its slots filled: the title, what is drawn ahead of the data (`first`),
+// the style, the script, the data. The data, JSON, a NUL, and from the next multiple of 8
+// bytes the numeric tables (`bytes`, which the JSON's "binary" locates), goes in gzipped
+// and in base64 (the page unpacks it with the browser's DecompressionStream and reads the
+// tables as typed arrays in place), so that a report stays within a few times the size of
+// the gzipped pprof of the same dump.
+Result<void> write_page(const std::string& title, const FirstPaint& first, std::string json,
+                        std::string bytes, const Sink& sink) {
     json.push_back('\0');
     json.resize((json.size() + 7) & ~size_t{7});
     // Level 2: a quarter of level 6's time on a million stacks, 15 % larger.
@@ -125,26 +126,18 @@ Result<void> write_page(const std::string& title, std::string json, std::string 
     bytes = {};
     std::string_view page = assets::report_page;
     std::string escaped_title;
-    for (char c : title) {
-        switch (c) {
-        case '<':
-            escaped_title += "&lt;";
-            break;
-        case '>':
-            escaped_title += "&gt;";
-            break;
-        case '&':
-            escaped_title += "&amp;";
-            break;
-        default:
-            escaped_title.push_back(c);
-        }
-    }
+    append_html_text(escaped_title, title);
     struct Slot {
         std::string_view name;
         std::string_view text;
     };
     const Slot slots[] = {{"{{TITLE}}", escaped_title},
+                          {"{{SOURCES}}", first.sources},
+                          {"{{TYPES}}", first.types},
+                          {"{{TOTAL}}", first.total},
+                          {"{{TOP_NOTE}}", first.top_note},
+                          {"{{TOP_HEAD}}", first.top_head},
+                          {"{{TOP_ROWS}}", first.top_rows},
                           {"{{STYLE}}", assets::report_style},
                           {"{{SCRIPT}}", assets::report_script},
                           {"{{DATA}}", data}};
@@ -188,6 +181,48 @@ std::string title_of(const HtmlOptions& options, const std::vector<Module>& modu
         return "heapkit: " + dumps;
     }
     return fmt::format("heapkit: {} ({})", file_name_of(main->path), dumps);
+}
+
+// files() of report_page.js: "a, b, c", or "a, ... (N more), z" past three.
+std::string files_text(const std::vector<std::string>& list) {
+    if (list.size() > 3) {
+        return fmt::format("{}, ... ({} more), {}", list.front(), list.size() - 2, list.back());
+    }
+    return fmt::format("{}", fmt::join(list, ", "));
+}
+
+// The sample type chooser's options, `chosen` selected.
+std::string type_options(const Profile& named, const std::vector<SampleType>& types,
+                         SampleType chosen) {
+    std::string out;
+    for (size_t t = 0; t < types.size(); ++t) {
+        fmt::format_to(std::back_inserter(out), "<option value=\"{}\"{}>", t,
+                       types[t] == chosen ? " selected" : "");
+        append_html_text(out, sample_name(named, types[t]));
+        out += "</option>";
+    }
+    return out;
+}
+
+// What a profile's page draws before its data is read (first_paint.hpp): Top's first rows
+// of the chosen type, the total, the dumps read. A live page's header (its capture) and a
+// change's and a series' Top are drawn once the data is read.
+FirstPaint first_paint_of(const Profile& profile, const ReportData& data,
+                          const std::vector<SampleType>& types, SampleType chosen,
+                          const HtmlOptions& options) {
+    auto type = static_cast<size_t>(std::find(types.begin(), types.end(), chosen) - types.begin());
+    TopTable table = data.top_table(type, top_rows_shown);
+    FirstPaint first = first_paint(table, data.strings(), sample_name(profile, chosen),
+                                   sample_unit(profile, chosen) == "bytes");
+    if (!options.capture) {
+        std::string sources = files_text(profile.sources);
+        if (!profile.notes.empty()) {
+            sources += fmt::format(" \u2014 {}", fmt::join(profile.notes, " "));
+        }
+        append_html_text(first.sources, sources);
+    }
+    first.types = type_options(profile, types, chosen);
+    return first;
 }
 
 // An allocation log's table per site and its lifetime chart, as --text and --lifetimes
@@ -235,10 +270,16 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
     if (profile.from_log) {
         HEAPKIT_TRY(append_log_views(json, profile, folded));
     }
+    FirstPaint first;
+    if (base) {
+        first.types = type_options(profile, types, folded.sample);
+    } else {
+        first = first_paint_of(profile, data, types, folded.sample, options);
+    }
     std::string bytes;
     data.write_json(json, bytes, options.source_excerpts);
     json += "}";
-    return write_page(options.title, std::move(json), std::move(bytes), sink);
+    return write_page(options.title, first, std::move(json), std::move(bytes), sink);
 }
 
 // JSON has no infinities nor NaN.
@@ -304,7 +345,9 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
     std::string bytes;
     data.write_json(json, bytes, options.source_excerpts); // after the suspects: their strings
     json += "}";
-    return write_page(options.title, std::move(json), std::move(bytes), sink);
+    FirstPaint first;
+    first.types = type_options(*profiles.front(), types, folded.sample);
+    return write_page(options.title, first, std::move(json), std::move(bytes), sink);
 }
 
 } // namespace

@@ -59,9 +59,9 @@ ReportData::ReportData(const FoldedOptions& folded)
 }
 
 uint32_t ReportData::intern(std::string_view text) {
-    auto [it, added] =
-        m_string_ids.try_emplace(std::string(text), static_cast<uint32_t>(m_strings.size()));
-    if (added) {
+    auto it = m_string_ids.find(text); // (no string made to look one up)
+    if (it == m_string_ids.end()) {
+        it = m_string_ids.emplace(std::string(text), static_cast<uint32_t>(m_strings.size())).first;
         m_strings.push_back(&it->first);
     }
     return it->second;
@@ -71,19 +71,37 @@ void ReportData::release_indexes() {
     m_children = FlameChildIndex();
     m_leaf_of_path = FlameChildIndex();
     m_leaf_of_node = {};
+    m_frame_of_hash = FlameChildIndex();
+    m_frame_collisions = {};
 }
 
 uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags,
                               uint32_t module) {
-    uint32_t key_values[5] = {name, file, line, flags, module};
-    std::string key(reinterpret_cast<const char*>(key_values), sizeof key_values);
-    auto [it, added] =
-        m_frame_ids.try_emplace(std::move(key), static_cast<uint32_t>(m_frames.size() / 4));
-    if (added) {
-        m_frames.insert(m_frames.end(), {name, file, line, flags});
-        m_frame_modules.push_back(module);
+    const FrameKey key{name, file, line, flags, module};
+    uint64_t hash = std::hash<std::string_view>()(
+        std::string_view(reinterpret_cast<const char*>(key.data()), sizeof key));
+    hash -= hash == UINT64_MAX ? 1 : 0; // all ones: FlameChildIndex's empty key
+    auto high = static_cast<uint32_t>(hash >> 32);
+    auto low = static_cast<uint32_t>(hash);
+    size_t slot = 0;
+    uint32_t known = m_frame_of_hash.find(high, low, slot);
+    auto id = static_cast<uint32_t>(m_frames.size() / 4);
+    if (known != FlameChildIndex::none) {
+        const uint32_t* frame = &m_frames[size_t{known} * 4];
+        if (FrameKey{frame[0], frame[1], frame[2], frame[3], m_frame_modules[known]} == key) {
+            return known;
+        }
+        // Another frame of the same hash holds the entry: this one is looked up apart.
+        auto [it, added] = m_frame_collisions.try_emplace(key, id);
+        if (!added) {
+            return it->second;
+        }
+    } else {
+        m_frame_of_hash.add(high, low, id, slot);
     }
-    return it->second;
+    m_frames.insert(m_frames.end(), {name, file, line, flags});
+    m_frame_modules.push_back(module);
+    return id;
 }
 
 uint32_t ReportData::module_of(const Profile& profile, const Location& location) {
@@ -251,6 +269,18 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
         }
     }
     return {};
+}
+
+TopTable ReportData::top_table(size_t type, size_t shown) const {
+    std::vector<uint32_t> names(m_node_frame.size());
+    for (size_t n = 0; n < names.size(); ++n) {
+        names[n] = m_frames[size_t{m_node_frame[n]} * 4];
+    }
+    std::span<const int64_t> values;
+    if (!m_columns.empty() && type < m_columns.back().size()) {
+        values = m_columns.back()[type];
+    }
+    return top_rows(m_node_parent, names, m_leaves, values, m_strings, shown);
 }
 
 namespace {

@@ -9,10 +9,13 @@
 #include "heapkit/emit/flame/tables.hpp"
 #include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
+#include "heapkit/report/first_paint.hpp"
 #include "heapkit/report/source_excerpts.hpp"
 #include "heapkit/util/error.hpp"
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -34,8 +37,8 @@ public:
 
     uint32_t intern(std::string_view text);
 
-    // Frees the lookups add_profile finds stacks with (on a million stacks, a third of the
-    // writer's memory): call once every profile is added.
+    // Frees the lookups add_profile finds stacks and frames with (on a million stacks, a
+    // third of the writer's memory): call once every profile is added.
     void release_indexes();
 
     // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
@@ -44,6 +47,13 @@ public:
     // "frameModules", "parentDistances", "nodeFrames", "functionSteps" (function_tree.hpp),
     // "leaves", and "columns" (per column, per type: int32 where every value fits, else float64).
     void write_json(std::string& out, std::string& bytes, bool source_excerpts = true) const;
+
+    // Top's first `shown` rows (first_paint.hpp) in the last column, of the `type`-th of
+    // add_profile's types.
+    TopTable top_table(size_t type, size_t shown) const;
+
+    // The string table, by id (the keys of the interning map).
+    std::span<const std::string* const> strings() const { return m_strings; }
 
     // Nodes of the prefix tree: distinct stack prefixes.
     size_t node_count() const { return m_node_frame.size(); }
@@ -68,14 +78,28 @@ private:
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 
+    // A string's hash, for a lookup without a std::string made for each (a million
+    // stacks' frames make millions).
+    struct TextHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view text) const {
+            return std::hash<std::string_view>()(text);
+        }
+    };
+    using FrameKey = std::array<uint32_t, 5>;
+
     FoldedOptions m_folded;
-    std::unordered_map<std::string, uint32_t> m_string_ids;
+    std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> m_string_ids;
     std::vector<const std::string*> m_strings; // keys of m_string_ids
     // Frames: name, file (string ids), line, flags.
     std::vector<uint32_t> m_frames;
     std::vector<uint32_t> m_frame_modules; // per frame: its module's file name (string id)
-    std::unordered_map<std::string, uint32_t> m_frame_ids; // packed key -> frame index
-    std::vector<int32_t> m_node_parent;                    // -1 for a root
+    // A frame's index by its key's (name, file, line, flags, module) 64-bit hash, over flat
+    // arrays (millions of frames: no node each), the key checked against the frame found;
+    // the rare frame whose hash another holds is in m_frame_collisions.
+    FlameChildIndex m_frame_of_hash;
+    std::map<FrameKey, uint32_t> m_frame_collisions;
+    std::vector<int32_t> m_node_parent; // -1 for a root
     std::vector<uint32_t> m_node_frame;
     // Open-addressed over flat arrays (a million stacks make millions of nodes):
     FlameChildIndex m_children;           // (parent + 1, frame) -> node

@@ -17,13 +17,19 @@
 // 8 bytes the numeric tables the JSON's "binary" member locates, each [byte offset, count,
 // "i32", "f64" or "u8" (varints, the count in bytes)], read in place as typed arrays.
 function heapkitData() {
-  const binary = atob(document.getElementById("data").textContent); // spaces are skipped
+  const text = document.getElementById("data").textContent;
+  const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : base64Bytes(text);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).arrayBuffer().then(unpackData);
+}
+// Where Uint8Array.fromBase64 is missing (it takes a fifth of this loop's time in Chromium).
+function base64Bytes(text) {
+  const binary = atob(text); // spaces are skipped
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) {
     bytes[i] = binary.charCodeAt(i);
   }
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).arrayBuffer().then(unpackData);
+  return bytes;
 }
 function unpackData(buffer) {
   const bytes = new Uint8Array(buffer);

@@ -87,6 +87,7 @@ function files(list) {
 
 // The header's controls: type, side, orientation, search and refinements.
 function setupControls() {
+  $("type").replaceChildren(); // (the writer's, drawn ahead)
   D.types.forEach((t, i) => $("type").appendChild(el("option", {value: i}, t.name)));
   $("type").value = state.type;
   $("type").addEventListener("change", function () {
@@ -316,13 +317,25 @@ function setupThreads() {
   });
 }
 
+// A row of the writer's Top (report.html) clicked before the data was read: selected now.
+function takeEarlyClick() {
+  const top = $("top");
+  if (top.dataset.pending !== undefined && state.selected < 0) {
+    state.selected = Number(top.dataset.pending);
+  }
+  top.dataset.live = "1";
+  top.classList.remove("pending");
+}
+
 const bigData = document.getElementById("data").textContent.length > (1 << 20);
 window.heapkitReady = withProgress("Reading the report's data\u2026", bigData, heapkitData).then((data) => {
   readData(data);
   setup();
   return withProgress(D.leaves.length + " stacks: building the tree\u2026", nodeCount > SLOW_NODES, () => {
     setupAddress(); // the state a link or a reload names
+    takeEarlyClick();
     render();
+    $("progress").hidden = true; // (shown from the start, while the data was read)
   });
 }).then(() => {
   // For scripted checks and the console: the state and the numbers shown.

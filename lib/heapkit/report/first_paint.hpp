@@ -54,7 +54,9 @@ struct FirstPaint {
 FirstPaint first_paint(const TopTable& table, std::span<const std::string* const> strings,
                        std::string_view type_name, bool bytes);
 
-// `text` appended to `out` with '<', '>', '&' and '"' as entities.
+// `text` appended to `out` with '<', '>', '&' and '"' as entities, every other byte as it is:
+// the live table sets the same text through textContent, so the rows drawn ahead must keep
+// what escape_xml (util/xml.hpp) would replace (controls, invalid UTF-8).
 void append_html_text(std::string& out, std::string_view text);
 
 } // namespace heapkit

@@ -62,6 +62,12 @@ std::string quantity(double value, bool bytes) {
     return fmt::format("{}{:.2f}{}", sign, magnitude, units[unit]);
 }
 
+std::string share_percent(int64_t part, int64_t total) {
+    return total == 0 ? "0.00%"
+                      : fmt::format("{:.2f}%", std::fabs(100.0 * static_cast<double>(part) /
+                                                         static_cast<double>(total)));
+}
+
 std::string with_thousands(uint64_t value) {
     std::string digits = fmt::format("{}", value);
     std::string out;

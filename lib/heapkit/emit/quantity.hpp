@@ -18,6 +18,10 @@ std::string quantity(double value, bool bytes);
 // 1234567 -> "1,234,567".
 std::string with_thousands(uint64_t value);
 
+// The size of `part` in `total` as go tool pprof's tables print it: "12.50%" (a change's
+// sign is in its value, not here); "0.00%" of nothing.
+std::string share_percent(int64_t part, int64_t total);
+
 // 100 * part / total with two decimals ("12.50"), negative parts with a '-'.
 std::string percent_of(uint64_t part, uint64_t total);
 std::string percent_of(int64_t part, uint64_t total);

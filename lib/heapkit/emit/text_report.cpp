@@ -8,7 +8,7 @@
 #include "heapkit/util/try.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -92,13 +92,6 @@ std::vector<Row> rows_of(const FlameGraph& graph, const NodeValues& values) {
     return sorted;
 }
 
-// As go tool pprof prints them: the size of `part` (a change's sign is in its value).
-std::string percent(int64_t part, int64_t total) {
-    return total == 0 ? "0.00%"
-                      : fmt::format("{:.2f}%", std::fabs(100.0 * static_cast<double>(part) /
-                                                         static_cast<double>(total)));
-}
-
 Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
                         const TextOptions& options, const Sink& sink) {
     NodeValues values = node_values(graph);
@@ -126,9 +119,10 @@ Result<void> write_rows(const FlameGraph& graph, const FoldedOptions& folded,
     int64_t sum = 0;
     for (size_t r = 0; r < shown; ++r) {
         sum += rows[r].flat;
-        out += fmt::format("{:>10} {:>7} {:>7} {:>10} {:>7}  {}\n", quantity(rows[r].flat, bytes),
-                           percent(rows[r].flat, of), percent(sum, of),
-                           quantity(rows[r].cum, bytes), percent(rows[r].cum, of), rows[r].name);
+        out +=
+            fmt::format("{:>10} {:>7} {:>7} {:>10} {:>7}  {}\n", quantity(rows[r].flat, bytes),
+                        share_percent(rows[r].flat, of), share_percent(sum, of),
+                        quantity(rows[r].cum, bytes), share_percent(rows[r].cum, of), rows[r].name);
     }
     return sink(out);
 }

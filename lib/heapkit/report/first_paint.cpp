@@ -4,7 +4,7 @@
 #include "heapkit/emit/quantity.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace heapkit {
@@ -50,13 +50,6 @@ Sums function_sums(std::span<const int32_t> parents, std::span<const uint32_t> n
         }
     }
     return sums;
-}
-
-// percentText (emit/js/amount.js): "12.50%", a share without its sign, of nothing 0.
-std::string percent_text(int64_t part, int64_t total) {
-    double share =
-        total == 0 ? 0 : std::fabs(100 * static_cast<double>(part) / static_cast<double>(total));
-    return fmt::format("{:.2f}%", share);
 }
 
 } // namespace
@@ -129,9 +122,9 @@ FirstPaint first_paint(const TopTable& table, std::span<const std::string* const
         fmt::format_to(out,
                        "<tr data-function=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                        "<td>{}</td><td class=\"name\">",
-                       row.name, quantity(row.flat, bytes), percent_text(row.flat, table.total),
-                       percent_text(sum, table.total), quantity(row.cum, bytes),
-                       percent_text(row.cum, table.total));
+                       row.name, quantity(row.flat, bytes), share_percent(row.flat, table.total),
+                       share_percent(sum, table.total), quantity(row.cum, bytes),
+                       share_percent(row.cum, table.total));
         append_html_text(page.top_rows, *strings[row.name]);
         page.top_rows += "</td></tr>\n";
     }

@@ -41,15 +41,8 @@ void CodeTree::add_children(Dwarf_Die* parent, int level) {
         Dwarf_Die target;
         if (is_code_scope_tag(tag) || is_other_scope_tag(tag)) {
             node.kind = is_code_scope_tag(tag) ? Kind::code_scope : Kind::other_scope;
-            Dwarf_Addr base = 0;
-            Dwarf_Addr low = 0;
-            Dwarf_Addr high = 0;
-            for (ptrdiff_t offset = 0;
-                 (offset = dwarf_ranges(&child, offset, &base, &low, &high)) > 0;) {
-                if (low < high) {
-                    m_ranges.emplace_back(low, high);
-                }
-            }
+            for_each_range(
+                &child, [&](Dwarf_Addr low, Dwarf_Addr high) { m_ranges.emplace_back(low, high); });
             node.range_count = static_cast<uint32_t>(m_ranges.size()) - node.first_range;
             m_nodes.push_back(node);
             add_children(&child, level + 1);

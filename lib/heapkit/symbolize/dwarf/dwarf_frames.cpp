@@ -230,14 +230,9 @@ const DwarfFrames::UnitIndex& DwarfFrames::index_of(Dwarf_Die* cu) {
     std::vector<Dwarf_Die> dies;
     collect_functions(cu, dies, 0);
     for (Dwarf_Die& die : dies) {
-        Dwarf_Addr base = 0;
-        Dwarf_Addr low = 0;
-        Dwarf_Addr high = 0;
-        for (ptrdiff_t offset = 0; (offset = dwarf_ranges(&die, offset, &base, &low, &high)) > 0;) {
-            if (low < high) {
-                index.functions.push_back({low, high, die});
-            }
-        }
+        for_each_range(&die, [&](Dwarf_Addr low, Dwarf_Addr high) {
+            index.functions.push_back({low, high, die});
+        });
     }
     std::stable_sort(index.functions.begin(), index.functions.end(),
                      [](const Function& a, const Function& b) { return a.low < b.low; });

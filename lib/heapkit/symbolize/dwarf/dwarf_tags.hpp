@@ -3,6 +3,7 @@
 // lookups (dwarf_frames.cpp) and the bounds of their answers (answer_bounds.cpp).
 #pragma once
 
+#include <cstddef>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
@@ -36,6 +37,19 @@ inline bool is_function_tag(int tag) {
 inline bool is_code_scope_tag(int tag) {
     return is_function_tag(tag) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
            tag == DW_TAG_catch_block;
+}
+
+// Calls visit(low, high) for each non-empty address range [low, high) of `die` (its
+// DW_AT_low_pc/high_pc or DW_AT_ranges), in the unit's addresses.
+template <typename Visit> void for_each_range(Dwarf_Die* die, Visit&& visit) {
+    Dwarf_Addr base = 0;
+    Dwarf_Addr low = 0;
+    Dwarf_Addr high = 0;
+    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &low, &high)) > 0;) {
+        if (low < high) {
+            visit(low, high);
+        }
+    }
 }
 
 // The partial unit a DW_TAG_imported_unit brings in (dwz moves shared DIEs there), into

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/symbolize/index/answer_bounds.hpp"
 
+#include "heapkit/symbolize/dwarf/dwarf_tags.hpp"
+
 #include <elfutils/libdw.h>
 
 namespace heapkit {
@@ -9,15 +11,10 @@ namespace {
 using Extents = std::vector<std::pair<uint64_t, uint64_t>>;
 
 void append_ranges(Dwarf_Die* die, Dwarf_Addr bias, std::vector<uint64_t>& bounds) {
-    Dwarf_Addr base = 0;
-    Dwarf_Addr low = 0;
-    Dwarf_Addr high = 0;
-    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &low, &high)) > 0;) {
-        if (low < high) {
-            bounds.push_back(low + bias);
-            bounds.push_back(high + bias);
-        }
-    }
+    for_each_range(die, [&](Dwarf_Addr low, Dwarf_Addr high) {
+        bounds.push_back(low + bias);
+        bounds.push_back(high + bias);
+    });
 }
 
 // The ranges of `tree`'s scopes within walk_levels of the unit: every function, inlined

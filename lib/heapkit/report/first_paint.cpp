@@ -56,7 +56,7 @@ Sums function_sums(std::span<const int32_t> parents, std::span<const uint32_t> n
 
 TopTable top_rows(std::span<const int32_t> parents, std::span<const uint32_t> names,
                   std::span<const uint32_t> leaves, std::span<const int64_t> values,
-                  std::span<const std::string* const> strings, size_t shown) {
+                  const FlameNames& strings, size_t shown) {
     TopTable table;
     Sums sums = function_sums(parents, names, leaves, values, strings.size());
     table.total = sums.total;
@@ -73,7 +73,7 @@ TopTable top_rows(std::span<const int32_t> parents, std::span<const uint32_t> na
         if (std::abs(a.cum) != std::abs(b.cum)) {
             return std::abs(a.cum) > std::abs(b.cum);
         }
-        return *strings[a.name] < *strings[b.name];
+        return strings[a.name] < strings[b.name];
     };
     size_t kept = std::min(shown, table.rows.size());
     std::partial_sort(table.rows.begin(), table.rows.begin() + static_cast<ptrdiff_t>(kept),
@@ -103,8 +103,8 @@ void append_html_text(std::string& out, std::string_view text) {
     }
 }
 
-FirstPaint first_paint(const TopTable& table, std::span<const std::string* const> strings,
-                       std::string_view type_name, bool bytes) {
+FirstPaint first_paint(const TopTable& table, const FlameNames& strings, std::string_view type_name,
+                       bool bytes) {
     FirstPaint page;
     append_html_text(page.total, type_name);
     page.total += ": " + quantity(table.total, bytes) + " total";
@@ -125,7 +125,7 @@ FirstPaint first_paint(const TopTable& table, std::span<const std::string* const
                        row.name, quantity(row.flat, bytes), share_percent(row.flat, table.total),
                        share_percent(sum, table.total), quantity(row.cum, bytes),
                        share_percent(row.cum, table.total));
-        append_html_text(page.top_rows, *strings[row.name]);
+        append_html_text(page.top_rows, strings[row.name]);
         page.top_rows += "</td></tr>\n";
     }
     page.top_note = table.functions > table.rows.size()

@@ -6,6 +6,8 @@
 // page then draws the same rows over them.
 #pragma once
 
+#include "heapkit/emit/flame/tables.hpp"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -37,7 +39,7 @@ struct TopTable {
 // but for names past U+FFFF).
 TopTable top_rows(std::span<const int32_t> parents, std::span<const uint32_t> names,
                   std::span<const uint32_t> leaves, std::span<const int64_t> values,
-                  std::span<const std::string* const> strings, size_t shown);
+                  const FlameNames& strings, size_t shown);
 
 // The page's pieces drawn ahead, as HTML (text escaped), each for its slot in report.html.
 struct FirstPaint {
@@ -51,8 +53,8 @@ struct FirstPaint {
 
 // `table` drawn as report_top.js and report_page.js draw it, in sample type `type_name`
 // (amounts in bytes when `bytes`).
-FirstPaint first_paint(const TopTable& table, std::span<const std::string* const> strings,
-                       std::string_view type_name, bool bytes);
+FirstPaint first_paint(const TopTable& table, const FlameNames& strings, std::string_view type_name,
+                       bool bytes);
 
 // `text` appended to `out` with '<', '>', '&' and '"' as entities, every other byte as it is:
 // the live table sets the same text through textContent, so the rows drawn ahead must keep

@@ -59,12 +59,7 @@ ReportData::ReportData(const FoldedOptions& folded)
 }
 
 uint32_t ReportData::intern(std::string_view text) {
-    auto it = m_string_ids.find(text); // (no string made to look one up)
-    if (it == m_string_ids.end()) {
-        it = m_string_ids.emplace(std::string(text), static_cast<uint32_t>(m_strings.size())).first;
-        m_strings.push_back(&it->first);
-    }
-    return it->second;
+    return m_string_ids.intern(text);
 }
 
 void ReportData::release_indexes() {
@@ -328,7 +323,7 @@ void ReportData::write_json(std::string& out, std::string& bytes, bool source_ex
         if (s > 0) {
             out.push_back(',');
         }
-        append_json_string(out, *m_strings[s]);
+        append_json_string(out, m_strings[s]);
     }
     out += "],\n\"binary\":{\"frames\":";
     append_binary<int32_t>(out, bytes, m_frames);

@@ -20,7 +20,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace heapkit {
@@ -52,8 +51,8 @@ public:
     // add_profile's types.
     TopTable top_table(size_t type, size_t shown) const;
 
-    // The string table, by id (the keys of the interning map).
-    std::span<const std::string* const> strings() const { return m_strings; }
+    // The string table, by id.
+    const FlameNames& strings() const { return m_strings; }
 
     // Nodes of the prefix tree: distinct stack prefixes.
     size_t node_count() const { return m_node_frame.size(); }
@@ -78,19 +77,14 @@ private:
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 
-    // A string's hash, for a lookup without a std::string made for each (a million
-    // stacks' frames make millions).
-    struct TextHash {
-        using is_transparent = void;
-        size_t operator()(std::string_view text) const {
-            return std::hash<std::string_view>()(text);
-        }
-    };
     using FrameKey = std::array<uint32_t, 5>;
 
     FoldedOptions m_folded;
-    std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> m_string_ids;
-    std::vector<const std::string*> m_strings; // keys of m_string_ids
+    // The strings, each kept once in one array of bytes, and their index by text: a
+    // million stacks of unnamed addresses make millions of strings, which a hash map of
+    // std::string held in about 100 bytes each (a node, a string and its allocation).
+    FlameNames m_strings;
+    FlameNameIndex m_string_ids{m_strings};
     // Frames: name, file (string ids), line, flags.
     std::vector<uint32_t> m_frames;
     std::vector<uint32_t> m_frame_modules; // per frame: its module's file name (string id)

@@ -121,9 +121,11 @@ Result<void> write_page(const std::string& title, const FirstPaint& first, std::
     json.resize((json.size() + 7) & ~size_t{7});
     // Level 2: a quarter of level 6's time on a million stacks, 15 % larger.
     const std::string_view pieces[] = {json, bytes};
-    std::string data = base64(gzip(pieces, 2));
-    json = {};
+    std::string zipped = gzip(pieces, 2);
+    json = {}; // let go of before the base64 is made: a big report's peak
     bytes = {};
+    std::string data = base64(zipped);
+    zipped = {};
     std::string_view page = assets::report_page;
     std::string escaped_title;
     append_html_text(escaped_title, title);
@@ -255,12 +257,6 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
     }
     HEAPKIT_TRY_ASSIGN(std::vector<SampleType> types, types_of(profiles, folded.sample));
     options.title = title_of(options, profile.modules, profile.sources);
-    ReportData data(folded);
-    if (base) {
-        HEAPKIT_TRY(data.add_profile(*base, types));
-    }
-    HEAPKIT_TRY(data.add_profile(profile, types));
-    data.release_indexes();
     std::string json = head_json(base ? "diff" : "profile", profile, types, folded.sample, options,
                                  profile.sources);
     if (base) {
@@ -271,13 +267,21 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         HEAPKIT_TRY(append_log_views(json, profile, folded));
     }
     FirstPaint first;
-    if (base) {
-        first.types = type_options(profile, types, folded.sample);
-    } else {
-        first = first_paint_of(profile, data, types, folded.sample, options);
-    }
     std::string bytes;
-    data.write_json(json, bytes, options.source_excerpts);
+    { // the tables let go of once written: the page is made at the writer's peak
+        ReportData data(folded);
+        if (base) {
+            HEAPKIT_TRY(data.add_profile(*base, types));
+        }
+        HEAPKIT_TRY(data.add_profile(profile, types));
+        data.release_indexes();
+        if (base) {
+            first.types = type_options(profile, types, folded.sample);
+        } else {
+            first = first_paint_of(profile, data, types, folded.sample, options);
+        }
+        data.write_json(json, bytes, options.source_excerpts);
+    }
     json += "}";
     return write_page(options.title, first, std::move(json), std::move(bytes), sink);
 }
@@ -333,17 +337,19 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
     }
     HEAPKIT_TRY_ASSIGN(std::vector<SampleType> types, types_of(profiles, folded.sample));
     options.title = title_of(options, dumps.front().modules, sources);
-    ReportData data(folded);
-    for (const Profile& dump : dumps) {
-        HEAPKIT_TRY(data.add_profile(dump, types));
-    }
-    data.release_indexes();
     std::string json =
         head_json("series", *profiles.front(), types, folded.sample, options, sources);
     append_strings(json, "notes", dumps.back().notes);
-    HEAPKIT_TRY(append_series(json, dumps, folded, growth, data));
     std::string bytes;
-    data.write_json(json, bytes, options.source_excerpts); // after the suspects: their strings
+    { // the tables let go of once written: the page is made at the writer's peak
+        ReportData data(folded);
+        for (const Profile& dump : dumps) {
+            HEAPKIT_TRY(data.add_profile(dump, types));
+        }
+        data.release_indexes();
+        HEAPKIT_TRY(append_series(json, dumps, folded, growth, data));
+        data.write_json(json, bytes, options.source_excerpts); // after the suspects' strings
+    }
     json += "}";
     FirstPaint first;
     first.types = type_options(*profiles.front(), types, folded.sample);

@@ -68,6 +68,13 @@ void ReportData::release_indexes() {
     m_leaf_of_node = {};
     m_frame_of_hash = FlameChildIndex();
     m_frame_collisions = {};
+    // Nothing is added from here on: the tables' spare capacity (up to half of each, from
+    // growing by doubling) is let go of before the page is made, its peak.
+    m_frames.shrink_to_fit();
+    m_frame_modules.shrink_to_fit();
+    m_node_parent.shrink_to_fit();
+    m_node_frame.shrink_to_fit();
+    m_leaves.shrink_to_fit();
 }
 
 uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags,
@@ -314,7 +321,39 @@ void append_varints(std::string& json, std::string& bytes, const std::vector<int
 
 } // namespace
 
+size_t ReportData::tables_bound() const {
+    size_t nodes = m_node_frame.size();
+    size_t bound = (m_frames.size() + m_frame_modules.size() + 2 * nodes + m_leaves.size()) * 4;
+    bound += nodes * 5; // functionSteps: at most 5 bytes a varint
+    size_t tables = 6;
+    for (const auto& column : m_columns) {
+        bound += column.size() * m_leaves.size() * sizeof(double);
+        tables += column.size();
+    }
+    return bound + tables * 8; // each table starts at a multiple of 8
+}
+
 void ReportData::write_json(std::string& out, std::string& bytes, bool source_excerpts) const {
+    // The function-level tree the page opens on, as each node's step from its parent's
+    // node in it (function_tree.hpp): made first, so that its working tables (ten numbers
+    // a node) are let go of before the page's buffers fill.
+    std::vector<int32_t> steps;
+    {
+        std::vector<uint32_t> names(m_node_frame.size());
+        for (size_t n = 0; n < names.size(); ++n) {
+            names[n] = m_frames[size_t{m_node_frame[n]} * 4];
+        }
+        steps = function_tree_steps(m_node_parent, names, m_strings.size());
+    }
+    // Both made at their full size at once: grown by doubling, a million stacks' tables
+    // were held twice over while copied, at the writer's peak. Reserved bytes cost no
+    // memory until written, so a bound does (escapes in names are rare).
+    size_t text = 0;
+    for (size_t s = 0; s < m_strings.size(); ++s) {
+        text += m_strings[s].size() + 3; // quotes and a comma
+    }
+    out.reserve(out.size() + text + (size_t{64} << 10));
+    bytes.reserve(bytes.size() + tables_bound());
     if (source_excerpts) {
         append_source_excerpts(out, m_sources);
     }
@@ -339,14 +378,8 @@ void ReportData::write_json(std::string& out, std::string& bytes, bool source_ex
     append_binary<int32_t>(out, bytes, distances);
     out += ",\"nodeFrames\":";
     append_binary<int32_t>(out, bytes, m_node_frame);
-    // The function-level tree the page opens on, as each node's step from its parent's
-    // node in it (function_tree.hpp).
-    std::vector<uint32_t> names(m_node_frame.size());
-    for (size_t n = 0; n < names.size(); ++n) {
-        names[n] = m_frames[size_t{m_node_frame[n]} * 4];
-    }
     out += ",\"functionSteps\":";
-    append_varints(out, bytes, function_tree_steps(m_node_parent, names, m_strings.size()));
+    append_varints(out, bytes, steps);
     out += ",\"leaves\":";
     append_binary<int32_t>(out, bytes, m_leaves);
     out += ",\"columns\":[";

@@ -74,6 +74,8 @@ private:
     uint32_t leaf_of(const std::vector<uint32_t>& path);
     // True when the nodes from `node` up to a root carry `path`'s frames.
     bool holds_path(uint32_t node, const std::vector<uint32_t>& path) const;
+    // The most bytes write_json's numeric tables can take.
+    size_t tables_bound() const;
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 

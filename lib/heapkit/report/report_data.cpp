@@ -66,6 +66,7 @@ void ReportData::release_indexes() {
     m_children = FlameChildIndex();
     m_leaf_of_path = FlameChildIndex();
     m_leaf_of_node = {};
+    m_first_frame_of_name = {};
     m_frame_of_hash = FlameChildIndex();
     m_frame_collisions = {};
     // Nothing is added from here on: the tables' spare capacity (up to half of each, from
@@ -80,6 +81,19 @@ void ReportData::release_indexes() {
 uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags,
                               uint32_t module) {
     const FrameKey key{name, file, line, flags, module};
+    auto id = static_cast<uint32_t>(m_frames.size() / 4);
+    if (m_first_frame_of_name.size() <= name) {
+        m_first_frame_of_name.resize(m_strings.size(), FlameChildIndex::none);
+    }
+    uint32_t& first = m_first_frame_of_name[name];
+    if (first == FlameChildIndex::none) {
+        first = id;
+        return add_frame(key);
+    }
+    if (key_of_frame(first) == key) {
+        return first;
+    }
+    // A name's other frames (its other lines, files, modules) are found by the key's hash.
     uint64_t hash = std::hash<std::string_view>()(
         std::string_view(reinterpret_cast<const char*>(key.data()), sizeof key));
     hash -= hash == UINT64_MAX ? 1 : 0; // all ones: FlameChildIndex's empty key
@@ -87,10 +101,8 @@ uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint3
     auto low = static_cast<uint32_t>(hash);
     size_t slot = 0;
     uint32_t known = m_frame_of_hash.find(high, low, slot);
-    auto id = static_cast<uint32_t>(m_frames.size() / 4);
     if (known != FlameChildIndex::none) {
-        const uint32_t* frame = &m_frames[size_t{known} * 4];
-        if (FrameKey{frame[0], frame[1], frame[2], frame[3], m_frame_modules[known]} == key) {
+        if (key_of_frame(known) == key) {
             return known;
         }
         // Another frame of the same hash holds the entry: this one is looked up apart.
@@ -101,8 +113,18 @@ uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint3
     } else {
         m_frame_of_hash.add(high, low, id, slot);
     }
-    m_frames.insert(m_frames.end(), {name, file, line, flags});
-    m_frame_modules.push_back(module);
+    return add_frame(key);
+}
+
+ReportData::FrameKey ReportData::key_of_frame(uint32_t id) const {
+    const uint32_t* frame = &m_frames[size_t{id} * 4];
+    return {frame[0], frame[1], frame[2], frame[3], m_frame_modules[id]};
+}
+
+uint32_t ReportData::add_frame(const FrameKey& key) {
+    auto id = static_cast<uint32_t>(m_frames.size() / 4);
+    m_frames.insert(m_frames.end(), key.begin(), key.begin() + 4);
+    m_frame_modules.push_back(key[4]);
     return id;
 }
 
@@ -133,8 +155,11 @@ uint32_t ReportData::leaf_of(const std::vector<uint32_t>& path) {
     hash -= hash == UINT64_MAX ? 1 : 0; // all ones: FlameChildIndex's empty key
     auto high = static_cast<uint32_t>(hash >> 32);
     auto low = static_cast<uint32_t>(hash);
+    // Paths are indexed once a second profile is added: a profile's own stacks are all
+    // different, and the nodes found child by child below are the same.
+    bool indexed = m_columns.size() > 1;
     size_t slot = 0;
-    uint32_t known = m_leaf_of_path.find(high, low, slot);
+    uint32_t known = indexed ? m_leaf_of_path.find(high, low, slot) : FlameChildIndex::none;
     if (known != FlameChildIndex::none && holds_path(m_leaves[known], path)) {
         return known;
     }
@@ -147,7 +172,7 @@ uint32_t ReportData::leaf_of(const std::vector<uint32_t>& path) {
         leaf = static_cast<uint32_t>(m_leaves.size());
         m_leaves.push_back(node - 1);
     }
-    if (known == FlameChildIndex::none) { // another path of the same hash keeps its entry
+    if (indexed && known == FlameChildIndex::none) { // else another path of this hash has it
         m_leaf_of_path.add(high, low, leaf);
     }
     return leaf;

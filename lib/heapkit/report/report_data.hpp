@@ -66,6 +66,9 @@ private:
     // `module`: the string id of the file name of the module the frame is in (0: none).
     uint32_t frame_id(uint32_t name, uint32_t file, uint32_t line, uint32_t flags,
                       uint32_t module = 0);
+    using FrameKey = std::array<uint32_t, 5>; // name, file, line, flags, module
+    FrameKey key_of_frame(uint32_t id) const;
+    uint32_t add_frame(const FrameKey& key);
     uint32_t module_of(const Profile& profile, const Location& location);
     uint32_t child(uint32_t parent, uint32_t frame);
     // The leaf index of the stack of `path`'s frames (root first), its nodes made on its
@@ -79,8 +82,6 @@ private:
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 
-    using FrameKey = std::array<uint32_t, 5>;
-
     FoldedOptions m_folded;
     // The strings, each kept once in one array of bytes, and their index by text: a
     // million stacks of unnamed addresses make millions of strings, which a hash map of
@@ -90,6 +91,10 @@ private:
     // Frames: name, file (string ids), line, flags.
     std::vector<uint32_t> m_frames;
     std::vector<uint32_t> m_frame_modules; // per frame: its module's file name (string id)
+    // A frame's id by its name: the first frame of each name (per string id). Most names
+    // have one frame (every unnamed address is a name of its own), so only a name's other
+    // frames go to the index below.
+    std::vector<uint32_t> m_first_frame_of_name;
     // A frame's index by its key's (name, file, line, flags, module) 64-bit hash, over flat
     // arrays (millions of frames: no node each), the key checked against the frame found;
     // the rare frame whose hash another holds is in m_frame_collisions.

@@ -41,7 +41,7 @@ uint32_t FlameNameIndex::add(std::string_view name, uint32_t hash, size_t slot) 
     m_names.m_bytes.append(name.data(), name.size());
     m_names.m_starts.push_back(m_names.m_bytes.size());
     m_slots[slot] = Slot{hash, id + 1};
-    if (m_names.size() * 2 > m_slots.size()) {
+    if (m_names.size() * 4 > m_slots.size() * 3) {
         grow();
     }
     return id;
@@ -94,7 +94,7 @@ void FlameChildIndex::add(uint32_t parent, uint32_t name, uint32_t node, size_t 
     }
     m_keys[slot] = key;
     m_nodes[slot] = node;
-    if (++m_count * 2 <= m_keys.size()) {
+    if (++m_count * 4 <= m_keys.size() * 3) { // up to three quarters full
         return;
     }
     PodVector<uint64_t> keys = std::move(m_keys);

@@ -22,11 +22,13 @@ function searchMatcher() {
 // subtree's range walked, a match's subtree skipped.
 function matchedShare(match) {
   const root = state.zoom;
+  const widths = base && state.side === "base" ? base.total : now.total; // as width(n)
+  const {name, end} = tree;
   let sum = 0;
-  for (let n = root + 1; n < tree.end[root];) {
-    if (match(tree.name[n])) {
-      sum += width(n);
-      n = tree.end[n];
+  for (let n = root + 1; n < end[root];) {
+    if (match(name[n])) {
+      sum += widths[n];
+      n = end[n];
     } else {
       n++;
     }
@@ -189,19 +191,21 @@ function mainView() {
 }
 
 // What the main flame graph was drawn from: drawn again only where one of them changed;
-// a search or a selection changes only the frames' classes.
-let flameDrawn = {tree: null, values: null, key: ""};
+// a search or a selection changes only the frames' classes. Weak: a tree let go (a
+// refinement undone while another view shows) is not kept for this.
+let flameDrawn = {tree: new WeakRef({}), values: new WeakRef({}), key: ""};
 function renderFlame() {
   const view = mainView();
   view.flip = state.orientation === "flame";
   const box = $("flame");
   const values = base && state.side === "base" ? base : now;
   const key = [state.zoom, state.orientation, box.clientWidth].join(" ");
-  if (flameDrawn.tree === tree && flameDrawn.values === values && flameDrawn.key === key) {
+  if (flameDrawn.tree.deref() === tree && flameDrawn.values.deref() === values &&
+      flameDrawn.key === key) {
     markFrames(box, view);
   } else {
     $("flame-note").textContent = narrowNote(drawFlame(box, view));
-    flameDrawn = {tree: tree, values: values, key: key};
+    flameDrawn = {tree: new WeakRef(tree), values: new WeakRef(values), key: key};
   }
   $("flame-merged").hidden = true;
   if (view.flip && state.view === "flame") {
@@ -294,7 +298,7 @@ function frameLines(fn) {
 function findFrameLines(fn) {
   const found = new Map();
   for (let n = 0; n < nodeCount && found.size < 50; n++) {
-    if (tree.fnOf[n] !== fn || nodeName[n] !== tree.name[fn]) {
+    if (rawNodeIn(tree, n) !== fn || nodeName[n] !== tree.name[fn]) {
       continue;
     }
     const f = D.nodeFrames[n];

@@ -118,12 +118,12 @@ function refinedTree(b, gone) {
   return {tree: t, to: to};
 }
 
-// Tree `b` (no hide or drop) with the hide and drop of `kinds`, and each raw node's node.
+// Tree `b` (no hide or drop) with the hide and drop of `kinds`. A raw node's node is its
+// node's in `b` carried over (rawNodeIn, report_tree.js): the leaves ask, and a tooltip,
+// not the millions of prefixes as the tree is made.
 function refinedShape(b, kinds) {
   const {tree, to} = refinedTree(b, goneNodes(b, kinds));
-  tree.fnOf = new Int32Array(nodeCount);
-  for (let n = 0; n < nodeCount; n++) {
-    tree.fnOf[n] = to[b.fnOf[n]];
-  }
+  tree.fnOf = b.fnOf;
+  tree.to = to;
   return tree;
 }

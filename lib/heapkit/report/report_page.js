@@ -87,9 +87,10 @@ function files(list) {
 
 // A search drawn as it is typed: at once (the keys of one task drawn once) while its
 // drawing is quick, and once the keys pause where it is slow: a big report's search takes
-// a while, and each key's drawing would wait for the last. Quick until one is measured
-// on a page of fewer than SLOW_NODES stack prefixes.
-const QUICK_SEARCH_MS = 30;
+// a while, and each key's drawing would wait for the last. Quick (its script done well
+// within the ~100 ms between a person's keys) until one is measured, on a page of fewer
+// than SLOW_NODES stack prefixes.
+const QUICK_SEARCH_MS = 50;
 const SEARCH_PAUSE_MS = 150;
 function searchKeys() {
   let cost = nodeCount > SLOW_NODES ? Infinity : 0; // the last search's drawing, ms

@@ -201,6 +201,21 @@ function rawNodeIn(t, n) {
   return t.to ? t.to[t.fnOf[n]] : t.fnOf[n];
 }
 
+// Per leaf, its node in the tree the page opened on (t.fnOf is that tree's, refined or
+// not): made once, as a million leaves looked up through two arrays at random took most of
+// choosing them again after each hide.
+let openedLeaves = null;
+function openedLeafNodes(t) {
+  if (!openedLeaves || openedLeaves.fnOf !== t.fnOf) {
+    const nodes = new Int32Array(D.leaves.length);
+    for (let leaf = 0; leaf < nodes.length; leaf++) {
+      nodes[leaf] = t.fnOf[D.leaves[leaf]];
+    }
+    openedLeaves = {fnOf: t.fnOf, nodes: nodes};
+  }
+  return openedLeaves.nodes;
+}
+
 // Per leaf (a stack), whether it is kept: on the chosen thread, through every focus, past
 // no ignore, and not all hidden or dropped; and (t.leafNode) its tree node, or the root
 // where it is left out (no stack ends at the root): the sums of each type and side read
@@ -235,12 +250,13 @@ function keptLeaves(t, kinds) {
     }
   }
   const nodeOf = new Int32Array(keep.length);
-  const {fnOf, to} = t;
+  const opened = openedLeafNodes(t);
+  const to = t.to;
   for (let leaf = 0; leaf < keep.length; leaf++) {
-    const node = D.leaves[leaf];
-    const fn = to ? to[fnOf[node]] : fnOf[node]; // (rawNodeIn)
+    const fn = to ? to[opened[leaf]] : opened[leaf]; // (rawNodeIn)
     let kept = fn > 0;
     if (kept && marking) {
+      const node = D.leaves[leaf];
       kept = focusBits[node] === allFocus &&
         (!rootOf || D.nodeFrames[rootOf[node]] === state.thread);
     }

@@ -53,12 +53,12 @@ function refinedTree(b, gone) {
   // outermost marks too, as the names left out above them are none of theirs.
   function copy(from, end, parent) {
     const delta = t.count - from;
+    t.name.set(b.name.subarray(from, end), t.count);
+    t.outer.set(b.outer.subarray(from, end), t.count);
     for (let k = from; k < end; k++) {
       const p = b.parent[k];
-      t.name[k + delta] = b.name[k];
       t.parent[k + delta] = p < from ? parent : p + delta;
       t.end[k + delta] = b.end[k] + delta;
-      t.outer[k + delta] = b.outer[k];
       to[k] = k + delta;
     }
     t.count += end - from;

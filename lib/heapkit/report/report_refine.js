@@ -7,8 +7,8 @@
 "use strict";
 
 // Per node of `b`: 0 kept, 1 hidden (its callees go to its caller), 2 dropped (with all
-// it calls, into its caller).
-// A name's answer is kept as it is first asked: millions of nodes share far fewer names.
+// it calls, into its caller). A name's answer is kept as it is first asked: millions of
+// nodes share far fewer names.
 function goneNodes(b, kinds) {
   const gone = new Uint8Array(b.count);
   const ofName = new Uint8Array(S.length); // per string id: 0 not asked yet, else its answer + 1

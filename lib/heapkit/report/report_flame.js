@@ -3,9 +3,18 @@
 // and the frames' tooltips; drawFlame draws the callers' and callees' trees too.
 "use strict";
 
-// The search's test of a string id (emit/js/matcher.js), or null without a search.
+// The search's test of a string id (emit/js/matcher.js), or null without a search. Kept
+// while the search is the same: a drawing asks for it several times (header, view, Top),
+// and a million names take a while to test.
+let searchMatch = {search: "", test: null};
 function searchMatcher() {
-  return state.search ? testById(searchTest(state.search)) : null;
+  if (!state.search) {
+    return null;
+  }
+  if (searchMatch.search !== state.search) {
+    searchMatch = {search: state.search, test: testById(searchTest(state.search))};
+  }
+  return searchMatch.test;
 }
 
 // The share of the zoomed frame held by matching frames, each stack once (the outermost
@@ -13,11 +22,13 @@ function searchMatcher() {
 // subtree's range walked, a match's subtree skipped.
 function matchedShare(match) {
   const root = state.zoom;
+  const widths = base && state.side === "base" ? base.total : now.total; // as width(n)
+  const {name, end} = tree;
   let sum = 0;
-  for (let n = root + 1; n < tree.end[root];) {
-    if (match(tree.name[n])) {
-      sum += width(n);
-      n = tree.end[n];
+  for (let n = root + 1; n < end[root];) {
+    if (match(name[n])) {
+      sum += widths[n];
+      n = end[n];
     } else {
       n++;
     }
@@ -56,31 +67,36 @@ function isThin(w) {
   return w > 0 && w < 1;
 }
 
+// Text for HTML markup: the characters that would end a text or an attribute escaped.
+function escapeHtml(text) {
+  return text.replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"})[c]);
+}
+
 // Draws `view` (names, children, widths; the root at the top, or at the bottom where
 // view.flip says so) into `box`, from `view.root` whose ancestors, given in view.above,
 // are drawn full width and dimmed. Every frame is as wide as its value; the children of a
 // frame narrower than a pixel are drawn as one "\u2026" block after their siblings where they
 // add up to a pixel, and are left out where they do not. Returns {merged, leftOut}: how
-// many frames each way.
+// many frames each way. The frames are written as one piece of markup: thousands of
+// elements made one call at a time took most of a drawing's script time.
 function drawFlame(box, view) {
   const px = box.clientWidth || 1000;
   const charPx = frameCharWidth(box);
-  const frag = document.createDocumentFragment();
   const rootWidth = view.width[view.root];
   const match = view.match;
+  // Per frame: its markup up to its top, its row, its markup after (the rows are placed
+  // once the depth is known: a flame graph's root is at the bottom).
+  const heads = [];
   const rows = [];
+  const tails = [];
   const narrow = {merged: 0, leftOut: 0};
   let depth = 0;
   function frame(n, x, w, y, dim) {
-    const d = document.createElement("div");
-    d.style.cssText = "left:" + x + "px;width:" + w + "px;background:" + fill(n, view);
-    rows.push([d, y]);
     // Fitted to the frame (the first of its name's forms that fits, report_names.js): a
     // label never runs into its neighbour's.
     const name = n === 0 && view.allName ? view.allName : S[view.names[n]];
-    d.textContent = frameLabel(n === 0 && view.allName ? -1 : view.names[n], name,
-                               (w - 2 * LABEL_INDENT) / charPx);
-    d.dataset.node = n;
+    const label = frameLabel(n === 0 && view.allName ? -1 : view.names[n], name,
+                             (w - 2 * LABEL_INDENT) / charPx);
     let cls = dim ? "dim" : "";
     if (match && n !== 0 && match(view.names[n])) {
       cls += " match";
@@ -88,21 +104,19 @@ function drawFlame(box, view) {
     if (n !== 0 && view.names[n] === state.selected) {
       cls += " sel";
     }
-    if (cls) {
-      d.className = cls;
-    }
-    frag.appendChild(d);
+    heads.push("<div data-node=\"" + n + (cls ? "\" class=\"" + cls : "") + "\" style=\"left:" + x +
+               "px;width:" + w + "px;background:" + fill(n, view) + ";top:");
+    rows.push(y);
+    tails.push("px\">" + escapeHtml(label) + "</div>");
     depth = Math.max(depth, y);
   }
   function merged(parent, count, value, x, w, y) {
-    const d = el("div", {class: "merged", "data-merged": parent,
-                         title: count + " frames narrower than a pixel: " + quantity(value) +
-                           " (" + percent(value, width(0)) + ")" +
-                           (view.openable ? "; a click lists them" : "")},
-                 w - 2 * LABEL_INDENT >= charPx ? "\u2026" : "");
-    d.style.cssText = "left:" + x + "px;width:" + w + "px";
-    rows.push([d, y]);
-    frag.appendChild(d);
+    const title = count + " frames narrower than a pixel: " + quantity(value) + " (" +
+      percent(value, width(0)) + ")" + (view.openable ? "; a click lists them" : "");
+    heads.push("<div class=\"merged\" data-merged=\"" + parent + "\" title=\"" + escapeHtml(title) +
+               "\" style=\"left:" + x + "px;width:" + w + "px;top:");
+    rows.push(y);
+    tails.push("px\">" + (w - 2 * LABEL_INDENT >= charPx ? "\u2026" : "") + "</div>");
     depth = Math.max(depth, y);
   }
   const above = view.above || [];
@@ -140,11 +154,11 @@ function drawFlame(box, view) {
       }
     }
   }
-  // The rows are placed once the depth is known: a flame graph's root is at the bottom.
-  rows.forEach((row) => {
-    row[0].style.top = (view.flip ? depth - row[1] : row[1]) * ROW + "px";
-  });
-  box.replaceChildren(frag);
+  let markup = "";
+  for (let i = 0; i < heads.length; i++) {
+    markup += heads[i] + (view.flip ? depth - rows[i] : rows[i]) * ROW + tails[i];
+  }
+  box.innerHTML = markup;
   box.style.height = (depth + 1) * ROW + "px";
   return narrow;
 }
@@ -176,10 +190,23 @@ function mainView() {
           allName: "all", openable: true};
 }
 
+// What the main flame graph was drawn from: drawn again only where one of them changed;
+// a search or a selection changes only the frames' classes. Weak: a tree let go (a
+// refinement undone while another view shows) is not kept for this.
+let flameDrawn = {tree: new WeakRef({}), values: new WeakRef({}), key: ""};
 function renderFlame() {
   const view = mainView();
   view.flip = state.orientation === "flame";
-  $("flame-note").textContent = narrowNote(drawFlame($("flame"), view));
+  const box = $("flame");
+  const values = base && state.side === "base" ? base : now;
+  const key = [state.zoom, state.orientation, box.clientWidth].join(" ");
+  if (flameDrawn.tree.deref() === tree && flameDrawn.values.deref() === values &&
+      flameDrawn.key === key) {
+    markFrames(box, view);
+  } else {
+    $("flame-note").textContent = narrowNote(drawFlame(box, view));
+    flameDrawn = {tree: new WeakRef(tree), values: new WeakRef(values), key: key};
+  }
   $("flame-merged").hidden = true;
   if (view.flip && state.view === "flame") {
     // However deep the graph, the page shows its root: scrolled to the graph's bottom.
@@ -196,6 +223,17 @@ function renderFlame() {
     }
     crumbs.appendChild(el("a", {"data-node": n}, n === 0 ? "all" : S[tree.name[n]]));
   });
+}
+
+// The frames drawn in `box` lit where they match the search and outlined where they are
+// the selected function, as drawFlame draws them.
+function markFrames(box, view) {
+  for (const d of box.querySelectorAll("div[data-node]")) {
+    const n = Number(d.dataset.node);
+    const id = view.names[n];
+    d.classList.toggle("match", !!view.match && n !== 0 && view.match(id));
+    d.classList.toggle("sel", n !== 0 && id === state.selected);
+  }
 }
 
 // A "\u2026" block opened: the frames it stands for (the callees of `n` narrower than a
@@ -260,7 +298,7 @@ function frameLines(fn) {
 function findFrameLines(fn) {
   const found = new Map();
   for (let n = 0; n < nodeCount && found.size < 50; n++) {
-    if (tree.fnOf[n] !== fn || nodeName[n] !== tree.name[fn]) {
+    if (rawNodeIn(tree, n) !== fn || nodeName[n] !== tree.name[fn]) {
       continue;
     }
     const f = D.nodeFrames[n];

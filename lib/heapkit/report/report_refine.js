@@ -7,16 +7,21 @@
 "use strict";
 
 // Per node of `b`: 0 kept, 1 hidden (its callees go to its caller), 2 dropped (with all
-// it calls, into its caller).
+// it calls, into its caller). A name's answer is kept as it is first asked: millions of
+// nodes share far fewer names.
 function goneNodes(b, kinds) {
   const gone = new Uint8Array(b.count);
+  const ofName = new Uint8Array(S.length); // per string id: 0 not asked yet, else its answer + 1
   for (let n = 1; n < b.count; n++) {
-    const id = b.name[n];
-    if (gone[b.parent[n]] === 2 || anyOf(kinds.drop, id)) {
+    if (gone[b.parent[n]] === 2) {
       gone[n] = 2;
-    } else if (anyOf(kinds.hide, id)) {
-      gone[n] = 1;
+      continue;
     }
+    const id = b.name[n];
+    if (!ofName[id]) {
+      ofName[id] = (anyOf(kinds.drop, id) ? 2 : anyOf(kinds.hide, id) ? 1 : 0) + 1;
+    }
+    gone[n] = ofName[id] - 1;
   }
   return gone;
 }
@@ -48,12 +53,12 @@ function refinedTree(b, gone) {
   // outermost marks too, as the names left out above them are none of theirs.
   function copy(from, end, parent) {
     const delta = t.count - from;
+    t.name.set(b.name.subarray(from, end), t.count);
+    t.outer.set(b.outer.subarray(from, end), t.count);
     for (let k = from; k < end; k++) {
       const p = b.parent[k];
-      t.name[k + delta] = b.name[k];
       t.parent[k + delta] = p < from ? parent : p + delta;
       t.end[k + delta] = b.end[k] + delta;
-      t.outer[k + delta] = b.outer[k];
       to[k] = k + delta;
     }
     t.count += end - from;
@@ -118,12 +123,12 @@ function refinedTree(b, gone) {
   return {tree: t, to: to};
 }
 
-// Tree `b` (no hide or drop) with the hide and drop of `kinds`, and each raw node's node.
+// Tree `b` (no hide or drop) with the hide and drop of `kinds`. A raw node's node is its
+// node's in `b` carried over (rawNodeIn, report_tree.js): the leaves ask, and a tooltip,
+// not the millions of prefixes as the tree is made.
 function refinedShape(b, kinds) {
   const {tree, to} = refinedTree(b, goneNodes(b, kinds));
-  tree.fnOf = new Int32Array(nodeCount);
-  for (let n = 0; n < nodeCount; n++) {
-    tree.fnOf[n] = to[b.fnOf[n]];
-  }
+  tree.fnOf = b.fnOf;
+  tree.to = to;
   return tree;
 }

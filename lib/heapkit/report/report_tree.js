@@ -195,10 +195,33 @@ function sentTree() {
   return t;
 }
 
+// Raw node n's node in tree t: t.fnOf gives its node in the tree the page opened on, and
+// a tree refined by hide or drop maps those (t.to; report_refine.js).
+function rawNodeIn(t, n) {
+  return t.to ? t.to[t.fnOf[n]] : t.fnOf[n];
+}
+
+// Per leaf, its node in the tree the page opened on (t.fnOf is that tree's, refined or
+// not): made once, as a million leaves looked up through two arrays at random took most of
+// choosing them again after each hide.
+let openedLeaves = null;
+function openedLeafNodes(t) {
+  if (!openedLeaves || openedLeaves.fnOf !== t.fnOf) {
+    const nodes = new Int32Array(D.leaves.length);
+    for (let leaf = 0; leaf < nodes.length; leaf++) {
+      nodes[leaf] = t.fnOf[D.leaves[leaf]];
+    }
+    openedLeaves = {fnOf: t.fnOf, nodes: nodes};
+  }
+  return openedLeaves.nodes;
+}
+
 // Per leaf (a stack), whether it is kept: on the chosen thread, through every focus, past
-// no ignore, and not all hidden or dropped. The raw nodes' marks (which focus patterns
-// matched on the stack, as bits; whether an ignore did; its first node) are followed from
-// parent to child only where a focus, an ignore or a thread asks.
+// no ignore, and not all hidden or dropped; and (t.leafNode) its tree node, or the root
+// where it is left out (no stack ends at the root): the sums of each type and side read
+// one array, not three. The raw nodes' marks (which focus patterns matched on the stack,
+// as bits; whether an ignore did; its first node) are followed from parent to child only
+// where a focus, an ignore or a thread asks.
 function keptLeaves(t, kinds) {
   const keep = new Uint8Array(D.leaves.length);
   const marking = kinds.focus.length || kinds.ignore.length || state.thread >= 0;
@@ -226,15 +249,21 @@ function keptLeaves(t, kinds) {
       focusBits[n] = bits;
     }
   }
+  const nodeOf = new Int32Array(keep.length);
+  const opened = openedLeafNodes(t);
+  const to = t.to;
   for (let leaf = 0; leaf < keep.length; leaf++) {
-    const node = D.leaves[leaf];
-    let kept = t.fnOf[node] > 0;
+    const fn = to ? to[opened[leaf]] : opened[leaf]; // (rawNodeIn)
+    let kept = fn > 0;
     if (kept && marking) {
+      const node = D.leaves[leaf];
       kept = focusBits[node] === allFocus &&
         (!rootOf || D.nodeFrames[rootOf[node]] === state.thread);
     }
     keep[leaf] = kept ? 1 : 0;
+    nodeOf[leaf] = kept ? fn : 0;
   }
+  t.leafNode = nodeOf;
   return keep;
 }
 
@@ -285,7 +314,7 @@ function nodesByName(t) {
   return (id) => nodes.subarray(start[id], start[id + 1]);
 }
 
-// The tree's shape (nodes, names, fnOf, outer) after hide and drop: focus, ignore and a
+// The tree's shape (nodes, names, fnOf and to, outer) after hide and drop: focus, ignore and a
 // thread keep it and choose leaves only. Kept: the shape without hide or drop (the one
 // hide and drop refine: report_refine.js, and an undo comes back to), and the one in use
 // (a refined shape is let go once another is used: made again in a fraction of a second,
@@ -338,15 +367,16 @@ function valuesOf(column) {
   const self = new Float64Array(count);
   if (column >= 0) {
     const values = D.columns[column][state.type];
+    const nodeOf = tree.leafNode;
     for (let leaf = 0; leaf < values.length; leaf++) {
-      if (values[leaf] !== 0 && tree.keepLeaf[leaf]) {
-        self[tree.fnOf[D.leaves[leaf]]] += values[leaf];
-      }
+      self[nodeOf[leaf]] += values[leaf];
     }
+    self[0] = 0; // (the leaves left out)
   }
-  const total = Float64Array.from(self);
+  const total = self.slice();
+  const parent = tree.parent;
   for (let n = count - 1; n > 0; n--) {
-    total[tree.parent[n]] += total[n];
+    total[parent[n]] += total[n];
   }
   return {self: self, total: total};
 }

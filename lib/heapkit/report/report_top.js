@@ -14,27 +14,28 @@ function topFigures() {
 }
 // Per function with a value: its string id, flat and cum (and the base's), summed over the
 // tree's nodes, as typed arrays indexed by row (a million functions: no object each); rows
-// in the order their functions are first met in the tree.
+// in the order their functions are first met in the tree. Two walks: the rows numbered,
+// then the figures summed into arrays of their exact size.
 function computeTopFigures() {
-  const capacity = Math.min(S.length, tree.count);
-  const rowOf = new Int32Array(S.length); // by string id: its row + 1, 0 for none yet
-  const ids = new Int32Array(capacity);
-  const flat = new Float64Array(capacity);
-  const cum = new Float64Array(capacity);
-  const bflat = new Float64Array(base ? capacity : 0);
-  const bcum = new Float64Array(base ? capacity : 0);
+  const rowOf = new Int32Array(S.length); // by string id: its row + 1, 0 for none
   let count = 0;
   for (let n = 1; n < tree.count; n++) {
-    if (now.total[n] === 0 && (!base || base.total[n] === 0)) {
+    const id = tree.name[n];
+    if (rowOf[id] === 0 && (now.total[n] !== 0 || (base && base.total[n] !== 0))) {
+      rowOf[id] = ++count;
+    }
+  }
+  const ids = new Int32Array(count);
+  const flat = new Float64Array(count);
+  const cum = new Float64Array(count);
+  const bflat = base ? new Float64Array(count) : null;
+  const bcum = base ? new Float64Array(count) : null;
+  for (let n = 1; n < tree.count; n++) {
+    const r = rowOf[tree.name[n]] - 1;
+    if (r < 0) {
       continue;
     }
-    const id = tree.name[n];
-    let r = rowOf[id] - 1;
-    if (r < 0) {
-      r = count++;
-      rowOf[id] = r + 1;
-      ids[r] = id;
-    }
+    ids[r] = tree.name[n];
     flat[r] += now.self[n];
     if (tree.outer[n]) {
       cum[r] += now.total[n];
@@ -46,10 +47,36 @@ function computeTopFigures() {
       }
     }
   }
-  return {count: count, ids: ids.slice(0, count), flat: flat.slice(0, count), cum: cum.slice(0, count),
-          bflat: base ? bflat.slice(0, count) : null, bcum: base ? bcum.slice(0, count) : null};
+  return {count: count, ids: ids, flat: flat, cum: cum, bflat: bflat, bcum: bcum};
 }
-// Row `r`'s figure in column `key` (0 where the figures have no such column).
+// The figures' column `key` ("flat", "cum", "bflat", "bcum", "dflat", "dcum"), by row:
+// a change's made on demand; one the figures lack (a profile's base, an unknown key) is 0.
+function topColumn(figures, key) {
+  const f = figures;
+  switch (key) {
+  case "flat":
+  case "cum":
+    return f[key];
+  case "bflat":
+  case "bcum":
+    return f[key] || new Float64Array(f.count);
+  case "dflat":
+  case "dcum": {
+    const [a, b] = key === "dflat" ? [f.flat, f.bflat] : [f.cum, f.bcum];
+    if (!b) {
+      return a;
+    }
+    const column = new Float64Array(f.count);
+    for (let r = 0; r < f.count; r++) {
+      column[r] = a[r] - b[r];
+    }
+    return column;
+  }
+  default:
+    return new Float64Array(f.count);
+  }
+}
+// Row `r`'s figure in column `key` (as topColumn's, for one row).
 function topValue(figures, key, r) {
   const f = figures;
   switch (key) {
@@ -103,22 +130,23 @@ function inOrder(figures, rows, key) {
   const ids = figures.ids;
   const cum = figures.cum;
   const down = state.sortDown;
+  const column = key === "name" ? null : topColumn(figures, key);
   const byName = (a, b) => (S[ids[a]] < S[ids[b]] ? -1 : S[ids[a]] > S[ids[b]] ? 1 : 0);
   const compare = (a, b) => {
-    let x = key === "name" ? byName(a, b) : Math.abs(topValue(figures, key, b)) - Math.abs(topValue(figures, key, a));
+    let x = column ? Math.abs(column[b]) - Math.abs(column[a]) : byName(a, b);
     if (!down) {
       x = -x;
     }
     return x || Math.abs(cum[b]) - Math.abs(cum[a]) || (S[ids[a]] < S[ids[b]] ? -1 : 1);
   };
-  if (key === "name" || rows.length <= 4 * SHOWN_ROWS) {
+  if (!column || rows.length <= 4 * SHOWN_ROWS) {
     rows.sort(compare);
     return {rows: rows, exact: rows.length, count: rows.length};
   }
   const sign = down ? 1 : -1;
   const keys = new Float64Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    keys[i] = sign * Math.abs(topValue(figures, key, rows[i]));
+    keys[i] = sign * Math.abs(column[rows[i]]);
   }
   const least = kthLargest(keys, SHOWN_ROWS);
   let heads = 0;

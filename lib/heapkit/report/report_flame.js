@@ -3,9 +3,14 @@
 // and the frames' tooltips; drawFlame draws the callers' and callees' trees too.
 "use strict";
 
-// The search's test of a string id (emit/js/matcher.js), or null without a search.
+// The search's test of a string id (emit/js/matcher.js), or null without a search; kept
+// while the search stays, so that the header, Top and the flame graph test each name once.
+let searchKept = {search: "", match: null};
 function searchMatcher() {
-  return state.search ? testById(searchTest(state.search)) : null;
+  if (state.search && searchKept.search !== state.search) {
+    searchKept = {search: state.search, match: testById(searchTest(state.search))};
+  }
+  return state.search ? searchKept.match : null;
 }
 
 // The share of the zoomed frame held by matching frames, each stack once (the outermost

@@ -212,14 +212,6 @@ function matchingInOrder(figures, sorted, match, key) {
   }
   return inOrder(figures, Int32Array.from(rows), key);
 }
-// The search's test of a string id, kept while the search stays (each name is tested once).
-let topSearch = {search: "", match: null};
-function topMatcher() {
-  if (topSearch.search !== state.search) {
-    topSearch = {search: state.search, match: searchMatcher()};
-  }
-  return topSearch.match;
-}
 function topHead(diff) {
   const heads = diff
     ? [["bflat", "base flat"], ["flat", "new flat"], ["dflat", "flat change"], ["bcum", "base cum"],
@@ -247,7 +239,7 @@ function renderTop() {
     return;
   }
   topShown = {order: order, search: state.search};
-  const match = topMatcher();
+  const match = searchMatcher(); // report_flame.js
   if (match) {
     order = matchingInOrder(figures, order, match, topSortKey());
   }

@@ -104,7 +104,7 @@ function topRows() {
 function topSortKey() {
   return !base && state.sort === "dflat" ? "flat" : state.sort;
 }
-// The rows in the chosen order ({rows: row numbers, exact}: inOrder's), sorted again only
+// The rows in the chosen order ({rows: row numbers, exact, count}: inOrder's), sorted again only
 // when the figures or the order change.
 function sortedTopRows() {
   const key = topSortKey();
@@ -122,7 +122,7 @@ function sortedTopRows() {
 }
 
 const SHOWN_ROWS = 1000;
-// `rows` (row numbers of `figures`) in the chosen order by `key`, as {rows, exact}: the
+// `rows` (row numbers of `figures`) in the chosen order by `key`, as {rows, exact, count}: the
 // first SHOWN_ROWS (all Top draws) exactly. Past a few thousand rows (a million unnamed
 // addresses), only the rows whose key reaches the SHOWN_ROWS-th's are sorted, first, and
 // the others follow as they were; `exact` counts the rows in order.

@@ -509,6 +509,12 @@ with Browser() as browser:
     check(types == ["inuse_space", "inuse_objects", "alloc_space", "alloc_objects"],
           f"sample types {types}")
     screenshot(browser, "top.png")
+    # The numeric tables are copied out of the inflated data: a view into it would keep its
+    # JSON's bytes (a million names' worth, already parsed) alive as long as the page.
+    shared = browser.evaluate("(function(){var d=window.heapkitReport.data;return Object.keys(d)"
+                              ".filter(function(k){return d[k]&&d[k].buffer&&"
+                              "d[k].buffer.byteLength!==d[k].byteLength;});})()")
+    check(shared == [], f"tables that are views into a larger buffer: {shared}")
     # Numbers are spelled as --text spells them, ties included: 1664 B is 1.625 kB,
     # "1.62kB" from fmt (the exact value, a tie to even) where toFixed says "1.63kB".
     amounts = [0, 1023, 1152, 1408, 1663, 1664, 1665, -1664, 5 * 2**20 + 2**17, 3 * 2**40 // 8]

@@ -87,7 +87,10 @@ function edgePath(points, from, to) {
 // Per function its cum in the base and the new values, for a change's colours.
 function changeOfFunctions() {
   const change = new Map();
-  topRows().forEach((r) => change.set(r.id, r.cum - r.bcum));
+  const f = topFigures(); // report_top.js
+  for (let r = 0; r < f.count; r++) {
+    change.set(f.ids[r], topValue(f, "dcum", r));
+  }
   return change;
 }
 

@@ -3,103 +3,164 @@
 // as --text's table; sorted by any column, searched, and a row selects its function.
 "use strict";
 
-// Top's rows depend on the tree and its values only: kept while they stay (a selection,
-// a search or a new sort order reuses them).
-let topCache = {tree: null, now: null, base: null, rows: null};
-function topRows() {
-  if (topCache.tree === tree && topCache.now === now && topCache.base === base) {
-    return topCache.rows.slice();
+// Top's figures depend on the tree and its values only: kept while they stay (a selection,
+// a search or a new sort order reuses them), with the last order made of them.
+let topCache = {tree: null, now: null, base: null, figures: null, order: null, orderKey: ""};
+function topFigures() {
+  if (topCache.tree !== tree || topCache.now !== now || topCache.base !== base) {
+    topCache = {tree: tree, now: now, base: base, figures: computeTopFigures(), order: null, orderKey: ""};
   }
-  topCache = {tree: tree, now: now, base: base, rows: computeTopRows()};
-  return topCache.rows.slice();
+  return topCache.figures;
 }
-// Per function: its flat and cum (and the base's), summed over the tree's nodes in typed
-// arrays by string id; a row for each function with a value.
-function computeTopRows() {
-  const flat = new Float64Array(S.length);
-  const cum = new Float64Array(S.length);
-  const bflat = new Float64Array(base ? S.length : 0);
-  const bcum = new Float64Array(base ? S.length : 0);
-  const seen = new Uint8Array(S.length);
-  const order = [];
+// Per function with a value: its string id, flat and cum (and the base's), summed over the
+// tree's nodes, as typed arrays indexed by row (a million functions: no object each); rows
+// in the order their functions are first met in the tree. Two walks: the rows numbered,
+// then the figures summed into arrays of their exact size.
+function computeTopFigures() {
+  const rowOf = new Int32Array(S.length); // by string id: its row + 1, 0 for none
+  let count = 0;
   for (let n = 1; n < tree.count; n++) {
-    if (now.total[n] === 0 && (!base || base.total[n] === 0)) {
+    const id = tree.name[n];
+    if (rowOf[id] === 0 && (now.total[n] !== 0 || (base && base.total[n] !== 0))) {
+      rowOf[id] = ++count;
+    }
+  }
+  const ids = new Int32Array(count);
+  const flat = new Float64Array(count);
+  const cum = new Float64Array(count);
+  const bflat = base ? new Float64Array(count) : null;
+  const bcum = base ? new Float64Array(count) : null;
+  for (let n = 1; n < tree.count; n++) {
+    const r = rowOf[tree.name[n]] - 1;
+    if (r < 0) {
       continue;
     }
-    const id = tree.name[n];
-    if (!seen[id]) {
-      seen[id] = 1;
-      order.push(id);
-    }
-    flat[id] += now.self[n];
+    ids[r] = tree.name[n];
+    flat[r] += now.self[n];
     if (tree.outer[n]) {
-      cum[id] += now.total[n];
+      cum[r] += now.total[n];
     }
     if (base) {
-      bflat[id] += base.self[n];
+      bflat[r] += base.self[n];
       if (tree.outer[n]) {
-        bcum[id] += base.total[n];
+        bcum[r] += base.total[n];
       }
     }
   }
-  return order.map((id) => {
-    const r = {id: id, flat: flat[id], cum: cum[id], bflat: base ? bflat[id] : 0, bcum: base ? bcum[id] : 0};
-    r.dflat = r.flat - r.bflat;
-    r.dcum = r.cum - r.bcum;
-    return r;
-  });
+  return {count: count, ids: ids, flat: flat, cum: cum, bflat: bflat, bcum: bcum};
 }
-// The rows in the chosen order, sorted again only when the rows or the order change.
-function sortedTopRows() {
-  let key = state.sort;
-  if (!base && key === "dflat") {
-    key = "flat";
+// The figures' column `key` ("flat", "cum", "bflat", "bcum", "dflat", "dcum"), by row:
+// a change's made on demand; one the figures lack (a profile's base, an unknown key) is 0.
+function topColumn(figures, key) {
+  const f = figures;
+  switch (key) {
+  case "flat":
+  case "cum":
+    return f[key];
+  case "bflat":
+  case "bcum":
+    return f[key] || new Float64Array(f.count);
+  case "dflat":
+  case "dcum": {
+    const [a, b] = key === "dflat" ? [f.flat, f.bflat] : [f.cum, f.bcum];
+    if (!b) {
+      return a;
+    }
+    const column = new Float64Array(f.count);
+    for (let r = 0; r < f.count; r++) {
+      column[r] = a[r] - b[r];
+    }
+    return column;
   }
-  const order = key + (state.sortDown ? " down" : " up");
-  if (topCache.sorted && topCache.order === order && topCache.tree === tree &&
-      topCache.now === now && topCache.base === base) {
-    return topCache.sorted;
+  default:
+    return new Float64Array(f.count);
   }
-  const rows = inOrder(topRows(), key); // (topRows may make topCache anew)
-  topCache.sorted = rows;
-  topCache.order = order;
+}
+// Row `r`'s figure in column `key` (as topColumn's, for one row).
+function topValue(figures, key, r) {
+  const f = figures;
+  switch (key) {
+  case "flat": return f.flat[r];
+  case "cum": return f.cum[r];
+  case "bflat": return f.bflat ? f.bflat[r] : 0;
+  case "bcum": return f.bcum ? f.bcum[r] : 0;
+  case "dflat": return f.flat[r] - (f.bflat ? f.bflat[r] : 0);
+  case "dcum": return f.cum[r] - (f.bcum ? f.bcum[r] : 0);
+  default: return 0;
+  }
+}
+// The rows as objects, for scripted checks and the console (the page draws from the
+// typed arrays).
+function topRows() {
+  const f = topFigures();
+  const rows = [];
+  for (let r = 0; r < f.count; r++) {
+    rows.push({id: f.ids[r], flat: f.flat[r], cum: f.cum[r], bflat: topValue(f, "bflat", r),
+               bcum: topValue(f, "bcum", r), dflat: topValue(f, "dflat", r), dcum: topValue(f, "dcum", r)});
+  }
   return rows;
+}
+// The column Top is sorted by: a change's column stands for flat in a profile.
+function topSortKey() {
+  return !base && state.sort === "dflat" ? "flat" : state.sort;
+}
+// The rows in the chosen order ({rows: row numbers, exact, count}: inOrder's), sorted again only
+// when the figures or the order change.
+function sortedTopRows() {
+  const key = topSortKey();
+  const figures = topFigures(); // (may make topCache anew)
+  const orderKey = key + (state.sortDown ? " down" : " up");
+  if (topCache.order === null || topCache.orderKey !== orderKey) {
+    const rows = new Int32Array(figures.count);
+    for (let r = 0; r < rows.length; r++) {
+      rows[r] = r;
+    }
+    topCache.order = inOrder(figures, rows, key);
+    topCache.orderKey = orderKey;
+  }
+  return topCache.order;
 }
 
 const SHOWN_ROWS = 1000;
-// `rows` in the chosen order by `key`, the first SHOWN_ROWS (all Top draws) exactly: past
-// a few thousand rows (a million unnamed addresses), only the rows whose key reaches the
-// SHOWN_ROWS-th's are sorted, first, and the others follow as they were.
-function inOrder(rows, key) {
+// `rows` (row numbers of `figures`) in the chosen order by `key`, as {rows, exact, count}: the
+// first SHOWN_ROWS (all Top draws) exactly. Past a few thousand rows (a million unnamed
+// addresses), only the rows whose key reaches the SHOWN_ROWS-th's are sorted, first, and
+// the others follow as they were; `exact` counts the rows in order.
+function inOrder(figures, rows, key) {
+  const ids = figures.ids;
+  const cum = figures.cum;
+  const down = state.sortDown;
+  const column = key === "name" ? null : topColumn(figures, key);
+  const byName = (a, b) => (S[ids[a]] < S[ids[b]] ? -1 : S[ids[a]] > S[ids[b]] ? 1 : 0);
   const compare = (a, b) => {
-    let x = key === "name" ? 0 : Math.abs(b[key]) - Math.abs(a[key]);
-    if (key === "name") {
-      x = S[a.id] < S[b.id] ? -1 : S[a.id] > S[b.id] ? 1 : 0;
-    }
-    if (!state.sortDown) {
+    let x = column ? Math.abs(column[b]) - Math.abs(column[a]) : byName(a, b);
+    if (!down) {
       x = -x;
     }
-    return x || Math.abs(b.cum) - Math.abs(a.cum) || (S[a.id] < S[b.id] ? -1 : 1);
+    return x || Math.abs(cum[b]) - Math.abs(cum[a]) || (S[ids[a]] < S[ids[b]] ? -1 : 1);
   };
-  if (key === "name" || rows.length <= 4 * SHOWN_ROWS) {
+  if (!column || rows.length <= 4 * SHOWN_ROWS) {
     rows.sort(compare);
-    rows.exact = rows.length;
-    return rows;
+    return {rows: rows, exact: rows.length, count: rows.length};
   }
-  const sign = state.sortDown ? 1 : -1;
+  const sign = down ? 1 : -1;
   const keys = new Float64Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    keys[i] = sign * Math.abs(rows[i][key]);
+    keys[i] = sign * Math.abs(column[rows[i]]);
   }
   const least = kthLargest(keys, SHOWN_ROWS);
-  const head = [];
-  const tail = [];
+  let heads = 0;
   for (let i = 0; i < rows.length; i++) {
-    (keys[i] >= least ? head : tail).push(rows[i]);
+    heads += keys[i] >= least ? 1 : 0;
   }
-  const sorted = head.sort(compare).concat(tail);
-  sorted.exact = head.length; // the rows in order: all that reach the SHOWN_ROWS-th's key
-  return sorted;
+  const sorted = new Int32Array(rows.length);
+  let head = 0;
+  let tail = heads;
+  for (let i = 0; i < rows.length; i++) {
+    sorted[keys[i] >= least ? head++ : tail++] = rows[i];
+  }
+  sorted.subarray(0, heads).sort(compare);
+  return {rows: sorted, exact: heads, count: rows.length}; // in order: all that reach the SHOWN_ROWS-th's key
 }
 // The k-th largest of `keys` (as keys sorted ascending [length - k]): the k largest seen
 // kept in a min-heap, a million keys looked at once each rather than sorted.
@@ -129,23 +190,27 @@ function kthLargest(keys, k) {
   }
   return heap[0];
 }
-// The rows of `sorted` (inOrder's) that `match`, in inOrder's order: as they stand where
-// SHOWN_ROWS of them are among the rows already in order (every row past those is below
-// them), else sorted again.
-function matchingInOrder(sorted, match, key) {
+// The rows of `sorted` (inOrder's) whose function `match`es, in inOrder's order: as they
+// stand where SHOWN_ROWS of them are among the rows already in order (every row past those
+// is below them; those are only counted), else sorted again.
+function matchingInOrder(figures, sorted, match, key) {
   const rows = [];
   let inOrderRows = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    if (match(sorted[i].id)) {
-      rows.push(sorted[i]);
-      inOrderRows += i < sorted.exact ? 1 : 0;
+  let count = 0;
+  for (let i = 0; i < sorted.rows.length; i++) {
+    const r = sorted.rows[i];
+    if (match(figures.ids[r])) {
+      count++;
+      if (inOrderRows < SHOWN_ROWS) {
+        rows.push(r);
+        inOrderRows += i < sorted.exact ? 1 : 0;
+      }
     }
   }
   if (inOrderRows >= SHOWN_ROWS || inOrderRows === rows.length) {
-    rows.exact = inOrderRows;
-    return rows;
+    return {rows: rows, exact: inOrderRows, count: count};
   }
-  return inOrder(rows, key);
+  return inOrder(figures, Int32Array.from(rows), key);
 }
 function topHead(diff) {
   const heads = diff
@@ -161,51 +226,56 @@ function topHead(diff) {
   return head;
 }
 // What Top's table shows: drawn again only when its rows, order or search change (a
-// selection only marks its row).
-let topShown = {rows: null, search: null};
+// selection only marks its row). Only the rows drawn are made into elements.
+let topShown = {order: null, search: null};
 function renderTop() {
   const diff = !!base;
-  let rows = sortedTopRows();
-  if (topShown.rows === rows && topShown.search === state.search) {
+  const figures = topFigures();
+  let order = sortedTopRows();
+  if (topShown.order === order && topShown.search === state.search) {
     for (const tr of $("top").tBodies[0].rows) {
       tr.className = Number(tr.dataset.function) === state.selected ? "sel" : "";
     }
     return;
   }
-  topShown = {rows: rows, search: state.search};
-  const match = searchMatcher();
+  topShown = {order: order, search: state.search};
+  const match = searchMatcher(); // report_flame.js
   if (match) {
-    rows = matchingInOrder(rows, match, state.sort === "dflat" && !base ? "flat" : state.sort);
+    order = matchingInOrder(figures, order, match, topSortKey());
   }
   const total = now.total[0];
   const baseTotal = base ? base.total[0] : 0;
   $("top").tHead.replaceChildren(topHead(diff));
   const body = document.createElement("tbody");
   let sum = 0;
-  const shown = Math.min(rows.length, SHOWN_ROWS);
+  const shown = Math.min(order.count, SHOWN_ROWS);
   for (let i = 0; i < shown; i++) {
-    const r = rows[i];
-    const tr = el("tr", {"data-function": r.id});
-    sum += r.flat;
+    const r = order.rows[i];
+    const id = figures.ids[r];
+    const flat = figures.flat[r];
+    const cum = figures.cum[r];
+    const tr = el("tr", {"data-function": id});
+    sum += flat;
     const cells = diff
-      ? [quantity(r.bflat), quantity(r.flat), signed(r.dflat), quantity(r.bcum), quantity(r.cum), signed(r.dcum)]
-      : [quantity(r.flat), percent(r.flat, total), percent(sum, total), quantity(r.cum), percent(r.cum, total)];
+      ? [quantity(figures.bflat[r]), quantity(flat), signed(topValue(figures, "dflat", r)),
+         quantity(figures.bcum[r]), quantity(cum), signed(topValue(figures, "dcum", r))]
+      : [quantity(flat), percent(flat, total), percent(sum, total), quantity(cum), percent(cum, total)];
     cells.forEach((text, c) => {
       const td = el("td", {}, text);
       if (diff && (c === 2 || c === 5)) {
-        const change = c === 2 ? r.dflat : r.dcum;
+        const change = topValue(figures, c === 2 ? "dflat" : "dcum", r);
         td.className = change > 0 ? "grow" : change < 0 ? "shrink" : "";
       }
       tr.appendChild(td);
     });
-    tr.appendChild(el("td", {class: "name"}, S[r.id]));
-    if (r.id === state.selected) {
+    tr.appendChild(el("td", {class: "name"}, S[id]));
+    if (id === state.selected) {
       tr.className = "sel";
     }
     body.appendChild(tr);
   }
   $("top").replaceChild(body, $("top").tBodies[0]);
-  $("top-note").textContent = rows.length > shown
-    ? shown + " of " + rows.length + " functions shown: search to find the others"
-    : rows.length + " functions" + (diff ? "; base total " + quantity(baseTotal) : "");
+  $("top-note").textContent = order.count > shown
+    ? shown + " of " + order.count + " functions shown: search to find the others"
+    : order.count + " functions" + (diff ? "; base total " + quantity(baseTotal) : "");
 }

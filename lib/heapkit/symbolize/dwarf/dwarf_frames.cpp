@@ -369,9 +369,11 @@ std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& str
     if (above == painting.spans.begin() || cu_address >= std::prev(above)->high) {
         return at(address, strings); // in no function of the index: walked_chain()
     }
-    std::span<Dwarf_Die> chain(painting.dies.data() + std::prev(above)->first,
-                               std::prev(above)->length);
-    return frames_of(cu, chain, address, strings);
+    m_chain.clear();
+    for (uint32_t i = 0; i < std::prev(above)->length; ++i) {
+        m_chain.push_back(painting.dies[painting.chains[std::prev(above)->first + i]]);
+    }
+    return frames_of(cu, m_chain, address, strings);
 }
 
 } // namespace heapkit

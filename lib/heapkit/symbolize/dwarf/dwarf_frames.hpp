@@ -75,7 +75,8 @@ private:
                                                              // across the main and alt files)
     std::unordered_map<const void*, Position> m_call_sites;  // of inlined DIEs, likewise
     std::unordered_map<const char*, std::string_view> m_file_names; // by libdw's text
-    uint64_t m_strings_serial = 0; // the FrameStrings whose texts the two above view
+    std::vector<Dwarf_Die> m_chain; // at_painted()'s chain, its memory kept between calls
+    uint64_t m_strings_serial = 0;  // the FrameStrings whose texts the two above view
 };
 
 } // namespace heapkit

@@ -100,8 +100,11 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
         }
         end = extent_end;
     }
-    // The DWARF answers' caches go before the file is put together: not both at once.
+    // The DWARF answers' caches and the bounds (millions in a big module) go before the
+    // file is put together: not both at once.
     file.forget_answers();
+    Extents().swap(scopes);
+    std::vector<uint64_t>().swap(bounds);
     return writer.finish(end);
 }
 

@@ -375,7 +375,8 @@ ElfModule::AnswerBounds ElfModule::answer_bounds() const {
         // frames_for_index() paints each unit from the walk that finds its bounds.
         append_dwarf_bounds(
             m_module, answer.bounds, answer.dwarf_scopes,
-            [this](Dwarf_Die* cu, const CodeTree& tree) { m_dwarf->paint(cu, tree); });
+            [this](Dwarf_Die* cu, const CodeTree& tree) { m_dwarf->paint(cu, tree); },
+            &m_dwarf->line_positions());
     }
     return answer;
 }

@@ -72,6 +72,9 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
     }
     sort_addresses(bounds);
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    // Repeats were most of it (a row's address is a scope's edge too): the room they took
+    // is given to the answers made from here on.
+    bounds.shrink_to_fit();
 
     StringPool pool;
     FrameStrings strings(pool);

@@ -82,16 +82,22 @@ bool LinePositions::read(Dwarf_Die* cu, Dwarf_Addr bias, std::vector<uint64_t>& 
             return false; // dwfl_module_getsrc's binary search: only on sorted rows here
         }
     }
+    const char* last_name = nullptr; // libdw's, and its copy: rows run in one file long
+    const char* last_kept = nullptr;
     for (size_t i = 0; i < count; ++i) {
         Dwarf_Line* line = dwarf_onesrcline(lines, i);
+        const char* name = dwarf_linesrc(line, nullptr, nullptr);
+        if (name != last_name) {
+            last_name = name;
+            last_kept = kept(name);
+        }
         bool ends = false;
         int number = 0;
         int column = 0;
         dwarf_lineendsequence(line, &ends);
         dwarf_lineno(line, &number);
         dwarf_linecol(line, &column);
-        SourcePosition position{kept(dwarf_linesrc(line, nullptr, nullptr)),
-                                number > 0 ? static_cast<uint32_t>(number) : 0,
+        SourcePosition position{last_kept, number > 0 ? static_cast<uint32_t>(number) : 0,
                                 column > 0 ? static_cast<uint32_t>(column) : 0};
         if (!unit.m_addresses.empty() && unit.m_addresses.back() == addresses[i]) {
             unit.m_rows.back() = position; // the last row at an address answers for it

@@ -90,12 +90,10 @@ Position line_table_position(Dwfl_Module* module, Dwarf_Addr address) {
 }
 
 // The caller of an inlined subroutine executes at the subroutine's call site.
-Position call_site(Dwarf_Die* inlined, Dwarf_Files* files, size_t file_count) {
+// `file_name(index)`: the name of the unit's file `index`, or null.
+template <typename FileName> Position call_site(Dwarf_Die* inlined, FileName&& file_name) {
     Position position;
-    uint32_t file = unsigned_attribute(inlined, DW_AT_call_file);
-    if (files != nullptr && file < file_count) {
-        position.file = dwarf_filesrc(files, file, nullptr, nullptr);
-    }
+    position.file = file_name(unsigned_attribute(inlined, DW_AT_call_file));
     position.line = unsigned_attribute(inlined, DW_AT_call_line);
     position.column = unsigned_attribute(inlined, DW_AT_call_column);
     return position;
@@ -292,8 +290,17 @@ void DwarfFrames::paint(Dwarf_Die* cu, const CodeTree& tree) {
     }
 }
 
+LinePositions& DwarfFrames::line_positions() {
+    if (!m_lines) {
+        Dwarf_Addr bias = 0;
+        m_lines = std::make_unique<LinePositions>(dwfl_module_getdwarf(m_module, &bias));
+    }
+    return *m_lines;
+}
+
 std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> chain,
-                                          Dwarf_Addr address, FrameStrings& strings) {
+                                          Dwarf_Addr address, Dwarf_Addr bias,
+                                          FrameStrings& strings) {
     if (chain.empty()) {
         return {};
     }
@@ -307,7 +314,13 @@ std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> ch
     Dwarf_Files* files = nullptr; // the unit's, read for the first call site not yet known
     size_t file_count = 0;
     bool files_read = false;
-    Position here = line_table_position(m_module, address);
+    const LinePositions::Unit* lines = m_lines ? m_lines->unit(cu) : nullptr;
+    Position here;
+    if (lines == nullptr) {
+        here = line_table_position(m_module, address);
+    } else if (!lines->at(address - bias, here)) {
+        here = {};
+    }
     std::vector<Frame> frames;
     frames.reserve(chain.size());
     for (Dwarf_Die& die : chain) {
@@ -322,12 +335,18 @@ std::vector<Frame> DwarfFrames::frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> ch
             break; // the function holding the code: no caller in this chain
         }
         auto [site, inserted] = m_call_sites.try_emplace(die.addr);
-        if (inserted) {
+        if (inserted && lines != nullptr) {
+            site->second = call_site(&die, [&](uint32_t file) { return lines->file(file); });
+        } else if (inserted) {
             if (!std::exchange(files_read, true) &&
                 dwarf_getsrcfiles(cu, &files, &file_count) != 0) {
                 files = nullptr;
             }
-            site->second = call_site(&die, files, file_count);
+            site->second = call_site(&die, [&](uint32_t file) {
+                return files != nullptr && file < file_count
+                           ? dwarf_filesrc(files, file, nullptr, nullptr)
+                           : nullptr;
+            });
         }
         here = site->second;
     }
@@ -352,7 +371,7 @@ std::vector<Frame> DwarfFrames::at(Dwarf_Addr address, FrameStrings& strings) {
         return {};
     }
     std::vector<Dwarf_Die> chain = function_chain(cu, address - bias);
-    return frames_of(cu, chain, address, strings);
+    return frames_of(cu, chain, address, bias, strings);
 }
 
 std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& strings) {
@@ -369,9 +388,11 @@ std::vector<Frame> DwarfFrames::at_painted(Dwarf_Addr address, FrameStrings& str
     if (above == painting.spans.begin() || cu_address >= std::prev(above)->high) {
         return at(address, strings); // in no function of the index: walked_chain()
     }
-    std::span<Dwarf_Die> chain(painting.dies.data() + std::prev(above)->first,
-                               std::prev(above)->length);
-    return frames_of(cu, chain, address, strings);
+    m_chain.clear();
+    for (uint32_t i = 0; i < std::prev(above)->length; ++i) {
+        m_chain.push_back(painting.dies[painting.chains[std::prev(above)->first + i]]);
+    }
+    return frames_of(cu, m_chain, address, bias, strings);
 }
 
 } // namespace heapkit

@@ -4,11 +4,13 @@
 #include "heapkit/model/profile.hpp"
 #include "heapkit/symbolize/dwarf/code_tree.hpp"
 #include "heapkit/symbolize/dwarf/dwarf_scopes.hpp"
+#include "heapkit/symbolize/dwarf/line_positions.hpp"
 #include "heapkit/symbolize/dwarf/unit_painting.hpp"
 #include "heapkit/symbolize/frame_strings.hpp"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -40,12 +42,13 @@ public:
     // same unit), instead of reading them again on its first lookup there. Both borrowed.
     void paint(Dwarf_Die* cu, const CodeTree& tree);
 
+    // The line tables of the units read through it (answer_bounds.cpp, for an index)
+    // answer this module's lookups there, instead of libdw's decoded tables. Made on the
+    // first call.
+    LinePositions& line_positions();
+
     // Where code executes inside one function of the chain.
-    struct Position {
-        const char* file = nullptr; // libdw's, valid while the module is open
-        uint32_t line = 0;
-        uint32_t column = 0;
-    };
+    using Position = SourcePosition;
 
 private:
     struct Function {
@@ -60,7 +63,7 @@ private:
     const UnitIndex& index_of(Dwarf_Die* cu);
     UnitPainting& painting_of(Dwarf_Die* cu);
     std::vector<Frame> frames_of(Dwarf_Die* cu, std::span<Dwarf_Die> chain, Dwarf_Addr address,
-                                 FrameStrings& strings);
+                                 Dwarf_Addr bias, FrameStrings& strings);
     std::vector<Dwarf_Die> function_chain(Dwarf_Die* cu, Dwarf_Addr cu_address);
     // describe_function() once per DIE, for the FrameStrings of the current call.
     Frame described(Dwarf_Die* die, FrameStrings& strings);
@@ -75,7 +78,9 @@ private:
                                                              // across the main and alt files)
     std::unordered_map<const void*, Position> m_call_sites;  // of inlined DIEs, likewise
     std::unordered_map<const char*, std::string_view> m_file_names; // by libdw's text
-    uint64_t m_strings_serial = 0; // the FrameStrings whose texts the two above view
+    std::unique_ptr<LinePositions> m_lines;                         // line_positions()
+    std::vector<Dwarf_Die> m_chain; // at_painted()'s chain, its memory kept between calls
+    uint64_t m_strings_serial = 0;  // the FrameStrings whose texts the two above view
 };
 
 } // namespace heapkit

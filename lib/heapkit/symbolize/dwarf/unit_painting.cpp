@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <span>
+#include <unordered_map>
 #include <utility>
 
 namespace heapkit {
@@ -169,11 +170,28 @@ UnitPainting paint_unit(const CodeTree& tree) {
         canvas.paint(function.low, function.high, path);
     }
     UnitPainting painting;
-    canvas.for_each([&](Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
-        painting.spans.push_back({low, high, static_cast<uint32_t>(painting.dies.size()),
-                                  static_cast<uint32_t>(path.size())});
-        painting.dies.insert(painting.dies.end(), path.rbegin(), path.rend());
+    size_t spans = 0;
+    size_t chains = 0;
+    canvas.for_each([&](Dwarf_Addr, Dwarf_Addr, const std::vector<Dwarf_Die>& path) {
+        ++spans;
+        chains += path.size();
     });
+    painting.spans.reserve(spans); // held to the end: no room to spare
+    painting.chains.reserve(chains);
+    std::unordered_map<const void*, uint32_t> ids; // by the DIE's bytes, as DwarfFrames keys
+    canvas.for_each([&](Dwarf_Addr low, Dwarf_Addr high, const std::vector<Dwarf_Die>& path) {
+        painting.spans.push_back({low, high, static_cast<uint32_t>(painting.chains.size()),
+                                  static_cast<uint32_t>(path.size())});
+        for (auto die = path.rbegin(); die != path.rend(); ++die) {
+            auto [it, inserted] =
+                ids.try_emplace(die->addr, static_cast<uint32_t>(painting.dies.size()));
+            if (inserted) {
+                painting.dies.push_back(*die);
+            }
+            painting.chains.push_back(it->second);
+        }
+    });
+    painting.dies.shrink_to_fit();
     return painting;
 }
 

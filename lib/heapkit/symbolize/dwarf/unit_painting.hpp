@@ -18,12 +18,16 @@ struct UnitPainting {
     struct Span {
         Dwarf_Addr low;  // the unit's addresses
         Dwarf_Addr high; // exclusive
-        uint32_t first;  // its chain, dies[first, first + length): innermost first, as
+        uint32_t first;  // its chain, chains[first, first + length): innermost first, as
         uint32_t length; // DwarfFrames' walk gives it
     };
-    std::vector<Span> spans;     // by low, disjoint; an address in none is in no function
-    std::vector<Dwarf_Die> dies; // the chains in one array (borrowed from libdw, as the
-                                 // tree's): a vector each held a unit's spans twice over
+    std::vector<Span> spans; // by low, disjoint; an address in none is in no function
+    // The chains in one array, as indexes into `dies`, which holds each DIE once (borrowed
+    // from libdw, as the tree's): a function's DIE is in the chain of every span inside
+    // it, and a module's paintings are held until its last address is answered (a
+    // Dwarf_Die each took 64 MB of libheapkit-agent-core.so's 316).
+    std::vector<uint32_t> chains;
+    std::vector<Dwarf_Die> dies;
 };
 
 // The painting of the unit `tree` holds.

@@ -239,6 +239,32 @@ bool ElfModule::has_dwarf() const {
     return found;
 }
 
+uint64_t ElfModule::dwarf_bytes() const {
+    Dwarf_Addr bias = 0;
+    Dwfl_Module* module = session();
+    Dwarf* dwarf = module != nullptr ? dwfl_module_getdwarf(module, &bias) : nullptr;
+    Elf* elf = dwarf != nullptr ? dwarf_getelf(dwarf) : nullptr; // borrowed
+    size_t names = 0;
+    if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) {
+        return 0;
+    }
+    uint64_t bytes = 0;
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf, section)) != nullptr;) {
+        GElf_Shdr header;
+        GElf_Chdr compressed;
+        const char* name = gelf_getshdr(section, &header) != nullptr
+                               ? elf_strptr(elf, names, header.sh_name)
+                               : nullptr;
+        if (name == nullptr || !std::string_view(name).starts_with(".debug_")) {
+            continue;
+        }
+        bool deflated = (header.sh_flags & SHF_COMPRESSED) != 0 &&
+                        gelf_getchdr(section, &compressed) != nullptr;
+        bytes += deflated ? compressed.ch_size : header.sh_size;
+    }
+    return bytes;
+}
+
 bool ElfModule::has_symtab() const {
     Dwarf_Addr bias = 0;
     Dwfl_Module* module = session();
@@ -349,7 +375,8 @@ ElfModule::AnswerBounds ElfModule::answer_bounds() const {
         // frames_for_index() paints each unit from the walk that finds its bounds.
         append_dwarf_bounds(
             m_module, answer.bounds, answer.dwarf_scopes,
-            [this](Dwarf_Die* cu, const CodeTree& tree) { m_dwarf->paint(cu, tree); });
+            [this](Dwarf_Die* cu, const CodeTree& tree) { m_dwarf->paint(cu, tree); },
+            &m_dwarf->line_positions());
     }
     return answer;
 }

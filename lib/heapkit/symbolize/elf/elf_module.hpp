@@ -50,6 +50,10 @@ public:
     // True when DWARF was found (in the file or a separate debug file).
     bool has_dwarf() const;
 
+    // The bytes of the DWARF found (its .debug_* sections, as inflated), 0 without DWARF:
+    // what an index build's memory goes with.
+    uint64_t dwarf_bytes() const;
+
     // True when the file or its separate debug file has a full symbol table (.symtab,
     // or the compressed .gnu_debugdata some distributions keep), not only .dynsym's
     // exports. May look for the debug file, as has_dwarf() does.

@@ -58,7 +58,8 @@ void sort_addresses(std::vector<uint64_t>& values) {
 
 } // namespace
 
-std::string build_address_index(const ElfModule& file, const std::string& build_id) {
+std::string build_address_index(const ElfModule& file, const std::string& build_id,
+                                FileAfter after) {
     std::vector<std::pair<uint64_t, uint64_t>> extents = file.code_extents();
     ElfModule::AnswerBounds answer_bounds = file.answer_bounds();
     std::vector<uint64_t>& bounds = answer_bounds.bounds;
@@ -71,6 +72,9 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
     }
     sort_addresses(bounds);
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    // Repeats were most of it (a row's address is a scope's edge too): the room they took
+    // is given to the answers made from here on.
+    bounds.shrink_to_fit();
 
     StringPool pool;
     FrameStrings strings(pool);
@@ -100,8 +104,14 @@ std::string build_address_index(const ElfModule& file, const std::string& build_
         }
         end = extent_end;
     }
-    // The DWARF answers' caches go before the file is put together: not both at once.
+    // The DWARF answers' caches and the bounds (millions in a big module) go before the
+    // file is put together: not both at once.
     file.forget_answers();
+    if (after == FileAfter::closed) {
+        file.close_file();
+    }
+    Extents().swap(scopes);
+    std::vector<uint64_t>().swap(bounds);
     return writer.finish(end);
 }
 

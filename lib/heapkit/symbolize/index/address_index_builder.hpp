@@ -12,6 +12,11 @@ namespace heapkit {
 // answer bounds, neighbours with equal answers joined. Reads the whole DWARF (when
 // `file` has some) once; afterwards `file` keeps none of the answers (their texts lived
 // here). Not for two threads on one `file`; distinct files may be indexed side by side.
-std::string build_address_index(const ElfModule& file, const std::string& build_id);
+// With FileAfter::closed, `file` is closed (ElfModule::close_file) before the index file
+// is put together, by a caller that needs it no more: the DWARF's memory and mapped pages
+// are let go of before the file's bytes are held.
+enum class FileAfter { kept, closed };
+std::string build_address_index(const ElfModule& file, const std::string& build_id,
+                                FileAfter after = FileAfter::kept);
 
 } // namespace heapkit

@@ -71,13 +71,15 @@ void append_aranges(Dwfl_Module* module, std::vector<uint64_t>& bounds) {
 } // namespace
 
 void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds, Extents& scopes,
-                         const UnitVisitor& visit_unit) {
+                         const UnitVisitor& visit_unit, LinePositions* lines) {
     append_aranges(module, bounds);
     Dwarf_Addr bias = 0;
     CodeTree tree;
     for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
         append_ranges(cu, bias, bounds);
-        append_lines(cu, bias, bounds);
+        if (lines == nullptr || !lines->read(cu, bias, bounds)) {
+            append_lines(cu, bias, bounds);
+        }
         tree.read(cu);
         append_scopes(tree, bias, bounds, scopes);
         visit_unit(cu, tree);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "heapkit/symbolize/dwarf/code_tree.hpp"
+#include "heapkit/symbolize/dwarf/line_positions.hpp"
 
 #include <cstdint>
 #include <elfutils/libdwfl.h>
@@ -21,10 +22,11 @@ namespace heapkit {
 // `scopes` gains those functions', instances' and blocks' ranges [low, high): an address
 // in none of them has no DWARF frames (DwarfFrames::at answers nothing). Each unit's
 // scopes are read once, into a CodeTree, handed to `visit_unit` with the unit's DIE (both
-// borrowed for the call) for the lookups to use too.
+// borrowed for the call) for the lookups to use too. The line tables are read through
+// `lines` where it can (it keeps their answers for the lookups), else through libdw.
 using UnitVisitor = std::function<void(Dwarf_Die* cu, const CodeTree& tree)>;
 void append_dwarf_bounds(Dwfl_Module* module, std::vector<uint64_t>& bounds,
                          std::vector<std::pair<uint64_t, uint64_t>>& scopes,
-                         const UnitVisitor& visit_unit);
+                         const UnitVisitor& visit_unit, LinePositions* lines = nullptr);
 
 } // namespace heapkit

@@ -27,7 +27,8 @@ struct IndexedFile {
 // `options.cache_directory` (which must be set), as the symbolizer would have made it
 // for a dump mapping that file: debug files are looked for under `options.debug_dirs`
 // and the sysroot's. Files are indexed side by side (IndexStore::build), a few at a
-// time, each closed once its index is saved: memory for those few. Problems of
+// time, each closed once its index is saved: memory for those few (a file with much DWARF
+// alone, the memory of two big builds side by side is never held). Problems of
 // the cache as a whole (a directory that cannot be written) go to `warnings`. A build
 // another process is indexing is waited for with BuildLock::Wait::yes, else left to it
 // (its problem says so).

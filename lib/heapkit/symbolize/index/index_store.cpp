@@ -133,7 +133,9 @@ void IndexStore::build(const std::vector<std::pair<std::string, const ElfModule*
         for (size_t i; (i = next.fetch_add(1)) < missing.size();) {
             auto [key, held, file] = missing[i];
             try { // an exception must not leave a thread (std::terminate)
-                held->built = build_address_index(*file, file->build_id());
+                held->built = build_address_index(*file, file->build_id(),
+                                                  keep == Keep::saved_files ? FileAfter::closed
+                                                                            : FileAfter::kept);
             } catch (const std::exception& error) {
                 held->built.clear(); // no index: the module is named from its file
                 held->failure = error.what();

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Any bytes as an ELF file (through a temporary file, as the symbolizer reads files):
-// opening it, placing a mapping and naming addresses must never crash.
+// opening it, placing a mapping, naming addresses and building its address index (every
+// unit's DIEs and line table read, the line tables in a session of their own) must never
+// crash.
 #include "heapkit/symbolize/elf/elf_module.hpp"
+#include "heapkit/symbolize/index/address_index_builder.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -68,5 +71,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             static_cast<void>((*module)->frames_at(*vaddr, strings));
         }
     }
+    static_cast<void>(heapkit::build_address_index(**module, "fuzz"));
     return 0;
 }

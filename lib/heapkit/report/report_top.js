@@ -25,11 +25,13 @@ function computeTopFigures() {
       rowOf[id] = ++count;
     }
   }
+  // Sums of the values' own sums, in arrays of their type (valuesOf's): a row's flat and
+  // cum are at most the root's total (cum adds outermost nodes only).
   const ids = new Int32Array(count);
-  const flat = new Float64Array(count);
-  const cum = new Float64Array(count);
-  const bflat = base ? new Float64Array(count) : null;
-  const bcum = base ? new Float64Array(count) : null;
+  const flat = new now.self.constructor(count);
+  const cum = new now.self.constructor(count);
+  const bflat = base ? new base.self.constructor(count) : null;
+  const bcum = base ? new base.self.constructor(count) : null;
   for (let n = 1; n < tree.count; n++) {
     const r = rowOf[tree.name[n]] - 1;
     if (r < 0) {

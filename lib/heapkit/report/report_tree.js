@@ -361,12 +361,28 @@ function buildTree() {
   tree = t;
 }
 
+// An array for sums of a column's `values`: int32 where every value is at least 0 and
+// all of them add up below 2^31 (a subtree's sum is then below it too), else float64:
+// half the memory on a million functions.
+function sumsArray(values, count) {
+  if (values instanceof Int32Array) {
+    let sum = 0;
+    for (let i = 0; i < values.length && sum >= 0; i++) {
+      sum = values[i] < 0 ? -1 : sum + values[i];
+    }
+    if (sum >= 0 && sum <= 0x7fffffff) {
+      return new Int32Array(count);
+    }
+  }
+  return new Float64Array(count);
+}
+
 // Values of the current type: self and total per tree node, of one column.
 function valuesOf(column) {
   const count = tree.count;
-  const self = new Float64Array(count);
-  if (column >= 0) {
-    const values = D.columns[column][state.type];
+  const values = column >= 0 ? D.columns[column][state.type] : null;
+  const self = values ? sumsArray(values, count) : new Int32Array(count);
+  if (values) {
     const nodeOf = tree.leafNode;
     for (let leaf = 0; leaf < values.length; leaf++) {
       self[nodeOf[leaf]] += values[leaf];

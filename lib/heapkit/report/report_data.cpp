@@ -94,11 +94,7 @@ uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint3
         return first;
     }
     // A name's other frames (its other lines, files, modules) are found by the key's hash.
-    uint64_t hash = std::hash<std::string_view>()(
-        std::string_view(reinterpret_cast<const char*>(key.data()), sizeof key));
-    hash -= hash == UINT64_MAX ? 1 : 0; // all ones: FlameChildIndex's empty key
-    auto high = static_cast<uint32_t>(hash >> 32);
-    auto low = static_cast<uint32_t>(hash);
+    auto [high, low] = hash_halves(key.data(), sizeof key);
     size_t slot = 0;
     uint32_t known = m_frame_of_hash.find(high, low, slot);
     if (known != FlameChildIndex::none) {
@@ -114,6 +110,21 @@ uint32_t ReportData::frame_id(uint32_t name, uint32_t file, uint32_t line, uint3
         m_frame_of_hash.add(high, low, id, slot);
     }
     return add_frame(key);
+}
+
+std::pair<uint32_t, uint32_t> ReportData::hash_halves(const void* bytes, size_t size) {
+    uint64_t hash =
+        std::hash<std::string_view>()(std::string_view(static_cast<const char*>(bytes), size));
+    hash -= hash == UINT64_MAX ? 1 : 0; // all ones: FlameChildIndex's empty key
+    return {static_cast<uint32_t>(hash >> 32), static_cast<uint32_t>(hash)};
+}
+
+std::vector<uint32_t> ReportData::node_names() const {
+    std::vector<uint32_t> names(m_node_frame.size());
+    for (size_t n = 0; n < names.size(); ++n) {
+        names[n] = m_frames[size_t{m_node_frame[n]} * 4];
+    }
+    return names;
 }
 
 ReportData::FrameKey ReportData::key_of_frame(uint32_t id) const {
@@ -150,14 +161,11 @@ uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
 }
 
 uint32_t ReportData::leaf_of(const std::vector<uint32_t>& path) {
-    uint64_t hash = std::hash<std::string_view>()(
-        std::string_view(reinterpret_cast<const char*>(path.data()), path.size() * sizeof path[0]));
-    hash -= hash == UINT64_MAX ? 1 : 0; // all ones: FlameChildIndex's empty key
-    auto high = static_cast<uint32_t>(hash >> 32);
-    auto low = static_cast<uint32_t>(hash);
     // Paths are indexed once a second profile is added: a profile's own stacks are all
     // different, and the nodes found child by child below are the same.
     bool indexed = m_columns.size() > 1;
+    auto [high, low] = indexed ? hash_halves(path.data(), path.size() * sizeof path[0])
+                               : std::pair<uint32_t, uint32_t>{};
     size_t slot = 0;
     uint32_t known = indexed ? m_leaf_of_path.find(high, low, slot) : FlameChildIndex::none;
     if (known != FlameChildIndex::none && holds_path(m_leaves[known], path)) {
@@ -299,10 +307,7 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
 }
 
 TopTable ReportData::top_table(size_t type, size_t shown) const {
-    std::vector<uint32_t> names(m_node_frame.size());
-    for (size_t n = 0; n < names.size(); ++n) {
-        names[n] = m_frames[size_t{m_node_frame[n]} * 4];
-    }
+    std::vector<uint32_t> names = node_names();
     std::span<const int64_t> values;
     if (!m_columns.empty() && type < m_columns.back().size()) {
         values = m_columns.back()[type];
@@ -362,14 +367,7 @@ void ReportData::write_json(std::string& out, std::string& bytes, bool source_ex
     // The function-level tree the page opens on, as each node's step from its parent's
     // node in it (function_tree.hpp): made first, so that its working tables (ten numbers
     // a node) are let go of before the page's buffers fill.
-    std::vector<int32_t> steps;
-    {
-        std::vector<uint32_t> names(m_node_frame.size());
-        for (size_t n = 0; n < names.size(); ++n) {
-            names[n] = m_frames[size_t{m_node_frame[n]} * 4];
-        }
-        steps = function_tree_steps(m_node_parent, names, m_strings.size());
-    }
+    std::vector<int32_t> steps = function_tree_steps(m_node_parent, node_names(), m_strings.size());
     // Both made at their full size at once: grown by doubling, a million stacks' tables
     // were held twice over while copied, at the writer's peak. Reserved bytes cost no
     // memory until written, so a bound does (escapes in names are rare).

@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace heapkit {
@@ -68,6 +69,10 @@ private:
                       uint32_t module = 0);
     using FrameKey = std::array<uint32_t, 5>; // name, file, line, flags, module
     FrameKey key_of_frame(uint32_t id) const;
+    // A key's 64-bit hash as FlameChildIndex's two halves (never its empty key).
+    static std::pair<uint32_t, uint32_t> hash_halves(const void* bytes, size_t size);
+    // Each prefix-tree node's function name (its frame's string id).
+    std::vector<uint32_t> node_names() const;
     uint32_t add_frame(const FrameKey& key);
     uint32_t module_of(const Profile& profile, const Location& location);
     uint32_t child(uint32_t parent, uint32_t frame);

@@ -58,46 +58,66 @@ Merged merge_by_name(std::span<const int32_t> parents, std::span<const uint32_t>
     return m;
 }
 
-// Each merged node's depth-first number, callees in string id order: children listed
-// per parent (bucketed by name first, so each list comes in name order), and each
-// child numbered after its parent and its elder siblings' subtrees.
-std::vector<uint32_t> depth_first_numbers(const Merged& m, size_t string_count) {
+// Each merged node's callees, in string id order: the nodes bucketed by name first (a
+// counting sort), then placed per parent in that order. Callees of node n are
+// kids[first[n]] to kids[first[n + 1] - 1]. The names are let go of once sorted: at most
+// four numbers a node are held at once.
+struct Callees {
+    std::vector<uint32_t> first;
+    std::vector<uint32_t> kids;
+};
+Callees callees_by_name(Merged& m, size_t string_count) {
     size_t count = m.parent.size();
-    std::vector<uint32_t> by_name(string_count + 1);
-    for (size_t n = 1; n < count; ++n) {
-        ++by_name[m.name[n] + 1];
-    }
-    for (size_t s = 0; s < string_count; ++s) {
-        by_name[s + 1] += by_name[s];
-    }
     std::vector<uint32_t> ordered(count);
-    for (size_t n = 1; n < count; ++n) {
-        ordered[by_name[m.name[n]]++] = static_cast<uint32_t>(n);
-    }
-    std::vector<uint32_t> first(count + 1);
-    for (size_t n = 1; n < count; ++n) {
-        ++first[m.parent[n] + 1];
-    }
-    for (size_t n = 0; n < count; ++n) {
-        first[n + 1] += first[n];
-    }
-    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
-    std::vector<uint32_t> kids(count);
-    for (size_t i = 0; i + 1 < count; ++i) {
-        uint32_t n = ordered[i];
-        kids[fill[m.parent[n]]++] = n;
-    }
-    std::vector<uint32_t> size(count, 1); // children come after their parents: sum back
-    for (size_t n = count; n-- > 1;) {
-        size[m.parent[n]] += size[n];
-    }
-    std::vector<uint32_t> number(count); // the root: 0
-    for (size_t n = 0; n < count; ++n) {
-        uint32_t next = number[n] + 1;
-        for (uint32_t k = first[n]; k < first[n + 1]; ++k) {
-            number[kids[k]] = next;
-            next += size[kids[k]];
+    {
+        std::vector<uint32_t> by_name(string_count + 1);
+        for (size_t n = 1; n < count; ++n) {
+            ++by_name[m.name[n] + 1];
         }
+        for (size_t s = 0; s < string_count; ++s) {
+            by_name[s + 1] += by_name[s];
+        }
+        for (size_t n = 1; n < count; ++n) {
+            ordered[by_name[m.name[n]]++] = static_cast<uint32_t>(n);
+        }
+    }
+    m.name = {};
+    // first[n] counts up to the end of n's callees, then each callee, taken in reverse
+    // name order, is put just before its parent's end: the ends become the starts.
+    Callees c{std::vector<uint32_t>(count + 1), std::vector<uint32_t>(count)};
+    for (size_t n = 1; n < count; ++n) {
+        ++c.first[m.parent[n]];
+    }
+    for (size_t n = 0; n < count; ++n) {
+        c.first[n + 1] += c.first[n];
+    }
+    for (size_t i = count - 1; i-- > 0;) {
+        uint32_t n = ordered[i];
+        c.kids[--c.first[m.parent[n]]] = n;
+    }
+    return c;
+}
+
+// Each merged node's depth-first number (the root: 0), callees in the order given: a
+// walk down with one position a level, so that nothing a node is kept beyond the numbers
+// (the writer's peak is here on a million stacks).
+std::vector<uint32_t> depth_first_numbers(const Callees& c) {
+    std::vector<uint32_t> number(c.kids.size());
+    uint32_t next = 1;
+    std::vector<uint32_t> path{0};        // the nodes walked down through
+    std::vector<uint32_t> at{c.first[0]}; // per level: its next callee's place in kids
+    while (!path.empty()) {
+        uint32_t k = at.back();
+        if (k == c.first[path.back() + 1]) {
+            path.pop_back();
+            at.pop_back();
+            continue;
+        }
+        ++at.back();
+        uint32_t kid = c.kids[k];
+        number[kid] = next++;
+        path.push_back(kid);
+        at.push_back(c.first[kid]);
     }
     return number;
 }
@@ -105,9 +125,14 @@ std::vector<uint32_t> depth_first_numbers(const Merged& m, size_t string_count) 
 } // namespace
 
 std::vector<int32_t> function_tree_steps(std::span<const int32_t> parents,
-                                         std::span<const uint32_t> names, size_t string_count) {
+                                         std::vector<uint32_t> names, size_t string_count) {
     Merged m = merge_by_name(parents, names);
-    std::vector<uint32_t> number = depth_first_numbers(m, string_count);
+    names = {};
+    std::vector<uint32_t> number;
+    {
+        Callees c = callees_by_name(m, string_count);
+        number = depth_first_numbers(c);
+    }
     std::vector<int32_t> steps(parents.size());
     for (size_t n = 0; n < parents.size(); ++n) {
         uint32_t node = m.of_node[n];

@@ -15,8 +15,9 @@ namespace heapkit {
 // Per prefix-tree node (`parents`: each node's parent, -1 for a root, parents before
 // their children; `names`: its function's string id, below `string_count`), its node in
 // the function-level tree (the root, "all", is node 0) less its parent's node (0 for a
-// root's parent): mostly small numbers, which compress well.
+// root's parent): mostly small numbers, which compress well. `names` is taken, and let go
+// of once merged: on a million stacks this is the writer's peak.
 std::vector<int32_t> function_tree_steps(std::span<const int32_t> parents,
-                                         std::span<const uint32_t> names, size_t string_count);
+                                         std::vector<uint32_t> names, size_t string_count);
 
 } // namespace heapkit

@@ -280,7 +280,7 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         } else {
             first = first_paint_of(profile, data, types, folded.sample, options);
         }
-        data.write_json(json, bytes, options.source_excerpts);
+        std::move(data).write_json(json, bytes, options.source_excerpts);
     }
     json += "}";
     return write_page(options.title, first, std::move(json), std::move(bytes), sink);
@@ -348,7 +348,8 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
         }
         data.release_indexes();
         HEAPKIT_TRY(append_series(json, dumps, folded, growth, data));
-        data.write_json(json, bytes, options.source_excerpts); // after the suspects' strings
+        std::move(data).write_json(json, bytes,
+                                   options.source_excerpts); // after the suspects' strings
     }
     json += "}";
     FirstPaint first;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 namespace heapkit {
 namespace {
@@ -363,10 +364,10 @@ size_t ReportData::tables_bound() const {
     return bound + tables * 8; // each table starts at a multiple of 8
 }
 
-void ReportData::write_json(std::string& out, std::string& bytes, bool source_excerpts) const {
+void ReportData::write_json(std::string& out, std::string& bytes, bool source_excerpts) && {
     // The function-level tree the page opens on, as each node's step from its parent's
-    // node in it (function_tree.hpp): made first, so that its working tables (ten numbers
-    // a node) are let go of before the page's buffers fill.
+    // node in it (function_tree.hpp): made first, so that its working tables (four numbers
+    // a node at most) are let go of before the page's buffers fill.
     std::vector<int32_t> steps = function_tree_steps(m_node_parent, node_names(), m_strings.size());
     // Both made at their full size at once: grown by doubling, a million stacks' tables
     // were held twice over while copied, at the writer's peak. Reserved bytes cost no
@@ -387,31 +388,34 @@ void ReportData::write_json(std::string& out, std::string& bytes, bool source_ex
         }
         append_json_string(out, m_strings[s]);
     }
+    // Each table is let go of once copied into `bytes`: the page's buffers fill while the
+    // tables empty, where both had been held whole at the writer's peak.
     out += "],\n\"binary\":{\"frames\":";
-    append_binary<int32_t>(out, bytes, m_frames);
+    append_binary<int32_t>(out, bytes, std::exchange(m_frames, {}));
     out += ",\"frameModules\":";
-    append_binary<int32_t>(out, bytes, m_frame_modules);
+    append_binary<int32_t>(out, bytes, std::exchange(m_frame_modules, {}));
     // Each node's distance to its parent (a root's: its index + 1): mostly 1, as a stack's
     // frames are added one after another, which compresses to almost nothing.
-    std::vector<int32_t> distances(m_node_parent.size());
+    std::vector<int32_t> distances = std::exchange(m_node_parent, {});
     for (size_t n = 0; n < distances.size(); ++n) {
-        distances[n] = static_cast<int32_t>(n) - m_node_parent[n];
+        distances[n] = static_cast<int32_t>(n) - distances[n];
     }
     out += ",\"parentDistances\":";
-    append_binary<int32_t>(out, bytes, distances);
+    append_binary<int32_t>(out, bytes, std::exchange(distances, {}));
     out += ",\"nodeFrames\":";
-    append_binary<int32_t>(out, bytes, m_node_frame);
+    append_binary<int32_t>(out, bytes, std::exchange(m_node_frame, {}));
     out += ",\"functionSteps\":";
-    append_varints(out, bytes, steps);
+    append_varints(out, bytes, std::exchange(steps, {}));
+    size_t leaves = m_leaves.size();
     out += ",\"leaves\":";
-    append_binary<int32_t>(out, bytes, m_leaves);
+    append_binary<int32_t>(out, bytes, std::exchange(m_leaves, {}));
     out += ",\"columns\":[";
     std::vector<int64_t> values;
     for (size_t c = 0; c < m_columns.size(); ++c) {
         out += c > 0 ? ",[" : "[";
         for (size_t t = 0; t < m_columns[c].size(); ++t) {
-            values.assign(m_columns[c][t].begin(), m_columns[c][t].end());
-            values.resize(m_leaves.size());
+            values = std::exchange(m_columns[c][t], {});
+            values.resize(leaves);
             if (t > 0) {
                 out.push_back(',');
             }

@@ -46,7 +46,8 @@ public:
     // tables are, each as [byte offset, count, "i32", "f64" or "u8" (bytes: varints)]: "frames",
     // "frameModules", "parentDistances", "nodeFrames", "functionSteps" (function_tree.hpp),
     // "leaves", and "columns" (per column, per type: int32 where every value fits, else float64).
-    void write_json(std::string& out, std::string& bytes, bool source_excerpts = true) const;
+    // The last use of the data: each table is let go of as it is written.
+    void write_json(std::string& out, std::string& bytes, bool source_excerpts = true) &&;
 
     // Top's first `shown` rows (first_paint.hpp) in the last column, of the `type`-th of
     // add_profile's types.

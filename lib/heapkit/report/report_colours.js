@@ -17,17 +17,16 @@ let modulesRanked = []; // module string ids, the largest first
 // the stacks that end in them, of the page's first column and sample type.
 function rankModules() {
   moduleOfFunction = new Map();
-  const placed = placedFrames();
-  for (let i = 0; i < (placed ? placed.length : frameCount()); i++) {
-    const f = placed ? placed[i] : i;
-    if (frameModule(f) > 0 && !moduleOfFunction.has(frameName(f))) {
-      moduleOfFunction.set(frameName(f), frameModule(f));
+  const modules = frameModulesByFrame();
+  for (let f = 0; f < modules.length; f++) {
+    if (modules[f] > 0 && !moduleOfFunction.has(frameName(f))) {
+      moduleOfFunction.set(frameName(f), modules[f]);
     }
   }
   const held = new Map();
   const values = D.columns[0][D.type];
   D.leaves.forEach((node, leaf) => {
-    const module = frameModule(D.nodeFrames[node]);
+    const module = modules[D.nodeFrames[node]];
     if (module > 0) {
       held.set(module, (held.get(module) || 0) + Math.abs(values[leaf] || 0));
     }

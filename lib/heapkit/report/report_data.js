@@ -154,9 +154,27 @@ function readFrames() {
   delete D.frames;
   delete D.frameModules;
 }
-// The frames that may have a file, line, flags or module, in order: null for every frame.
-function placedFrames() {
-  return framePlaces.frames;
+// Each frame's module (a string id), as an array made for a walk of every frame or leaf:
+// a lookup in the frames' places is a bisection each.
+function frameModulesByFrame() {
+  const rows = framePlaces.frames;
+  const modules = framePlaces.modules;
+  const byFrame = new Int32Array(frameNames.length);
+  for (let r = 0; r < (rows ? rows.length : byFrame.length); r++) {
+    byFrame[rows ? rows[r] : r] = modules.values[modules.codes[r]];
+  }
+  return byFrame;
+}
+// The frames with flag `flag` (FRAME_THREAD, ...), in order.
+function framesFlagged(flag) {
+  const rows = framePlaces.frames;
+  const found = [];
+  for (let r = 0; r < framePlaces.flags.length; r++) {
+    if (framePlaces.flags[r] & flag) {
+      found.push(rows ? rows[r] : r);
+    }
+  }
+  return found;
 }
 // Frame f's row in framePlaces, or -1 where it has no place.
 function placeOf(f) {

@@ -323,10 +323,11 @@ function setupLifetimes() {
 
 // With --threads every stack starts with its thread's frame: a selector keeps one thread.
 function setupThreads() {
+  const labels = new Set(framesFlagged(FRAME_THREAD));
   const threads = [];
-  for (let n = 0; n < nodeCount; n++) {
+  for (let n = 0; n < nodeCount && labels.size; n++) {
     const f = D.nodeFrames[n];
-    if (D.parents[n] < 0 && (frameFlags(f) & FRAME_THREAD) && threads.indexOf(f) < 0) {
+    if (D.parents[n] < 0 && labels.has(f) && threads.indexOf(f) < 0) {
       threads.push(f);
     }
   }

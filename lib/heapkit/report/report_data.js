@@ -4,8 +4,8 @@
 // for a series, a window over time. Plain JavaScript, no library, nothing fetched; text is
 // written only through textContent. The report's files, in the order meson joins them
 // (lib/heapkit/meson.build), after emit/js's: report_data.js (the data and what the views
-// share), report_tree.js (refinement and the function tree), report_refine.js (hide and drop on
-// that tree), report_top.js,
+// share), report_strings.js (the strings, one text), report_tree.js (refinement and the
+// function tree), report_refine.js (hide and drop on that tree), report_top.js,
 // report_names.js (names that fit), report_colours.js (by module, or by change),
 // report_flame.js (the flame graph, tooltips), report_peek.js (callers and callees),
 // report_source.js, report_graph.js, report_graph_layout.js, report_graph_view.js (the call

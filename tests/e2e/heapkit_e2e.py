@@ -516,9 +516,9 @@ def run_harness(page):
 
 def html_data(page):
     """The data of a heapfold --html page (text or bytes), parsed: gzipped in base64, JSON,
-    a NUL, and from the next multiple of 8 bytes the numeric tables its "binary" member
-    locates ([offset, count, "i32", "f64" or "u8": bytes, the count in bytes]), given here
-    as lists under their names."""
+    a NUL, and from the next multiple of 8 bytes the tables its "binary" member locates
+    ([offset, count, "i32", "f64", "u8": bytes, the count in bytes, or "text": strings each
+    ended by a NUL, the count in bytes]), given here as lists under their names."""
     import array
     import base64
     import gzip
@@ -535,6 +535,9 @@ def html_data(page):
         if isinstance(place[0], list):
             return [table(p) for p in place]
         offset, count, kind = place
+        if kind == "text":
+            text = raw[start + offset:start + offset + count].decode("utf-8", "replace")
+            return text.split("\0")[:-1]
         numbers = array.array({"i32": "i", "u8": "B"}.get(kind, "d"))
         numbers.frombytes(raw[start + offset:start + offset + count * numbers.itemsize])
         return numbers.tolist()

@@ -526,7 +526,7 @@ with Browser() as browser:
         check_top(browser, [dump, "--sample", name], name)
     choose(browser, "type", 0)
     target_id = browser.evaluate(
-        f"window.heapkitReport.data.strings.indexOf({json.dumps(TARGET)})")
+        f"window.heapkitReport.nameId({json.dumps(TARGET)})")
     check_first_paint(browser, page, body, target_id)
 
     # A real click on a function in Top selects it in every view.
@@ -576,7 +576,7 @@ with Browser() as browser:
                                ("main", "tr.caller", ((0, "inuse_space"),)),
                                (TARGET, "tr.callee", ())):
         if row:
-            id_of = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(name)})")
+            id_of = browser.evaluate(f"window.heapkitReport.nameId({json.dumps(name)})")
             browser.click(f'#peek {row}[data-function="{id_of}"] td.name')
             check(text_of(browser, "peek-title") == f"Callers and callees of {name}",
                   f"a click on {name}'s row: {text_of(browser, 'peek-title')!r}")
@@ -791,7 +791,7 @@ with Browser() as browser:
             calls[callee] = calls.get(callee, 0) + value
     callees = sorted(calls, key=lambda name: (-calls[name], name))
     rest = sum(calls[name] for name in callees[100:])
-    caller_id = browser.evaluate(f"window.heapkitReport.data.strings.indexOf({json.dumps(caller)})")
+    caller_id = browser.evaluate(f"window.heapkitReport.nameId({json.dumps(caller)})")
     browser.click('#tabs button[data-view="top"]')
     browser.click(f'#top tbody tr[data-function="{caller_id}"] td.name')
     browser.click('#tabs button[data-view="peek"]')

@@ -14,13 +14,13 @@ const REFINEMENT_KINDS = ["focus", "ignore", "hide", "drop"];
 // name another frame in a report written again.
 function zoomPath() {
   return ancestorsOf((n) => tree.parent[n], state.zoom).concat([state.zoom]).slice(1)
-    .map((n) => S[tree.name[n]]);
+    .map((n) => nameOf(tree.name[n]));
 }
 // The node at a path of names from the root, or the root where the path is not there.
 function nodeAtPath(path) {
   let n = 0;
   for (const name of path) {
-    const next = tree.children[n].find((kid) => S[tree.name[kid]] === name);
+    const next = tree.children[n].find((kid) => nameOf(tree.name[kid]) === name);
     if (next === undefined) {
       return 0;
     }
@@ -55,7 +55,7 @@ function stateAddress() {
   }
   state.refinements.forEach((r) => p.append(r.kind, r.pattern));
   if (state.selected >= 0) {
-    p.set("select", S[state.selected]);
+    p.set("select", nameOf(state.selected));
   }
   if (state.zoom > 0) {
     zoomPath().forEach((name) => p.append("zoom", name));
@@ -98,7 +98,7 @@ function readAddress(hash) {
     }
   }
   state.search = p.get("search") || "";
-  state.selected = p.has("select") ? S.indexOf(p.get("select")) : -1;
+  state.selected = p.has("select") ? nameId(p.get("select")) : -1;
   buildTree();
   state.zoom = nodeAtPath(p.getAll("zoom"));
   computeValues();

@@ -17,28 +17,28 @@ let modulesRanked = []; // module string ids, the largest first
 // the stacks that end in them, of the page's first column and sample type.
 function rankModules() {
   moduleOfFunction = new Map();
-  const modules = D.frameModules || [];
+  const modules = frameModulesByFrame();
   for (let f = 0; f < modules.length; f++) {
-    if (!moduleOfFunction.has(D.frames[f * 4]) && modules[f] > 0) {
-      moduleOfFunction.set(D.frames[f * 4], modules[f]);
+    if (modules[f] > 0 && !moduleOfFunction.has(frameName(f))) {
+      moduleOfFunction.set(frameName(f), modules[f]);
     }
   }
   const held = new Map();
   const values = D.columns[0][D.type];
   D.leaves.forEach((node, leaf) => {
-    const module = modules[D.nodeFrames[node]] || 0;
+    const module = modules[D.nodeFrames[node]];
     if (module > 0) {
       held.set(module, (held.get(module) || 0) + Math.abs(values[leaf] || 0));
     }
   });
   moduleOfFunction.forEach((module) => held.set(module, held.get(module) || 0));
-  modulesRanked = Array.from(held.keys()).sort((a, b) => held.get(b) - held.get(a) || (S[a] < S[b] ? -1 : 1));
+  modulesRanked = Array.from(held.keys()).sort((a, b) => held.get(b) - held.get(a) || (compareNames(a, b) < 0 ? -1 : 1));
   moduleRank = new Map(modulesRanked.map((m, i) => [m, i]));
 }
 
 // A small, stable hash of a string id's text: the lightness step within a hue.
 function nameHash(id) {
-  const s = S[id];
+  const s = nameOf(id);
   let h = 0;
   for (let i = 0; i < s.length; i++) {
     h = (h * 31 + s.charCodeAt(i)) | 0;
@@ -102,7 +102,7 @@ function renderLegend() {
   }
   legend.appendChild(document.createTextNode("by module "));
   modulesRanked.slice(0, MODULE_HUES.length).forEach((m, i) => {
-    swatch(legend, "hsl(" + MODULE_HUES[i] + ",60%,76%)", S[m]);
+    swatch(legend, "hsl(" + MODULE_HUES[i] + ",60%,76%)", nameOf(m));
   });
   if (modulesRanked.length > MODULE_HUES.length) {
     swatch(legend, "hsl(0,0%,76%)", (modulesRanked.length - MODULE_HUES.length) + " other modules");

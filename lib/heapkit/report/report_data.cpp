@@ -350,13 +350,34 @@ void append_varints(std::string& json, std::string& bytes, const std::vector<int
     fmt::format_to(std::back_inserter(json), "[{},{},\"u8\"]", at, bytes.size() - at);
 }
 
+// The strings as the page reads them in one piece (report_data.js, report_strings.js):
+// each one's UTF-8 followed by a NUL, named in `json` as [byte offset, bytes, "text"]. A
+// NUL inside a string (hostile input only) would end it early: it is written as U+FFFD.
+void append_text(std::string& json, std::string& bytes, const FlameNames& strings) {
+    size_t at = bytes.size();
+    for (size_t s = 0; s < strings.size(); ++s) {
+        for (char c : strings[s]) {
+            if (c == '\0') {
+                bytes += "\xef\xbf\xbd";
+            } else {
+                bytes.push_back(c);
+            }
+        }
+        bytes.push_back('\0');
+    }
+    fmt::format_to(std::back_inserter(json), "[{},{},\"text\"]", at, bytes.size() - at);
+}
+
 } // namespace
 
 size_t ReportData::tables_bound() const {
     size_t nodes = m_node_frame.size();
     size_t bound = (m_frames.size() + m_frame_modules.size() + 2 * nodes + m_leaves.size()) * 4;
     bound += nodes * 5; // functionSteps: at most 5 bytes a varint
-    size_t tables = 6;
+    for (size_t s = 0; s < m_strings.size(); ++s) {
+        bound += m_strings[s].size() + 1; // a NUL after each (rare U+FFFDs aside)
+    }
+    size_t tables = 7;
     for (const auto& column : m_columns) {
         bound += column.size() * m_leaves.size() * sizeof(double);
         tables += column.size();
@@ -369,28 +390,18 @@ void ReportData::write_json(std::string& out, std::string& bytes, bool source_ex
     // node in it (function_tree.hpp): made first, so that its working tables (four numbers
     // a node at most) are let go of before the page's buffers fill.
     std::vector<int32_t> steps = function_tree_steps(m_node_parent, node_names(), m_strings.size());
-    // Both made at their full size at once: grown by doubling, a million stacks' tables
-    // were held twice over while copied, at the writer's peak. Reserved bytes cost no
-    // memory until written, so a bound does (escapes in names are rare).
-    size_t text = 0;
-    for (size_t s = 0; s < m_strings.size(); ++s) {
-        text += m_strings[s].size() + 3; // quotes and a comma
-    }
-    out.reserve(out.size() + text + (size_t{64} << 10));
+    // Made at its full size at once: grown by doubling, a million stacks' tables were held
+    // twice over while copied, at the writer's peak. Reserved bytes cost no memory until
+    // written, so a bound does.
     bytes.reserve(bytes.size() + tables_bound());
     if (source_excerpts) {
         append_source_excerpts(out, m_sources);
     }
-    out += "\"strings\":[";
-    for (size_t s = 0; s < m_strings.size(); ++s) {
-        if (s > 0) {
-            out.push_back(',');
-        }
-        append_json_string(out, m_strings[s]);
-    }
     // Each table is let go of once copied into `bytes`: the page's buffers fill while the
     // tables empty, where both had been held whole at the writer's peak.
-    out += "],\n\"binary\":{\"frames\":";
+    out += "\"binary\":{\"strings\":";
+    append_text(out, bytes, m_strings);
+    out += ",\"frames\":";
     append_binary<int32_t>(out, bytes, std::exchange(m_frames, {}));
     out += ",\"frameModules\":";
     append_binary<int32_t>(out, bytes, std::exchange(m_frame_modules, {}));

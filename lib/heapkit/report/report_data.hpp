@@ -42,10 +42,11 @@ public:
     void release_indexes();
 
     // The tables as JSON members (no braces): the source excerpts (source_excerpts.hpp),
-    // "strings", and "binary", which names where in `bytes` (appended to) the numeric
-    // tables are, each as [byte offset, count, "i32", "f64" or "u8" (bytes: varints)]: "frames",
-    // "frameModules", "parentDistances", "nodeFrames", "functionSteps" (function_tree.hpp),
-    // "leaves", and "columns" (per column, per type: int32 where every value fits, else float64).
+    // and "binary", which names where in `bytes` (appended to) the tables are, each as
+    // [byte offset, count, "i32", "f64", "u8" (bytes: varints) or "text" (bytes: UTF-8
+    // strings, each ended by a NUL)]: "strings" (text), "frames", "frameModules",
+    // "parentDistances", "nodeFrames", "functionSteps" (function_tree.hpp), "leaves", and
+    // "columns" (per column, per type: int32 where every value fits, else float64).
     // The last use of the data: each table is let go of as it is written.
     void write_json(std::string& out, std::string& bytes, bool source_excerpts = true) &&;
 

@@ -94,7 +94,7 @@ function drawFlame(box, view) {
   function frame(n, x, w, y, dim) {
     // Fitted to the frame (the first of its name's forms that fits, report_names.js): a
     // label never runs into its neighbour's.
-    const name = n === 0 && view.allName ? view.allName : S[view.names[n]];
+    const name = n === 0 && view.allName ? view.allName : nameOf(view.names[n]);
     const label = frameLabel(n === 0 && view.allName ? -1 : view.names[n], name,
                              (w - 2 * LABEL_INDENT) / charPx);
     let cls = dim ? "dim" : "";
@@ -141,7 +141,7 @@ function drawFlame(box, view) {
       }
       // Callees stand on their caller sorted by name, as in the SVG flame graph: those
       // drawn (a frame may call a million narrower than a pixel, merged after them).
-      wide.sort((a, b) => (S[view.names[a]] < S[view.names[b]] ? -1 : 1));
+      wide.sort((a, b) => (compareNames(view.names[a], view.names[b]) < 0 ? -1 : 1));
       for (const kid of wide) {
         stack.push([kid, cx, y + 1]);
         cx += view.width[kid] * scale;
@@ -221,7 +221,7 @@ function renderFlame() {
     if (i > 0) {
       crumbs.appendChild(document.createTextNode(" \u203a "));
     }
-    crumbs.appendChild(el("a", {"data-node": n}, n === 0 ? "all" : S[tree.name[n]]));
+    crumbs.appendChild(el("a", {"data-node": n}, n === 0 ? "all" : nameOf(tree.name[n])));
   });
 }
 
@@ -247,7 +247,7 @@ function openMerged(n) {
   // A block may stand for a million frames (unnamed addresses), most of one value: the
   // largest kept in order as they are met, not all of them sorted.
   const before = (a, b) => view.width[b] - view.width[a] ||
-                           (S[view.names[a]] < S[view.names[b]] ? -1 : 1);
+                           (compareNames(view.names[a], view.names[b]) < 0 ? -1 : 1);
   const shown = [];
   let thin = 0;
   for (const kid of view.children[n]) {
@@ -269,12 +269,12 @@ function openMerged(n) {
   const items = el("ol");
   for (const kid of shown) {
     const item = el("li");
-    item.append(el("a", {"data-node": kid, href: "#"}, S[view.names[kid]]),
+    item.append(el("a", {"data-node": kid, href: "#"}, nameOf(view.names[kid])),
                 " " + quantity(view.width[kid]) + " (" + percent(view.width[kid], width(0)) + ")");
     items.appendChild(item);
   }
   list.replaceChildren(
-    el("p", {}, thin + " frames called by " + (n === 0 ? "all" : S[view.names[n]]) +
+    el("p", {}, thin + " frames called by " + (n === 0 ? "all" : nameOf(view.names[n])) +
        ", each narrower than a pixel, drawn as one \u2026 block" +
        (thin > shown.length ? "; the " + shown.length + " largest:" : ":")),
     items);
@@ -298,13 +298,13 @@ function frameLines(fn) {
 function findFrameLines(fn) {
   const found = new Map();
   for (let n = 0; n < nodeCount && found.size < 50; n++) {
-    if (rawNodeIn(tree, n) !== fn || nodeName[n] !== tree.name[fn]) {
+    if (rawNodeIn(tree, n) !== fn || nodeName(n) !== tree.name[fn]) {
       continue;
     }
     const f = D.nodeFrames[n];
-    const file = S[D.frames[f * 4 + 1]];
-    const line = D.frames[f * 4 + 2];
-    const flags = D.frames[f * 4 + 3];
+    const file = nameOf(frameFile(f));
+    const line = frameLine(f);
+    const flags = frameFlags(f);
     if (file) {
       found.set(file + ":" + line + (flags & FRAME_INLINED ? " (inlined)" : ""), true);
     } else if (flags & FRAME_THREAD) {
@@ -317,7 +317,7 @@ function findFrameLines(fn) {
 }
 function tooltipText(n) {
   const whole = width(0);
-  let text = n === 0 ? "all" : S[tree.name[n]];
+  let text = n === 0 ? "all" : nameOf(tree.name[n]);
   if (base) {
     text += "\nnew " + quantity(now.total[n]) + ", base " + quantity(base.total[n]) +
       ", change " + signed(now.total[n] - base.total[n]);

@@ -40,7 +40,7 @@ function buildGraph(values, kept) {
     const id = tree.name[n];
     const isKept = n > 0 && (!kept || kept.has(id));
     const from = n > 0 ? lastKept[p] : -1;
-    const key = isKept && from >= 0 && from !== id ? from * S.length + id : -1;
+    const key = isKept && from >= 0 && from !== id ? from * nameCount + id : -1;
     if (!entering) {
       if (key >= 0) {
         onPath.set(key, onPath.get(key) - 1);
@@ -111,7 +111,7 @@ function entropyScore(n) {
   return Math.trunc((into + out) * n.cum) + n.flat;
 }
 function byName(a, b) {
-  return S[a.id] < S[b.id] ? -1 : S[a.id] > S[b.id] ? 1 : 0;
+  return compareNames(a.id, b.id);
 }
 function entropyOrder(nodes) {
   const score = new Map(nodes.map((n) => [n, Math.abs(entropyScore(n))]));

@@ -24,7 +24,7 @@ function currentGraph() {
 // parameters, no template arguments, Class::method) a scope a line, flat (flat%), "of"
 // cum (cum%). Split at "::" only: an unnamed "libstdc++.so.6!0x..." stays whole.
 function nodeLines(n, whole) {
-  const lines = nameForms(S[n.id]).short.split("::");
+  const lines = nameForms(nameOf(n.id)).short.split("::");
   const flat = n.flat !== 0 ? quantity(n.flat) + " (" + percent(n.flat, whole) + ")" : "0";
   if (n.cum === n.flat) {
     lines.push(flat);
@@ -163,13 +163,13 @@ function graphTooltipText(target) {
   if (node) {
     const n = graph.nodes[drawing.index.get(Number(node.dataset.function))];
     const lines = functionLines(n.id);
-    return S[n.id] + "\nflat " + quantity(n.flat) + " (" + percent(n.flat, graph.total) + "), cum " +
+    return nameOf(n.id) + "\nflat " + quantity(n.flat) + " (" + percent(n.flat, graph.total) + "), cum " +
       quantity(n.cum) + " (" + percent(n.cum, graph.total) + ")" + (lines.length ? "\n" + lines[0] : "");
   }
   const edge = target.closest("[data-edge]");
   if (edge) {
     const e = drawing.edges[Number(edge.dataset.edge)];
-    return S[e.from.id] + (e.residual ? " \u2026 " : " \u2192 ") + S[e.to.id] + "\n" + quantity(e.value) + " (" +
+    return nameOf(e.from.id) + (e.residual ? " \u2026 " : " \u2192 ") + nameOf(e.to.id) + "\n" + quantity(e.value) + " (" +
       percent(e.value, graph.total) + ")" + (e.residual ? "\nthrough functions not shown" : "");
   }
   return null;
@@ -202,8 +202,8 @@ function graphFigures() {
   const {graph} = currentGraph();
   const edges = [];
   graph.nodes.forEach((n) => n.outs.forEach((e) => {
-    edges.push({from: S[e.from.id], to: S[e.to.id], value: e.value, residual: e.residual});
+    edges.push({from: nameOf(e.from.id), to: nameOf(e.to.id), value: e.value, residual: e.residual});
   }));
-  return {nodes: graph.nodes.map((n) => ({name: S[n.id], flat: n.flat, cum: n.cum})), edges: edges,
+  return {nodes: graph.nodes.map((n) => ({name: nameOf(n.id), flat: n.flat, cum: n.cum})), edges: edges,
           legend: graphLegend(graph)};
 }

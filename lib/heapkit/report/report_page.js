@@ -39,7 +39,7 @@ function renderHeader() {
   } else {
     $("matched").textContent = "";
   }
-  $("selected").textContent = state.selected >= 0 ? "Selected: " + S[state.selected] : "";
+  $("selected").textContent = state.selected >= 0 ? "Selected: " + nameOf(state.selected) : "";
   renderRefinements();
 }
 
@@ -311,7 +311,7 @@ function setupLifetimes() {
   });
   box.addEventListener("click", (event) => {
     const site = event.target.dataset && event.target.dataset.site;
-    const id = site === undefined ? -1 : S.indexOf(site);
+    const id = site === undefined ? -1 : nameId(site);
     if (id >= 0) {
       state.selected = id;
       state.view = "flame";
@@ -323,10 +323,11 @@ function setupLifetimes() {
 
 // With --threads every stack starts with its thread's frame: a selector keeps one thread.
 function setupThreads() {
+  const labels = new Set(framesFlagged(FRAME_THREAD));
   const threads = [];
-  for (let n = 0; n < nodeCount; n++) {
+  for (let n = 0; n < nodeCount && labels.size; n++) {
     const f = D.nodeFrames[n];
-    if (D.parents[n] < 0 && (D.frames[f * 4 + 3] & FRAME_THREAD) && threads.indexOf(f) < 0) {
+    if (D.parents[n] < 0 && labels.has(f) && threads.indexOf(f) < 0) {
       threads.push(f);
     }
   }
@@ -334,8 +335,8 @@ function setupThreads() {
     return;
   }
   const chooser = $("thread");
-  threads.sort((a, b) => (S[D.frames[a * 4]] < S[D.frames[b * 4]] ? -1 : 1));
-  threads.forEach((f) => chooser.appendChild(el("option", {value: f}, S[D.frames[f * 4]])));
+  threads.sort((a, b) => (compareNames(frameName(a), frameName(b)) < 0 ? -1 : 1));
+  threads.forEach((f) => chooser.appendChild(el("option", {value: f}, nameOf(frameName(f)))));
   $("thread-label").hidden = false;
   chooser.addEventListener("change", function () {
     state.thread = Number(this.value);
@@ -370,7 +371,8 @@ window.heapkitReady = withProgress("Reading the report's data\u2026", bigData, h
     top: () => topRows(),
     total: () => now.total[0],
     baseTotal: () => (base ? base.total[0] : null),
-    name: (id) => S[id],
+    name: nameOf,
+    nameId: nameId,
     nameForms: nameForms,
     graph: graphFigures,
     pprofShortName: pprofShortName,

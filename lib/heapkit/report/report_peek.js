@@ -13,7 +13,7 @@ function peekValues() {
 // Map of function id to value. As pprof weighs a call graph's edges: a stack counts once
 // for each call it makes (at its outermost occurrence: no node above makes the same call),
 // and a function calling itself directly is no caller or callee of its own. Only the
-// function's own nodes and their children are visited (tree.nodesOf), each call checked
+// function's own nodes (tree.nodesOf) and their children are visited, each call checked
 // up the stack.
 function peekCalls(id, values) {
   const calls = {callers: new Map(), callees: new Map()};
@@ -50,11 +50,11 @@ function peekCalls(id, values) {
 function callSites(id) {
   const sites = {callers: new Map(), callees: new Map()};
   function note(list, other, frame) {
-    const file = S[D.frames[frame * 4 + 1]];
+    const file = nameOf(frameFile(frame));
     if (!file) {
       return;
     }
-    const where = file + ":" + D.frames[frame * 4 + 2];
+    const where = file + ":" + frameLine(frame);
     const known = list.get(other) || [];
     if (known.indexOf(where) < 0) {
       known.push(where);
@@ -63,13 +63,13 @@ function callSites(id) {
   }
   for (let n = 0; n < nodeCount; n++) {
     const p = D.parents[n];
-    if (p < 0 || nodeName[p] === nodeName[n]) {
+    if (p < 0 || nodeName(p) === nodeName(n)) {
       continue;
     }
-    if (nodeName[n] === id) {
-      note(sites.callers, nodeName[p], D.nodeFrames[p]);
-    } else if (nodeName[p] === id) {
-      note(sites.callees, nodeName[n], D.nodeFrames[p]);
+    if (nodeName(n) === id) {
+      note(sites.callers, nodeName(p), D.nodeFrames[p]);
+    } else if (nodeName(p) === id) {
+      note(sites.callees, nodeName(n), D.nodeFrames[p]);
     }
   }
   return sites;
@@ -88,9 +88,9 @@ function functionLines(id) {
 }
 function findFunctionLines(id) {
   const found = [];
-  for (let f = 0; f < D.frames.length / 4; f++) {
-    if (D.frames[f * 4] === id && D.frames[f * 4 + 1] !== 0) {
-      const where = S[D.frames[f * 4 + 1]] + ":" + D.frames[f * 4 + 2];
+  for (let f = 0; f < frameCount(); f++) {
+    if (frameName(f) === id && frameFile(f) !== 0) {
+      const where = nameOf(frameFile(f)) + ":" + frameLine(f);
       if (found.indexOf(where) < 0) {
         found.push(where);
       }
@@ -107,26 +107,30 @@ function sitesText(sites) {
   return sites[0] + (sites.length > 1 ? " (+" + (sites.length - 1) + " more)" : "");
 }
 
-// Per function: its flat and cum on the chosen side, as Top sums them (its nodes in
-// order, cum at the outermost), from the function's own nodes only (tree.nodesOf): the
-// few functions a list shows, not Top's million rows.
-function functionFigures() {
+// Per function of `ids`: its flat and cum on the chosen side, as Top sums them (its nodes
+// in order, cum at the outermost), all summed in one walk of the tree: the few functions
+// a list shows, not Top's million rows.
+function functionFigures(ids) {
   const side = base && state.side === "base" ? base : now;
-  const known = new Map();
-  return {get: (id) => {
-    let found = known.get(id);
-    if (!found) {
-      found = [0, 0];
-      for (const n of tree.nodesOf(id)) {
-        found[0] += side.self[n];
-        if (tree.outer[n]) {
-          found[1] += side.total[n];
-        }
-      }
-      known.set(id, found);
+  const slot = new Int32Array(nameCount); // string id: its place in `sums`, plus one
+  const sums = [];
+  ids.forEach((id) => {
+    if (!slot[id]) {
+      sums.push([0, 0]);
+      slot[id] = sums.length;
     }
-    return found;
-  }};
+  });
+  for (let n = 1; n < tree.count; n++) {
+    const s = slot[tree.name[n]];
+    if (s) {
+      sums[s - 1][0] += side.self[n];
+      if (tree.outer[n]) {
+        sums[s - 1][1] += side.total[n];
+      }
+    }
+  }
+  const known = new Map(ids.map((id) => [id, sums[slot[id] - 1]]));
+  return {get: (id) => known.get(id)};
 }
 
 function peekRow(id, figures, call, whole, sites, kind) {
@@ -136,7 +140,7 @@ function peekRow(id, figures, call, whole, sites, kind) {
                  call === null ? "" : quantity(call.value), call === null ? "" : percent(call.value, call.of)];
   cells.forEach((text) => tr.appendChild(el("td", {}, text)));
   const arrow = kind === "caller" ? "\u2191 " : kind === "callee" ? "\u2193 " : "";
-  tr.appendChild(el("td", {class: "name", title: S[id]}, arrow + S[id]));
+  tr.appendChild(el("td", {class: "name", title: nameOf(id)}, arrow + nameOf(id)));
   tr.appendChild(el("td", {class: "site", title: (sites || []).join("\n")}, sitesText(sites)));
   if (id === state.selected && kind === "self") {
     tr.className += " sel";
@@ -155,8 +159,11 @@ function groupRow(text) {
 // seconds to lay out (and its rows' figures to sum) at every selection.
 const PEEK_ROWS = 100;
 let peekAllOf = -1; // the function whose callers and callees are all drawn
+function shownCalls(id, list) {
+  return peekAllOf === id ? list.length : Math.min(list.length, PEEK_ROWS);
+}
 function appendCalls(body, id, list, kind, sites, row) {
-  const shown = peekAllOf === id ? list.length : Math.min(list.length, PEEK_ROWS);
+  const shown = shownCalls(id, list);
   for (let i = 0; i < shown; i++) {
     body.appendChild(row(list[i][0], {value: list[i][1]}, sites.get(list[i][0]), kind));
   }
@@ -176,10 +183,13 @@ function renderPeekList(id) {
   const values = peekValues();
   const calls = peekCalls(id, values);
   const sites = callSites(id);
-  const figures = functionFigures();
+  const byValue = (m) => Array.from(m).sort((a, b) => b[1] - a[1] || (compareNames(a[0], b[0]) < 0 ? -1 : 1));
+  const callers = byValue(calls.callers);
+  const callees = byValue(calls.callees);
+  const shownIds = (list) => list.slice(0, shownCalls(id, list)).map(([other]) => other);
+  const figures = functionFigures([id, ...shownIds(callers), ...shownIds(callees)]);
   const whole = values[0];
   const cum = figures.get(id)[1];
-  const byValue = (m) => Array.from(m).sort((a, b) => b[1] - a[1] || (S[a[0]] < S[b[0]] ? -1 : 1));
   const head = el("tr");
   ["flat", "flat%", "cum", "cum%", "calls", "calls%", "function", "file:line"].forEach((h, i) => {
     head.appendChild(el("th", {class: i >= 6 ? "name" : ""}, h));
@@ -190,11 +200,9 @@ function renderPeekList(id) {
     call.of = cum;
     return peekRow(other, figures, call, whole, where, kind);
   };
-  const callers = byValue(calls.callers);
   body.appendChild(groupRow(callers.length ? "Called by (calls: what passes over the call)" : "Called by nothing (a root)"));
   appendCalls(body, id, callers, "caller", sites.callers, row);
   body.appendChild(peekRow(id, figures, null, whole, functionLines(id), "self"));
-  const callees = byValue(calls.callees);
   body.appendChild(groupRow(callees.length ? "Calls" : "Calls nothing"));
   appendCalls(body, id, callees, "callee", sites.callees, row);
   $("peek").replaceChild(body, $("peek").tBodies[0]);
@@ -213,7 +221,7 @@ function peekTrees(id) {
 }
 // Callees stand on their caller sorted by name, as in the SVG flame graph.
 function sortChildren(t) {
-  const byName = (a, b) => (S[t.names[a]] < S[t.names[b]] ? -1 : 1);
+  const byName = (a, b) => (compareNames(t.names[a], t.names[b]) < 0 ? -1 : 1);
   for (const children of t.children) {
     if (children.length > 1) {
       children.sort(byName);
@@ -224,7 +232,7 @@ function buildPeekTrees(id, widths) {
   const callees = {names: [id], children: [[]], width: [0], keys: new Map()};
   const callers = {names: [id], children: [[]], width: [0], keys: new Map()};
   function add(t, parent, name, value) {
-    const key = parent * S.length + name;
+    const key = parent * nameCount + name;
     let c = t.keys.get(key);
     if (c === undefined) {
       c = t.names.length;
@@ -271,9 +279,9 @@ function renderPeekTrees(id) {
   const trees = peekTrees(id);
   const match = searchMatcher();
   const whole = width(0);
-  $("callers-title").textContent = "Callers of " + S[id] + " (" + quantity(trees.callers.width[0]) + ", " +
+  $("callers-title").textContent = "Callers of " + nameOf(id) + " (" + quantity(trees.callers.width[0]) + ", " +
     percent(trees.callers.width[0], whole) + "): each row is called by the row below";
-  $("callees-title").textContent = "Callees of " + S[id];
+  $("callees-title").textContent = "Callees of " + nameOf(id);
   [["callers", trees.callers], ["callees", trees.callees]].forEach(([box, t]) => {
     drawFlame($(box), {names: t.names, children: t.children, width: t.width, root: 0,
                        diff: false, match: match});
@@ -285,7 +293,7 @@ function renderPeek() {
   const chosen = id >= 0;
   $("peek").hidden = !chosen;
   $("peek-trees").hidden = !chosen;
-  $("peek-title").textContent = chosen ? "Callers and callees of " + S[id]
+  $("peek-title").textContent = chosen ? "Callers and callees of " + nameOf(id)
     : "Select a function (in Top or the flame graph) to see its callers and callees.";
   if (!chosen) {
     return;
@@ -302,7 +310,7 @@ function peekTooltipText(box, n) {
   const t = peekTrees(state.selected)[box];
   const whole = width(0);
   const lines = functionLines(t.names[n]);
-  return S[t.names[n]] + "\n" + quantity(t.width[n]) + " (" + percent(t.width[n], whole) + ")" +
+  return nameOf(t.names[n]) + "\n" + quantity(t.width[n]) + " (" + percent(t.width[n], whole) + ")" +
     (lines.length ? "\n" + lines.slice(0, 8).join("\n") + (lines.length > 8 ? "\n..." : "") : "");
 }
 

@@ -11,7 +11,7 @@
 // nodes share far fewer names.
 function goneNodes(b, kinds) {
   const gone = new Uint8Array(b.count);
-  const ofName = new Uint8Array(S.length); // per string id: 0 not asked yet, else its answer + 1
+  const ofName = new Uint8Array(nameCount); // per string id: 0 not asked yet, else its answer + 1
   for (let n = 1; n < b.count; n++) {
     if (gone[b.parent[n]] === 2) {
       gone[n] = 2;
@@ -63,7 +63,7 @@ function refinedTree(b, gone) {
     }
     t.count += end - from;
   }
-  const onPath = new Int32Array(S.length); // the names above the node being made
+  const onPath = new Int32Array(nameCount); // the names above the node being made
   // A node called `name` below `parent`, fed by the nodes `feeds` of `b` (one, or several
   // whose paths are the same once hidden frames are left out): its callees are theirs and
   // those of the hidden nodes they call, the same names merged.

@@ -147,7 +147,7 @@ function renderSuspects() {
   const body = document.createElement("tbody");
   D.series.suspects.forEach((s, i) => {
     const f = figures[i];
-    const tr = el("tr", {"data-suspect": i, title: s.frames.map((id) => S[id]).join(" \u203a ")});
+    const tr = el("tr", {"data-suspect": i, title: s.frames.map((id) => nameOf(id)).join(" \u203a ")});
     const cells = [String(i + 1), (f.growth > 0 ? "+" : "") + (bytes ? amountText(Math.round(f.growth), true) : f.growth.toFixed(1)),
                    fixed2(f.r2), amountText(f.first, bytes), amountText(f.last, bytes)];
     cells.forEach((t) => tr.appendChild(el("td", {}, t)));
@@ -167,10 +167,10 @@ function setupSuspects() {
     const s = D.series.suspects[Number(tr.dataset.suspect)];
     let node = 0;
     for (const frame of s.frames) {
-      const name = S[frame];
+      const name = nameOf(frame);
       let next = -1;
       tree.children[node].forEach((c) => {
-        if (S[tree.name[c]] === name) {
+        if (nameOf(tree.name[c]) === name) {
           next = c;
         }
       });

@@ -15,10 +15,10 @@ function linesOf(id) {
     let first = true;
     for (let n = D.leaves[leaf]; n >= 0; n = D.parents[n]) {
       const f = D.nodeFrames[n];
-      if (D.frames[f * 4] === id && !seen.has(f)) {
+      if (frameName(f) === id && !seen.has(f)) {
         seen.add(f);
-        const key = D.frames[f * 4 + 1] + ":" + D.frames[f * 4 + 2];
-        const l = lines.get(key) || {file: D.frames[f * 4 + 1], line: D.frames[f * 4 + 2], flat: 0, cum: 0};
+        const key = frameFile(f) + ":" + frameLine(f);
+        const l = lines.get(key) || {file: frameFile(f), line: frameLine(f), flat: 0, cum: 0};
         if (first) {
           l.flat += values[leaf];
         }
@@ -102,10 +102,10 @@ function renderSource() {
     }
     byFile.get(l.file).set(l.line, l);
   });
-  box.appendChild(el("h2", {}, "Lines of " + S[id]));
+  box.appendChild(el("h2", {}, "Lines of " + nameOf(id)));
   byFile.forEach((hot, file) => {
     const excerpt = sourceFiles.get(file);
-    box.appendChild(el("h3", {class: "file"}, S[file] || "(no file known)"));
+    box.appendChild(el("h3", {class: "file"}, nameOf(file) || "(no file known)"));
     fileNote(box, file, excerpt);
     box.appendChild(fileTable(hot, excerpt));
   });

@@ -17,7 +17,7 @@ function topFigures() {
 // in the order their functions are first met in the tree. Two walks: the rows numbered,
 // then the figures summed into arrays of their exact size.
 function computeTopFigures() {
-  const rowOf = new Int32Array(S.length); // by string id: its row + 1, 0 for none
+  const rowOf = new Int32Array(nameCount); // by string id: its row + 1, 0 for none
   let count = 0;
   for (let n = 1; n < tree.count; n++) {
     const id = tree.name[n];
@@ -133,13 +133,13 @@ function inOrder(figures, rows, key) {
   const cum = figures.cum;
   const down = state.sortDown;
   const column = key === "name" ? null : topColumn(figures, key);
-  const byName = (a, b) => (S[ids[a]] < S[ids[b]] ? -1 : S[ids[a]] > S[ids[b]] ? 1 : 0);
+  const byName = (a, b) => compareNames(ids[a], ids[b]);
   const compare = (a, b) => {
     let x = column ? Math.abs(column[b]) - Math.abs(column[a]) : byName(a, b);
     if (!down) {
       x = -x;
     }
-    return x || Math.abs(cum[b]) - Math.abs(cum[a]) || (S[ids[a]] < S[ids[b]] ? -1 : 1);
+    return x || Math.abs(cum[b]) - Math.abs(cum[a]) || (compareNames(ids[a], ids[b]) < 0 ? -1 : 1);
   };
   if (!column || rows.length <= 4 * SHOWN_ROWS) {
     rows.sort(compare);
@@ -270,7 +270,7 @@ function renderTop() {
       }
       tr.appendChild(td);
     });
-    tr.appendChild(el("td", {class: "name"}, S[id]));
+    tr.appendChild(el("td", {class: "name"}, nameOf(id)));
     if (id === state.selected) {
       tr.className = "sel";
     }

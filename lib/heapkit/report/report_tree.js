@@ -9,12 +9,17 @@
 
 // A test of a name (matcher.js) as a test of a string id, each id tested once.
 function testById(test) {
-  const known = new Int8Array(S.length); // 0: not yet tested, 1: no, 2: yes
+  // Two bits an id (0: not yet tested, 1: no, 2: yes): a search and a refinement each keep
+  // theirs, a million names apiece.
+  const known = new Uint8Array((nameCount + 3) >> 2);
   return (id) => {
-    if (!known[id]) {
-      known[id] = test(S[id]) ? 2 : 1;
+    const shift = (id & 3) << 1;
+    let answer = (known[id >> 2] >> shift) & 3;
+    if (!answer) {
+      answer = test(nameOf(id)) ? 2 : 1;
+      known[id >> 2] |= answer << shift;
     }
-    return known[id] === 2;
+    return answer === 2;
   };
 }
 function anyOf(tests, id) {
@@ -67,7 +72,7 @@ function mergedFunctions() {
   const mask = size - 1;
   for (let n = 0; n < nodeCount; n++) {
     const p = D.parents[n];
-    const id = nodeName[n];
+    const id = nodeName(n);
     const parentFn = p < 0 ? 0 : fnOf[p];
     let slot = ((Math.imul(parentFn, 0x9e3779b1) ^ Math.imul(id, 0x85ebca77)) & mask) * 3;
     let child = slots[slot + 2];
@@ -95,11 +100,11 @@ function depthFirst(m) {
   const count = m.count;
   // Children lists (CSR) filled in string id order: the nodes bucketed by name, then
   // each appended to its parent's list.
-  const byName = new Int32Array(S.length + 1);
+  const byName = new Int32Array(nameCount + 1);
   for (let n = 1; n < count; n++) {
     byName[m.name[n] + 1]++;
   }
-  for (let r = 0; r < S.length; r++) {
+  for (let r = 0; r < nameCount; r++) {
     byName[r + 1] += byName[r];
   }
   const ordered = new Int32Array(count);
@@ -188,7 +193,7 @@ function sentTree() {
   t.parent[0] = -1;
   for (let n = 0; n < nodeCount; n++) {
     const p = D.parents[n];
-    t.name[fnOf[n]] = nodeName[n];
+    t.name[fnOf[n]] = nodeName(n);
     t.parent[fnOf[n]] = p < 0 ? 0 : fnOf[p];
   }
   subtreeEnds(t);
@@ -233,7 +238,7 @@ function keptLeaves(t, kinds) {
     rootOf = state.thread >= 0 ? new Int32Array(nodeCount) : null;
     for (let n = 0; n < nodeCount; n++) {
       const p = D.parents[n];
-      const id = nodeName[n];
+      const id = nodeName(n);
       if (rootOf) {
         rootOf[n] = p < 0 ? n : rootOf[p];
       }
@@ -249,9 +254,11 @@ function keptLeaves(t, kinds) {
       focusBits[n] = bits;
     }
   }
-  const nodeOf = new Int32Array(keep.length);
   const opened = openedLeafNodes(t);
   const to = t.to;
+  // Unrefined, each leaf's node is its opened one (the root where left out, in both): the
+  // same array, not 4 bytes a leaf again.
+  const nodeOf = to || marking ? new Int32Array(keep.length) : opened;
   for (let leaf = 0; leaf < keep.length; leaf++) {
     const fn = to ? to[opened[leaf]] : opened[leaf]; // (rawNodeIn)
     let kept = fn > 0;
@@ -271,7 +278,7 @@ function keptLeaves(t, kinds) {
 // stack once, at its outermost occurrence. The open nodes are a stack, left as a node
 // past their subtree comes.
 function outermost(t) {
-  const onPath = new Int32Array(S.length);
+  const onPath = new Int32Array(nameCount);
   const outer = new Uint8Array(t.count);
   const open = new Int32Array(t.count);
   let top = 0;
@@ -296,22 +303,19 @@ function kidsOf(n, t) {
   return kids;
 }
 
-// Every node of each function, depth-first (CSR by string id): t.nodesOf(id) is built on
-// the first call, for the callers and callees.
-function nodesByName(t) {
-  const start = new Int32Array(S.length + 1);
+// Every node of function `id` in tree t, depth-first: the tree's names read (a few
+// milliseconds on a million nodes) for the one function the callers and callees follow,
+// rather than an index of every function's nodes kept (4 bytes a node and a start per
+// string id: 19 MiB on a million unnamed addresses).
+function nodesNamed(t, id) {
+  const nodes = [];
+  const name = t.name;
   for (let n = 1; n < t.count; n++) {
-    start[t.name[n] + 1]++;
+    if (name[n] === id) {
+      nodes.push(n);
+    }
   }
-  for (let i = 0; i < S.length; i++) {
-    start[i + 1] += start[i];
-  }
-  const fill = start.slice(0, S.length);
-  const nodes = new Int32Array(Math.max(t.count - 1, 0));
-  for (let n = 1; n < t.count; n++) {
-    nodes[fill[t.name[n]]++] = n;
-  }
-  return (id) => nodes.subarray(start[id], start[id + 1]);
+  return nodes;
 }
 
 // The tree's shape (nodes, names, fnOf and to, outer) after hide and drop: focus, ignore and a
@@ -321,8 +325,7 @@ function nodesByName(t) {
 // it is not worth its memory).
 function treeShape(t) {
   t.outer = t.outer || outermost(t); // (a refined tree has its own)
-  let index = null;
-  t.nodesOf = (id) => (index || (index = nodesByName(t)))(id);
+  t.nodesOf = (id) => nodesNamed(t, id);
   // tree.children[n]: node n's children as an array, for code written against a tree of
   // arrays (a view that follows a few nodes).
   t.children = new Proxy({}, {get: (_, key) => kidsOf(Number(key), t)});
@@ -363,9 +366,10 @@ function buildTree() {
 
 // An array for sums of a column's `values`: int32 where every value is at least 0 and
 // all of them add up below 2^31 (a subtree's sum is then below it too), else float64:
-// half the memory on a million functions.
+// half the memory on a million functions. (A column of integers is an Int32Array, or
+// narrower: report_data.js.)
 function sumsArray(values, count) {
-  if (values instanceof Int32Array) {
+  if (!(values instanceof Float64Array)) {
     let sum = 0;
     for (let i = 0; i < values.length && sum >= 0; i++) {
       sum = values[i] < 0 ? -1 : sum + values[i];

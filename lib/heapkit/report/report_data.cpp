@@ -356,11 +356,12 @@ void append_varints(std::string& json, std::string& bytes, const std::vector<int
 void append_text(std::string& json, std::string& bytes, const FlameNames& strings) {
     size_t at = bytes.size();
     for (size_t s = 0; s < strings.size(); ++s) {
-        for (char c : strings[s]) {
-            if (c == '\0') {
-                bytes += "\xef\xbf\xbd";
-            } else {
-                bytes.push_back(c);
+        std::string_view text = strings[s];
+        if (text.find('\0') == std::string_view::npos) {
+            bytes += text;
+        } else {
+            for (char c : text) {
+                bytes += c == '\0' ? std::string_view("\xef\xbf\xbd") : std::string_view(&c, 1);
             }
         }
         bytes.push_back('\0');

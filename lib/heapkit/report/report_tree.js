@@ -7,15 +7,32 @@
 // tree.end[n + 1], ... (no object per node).
 "use strict";
 
-// A test of a name (matcher.js) as a test of a string id, each id tested once.
-function testById(test) {
-  const known = new Int8Array(S.length); // 0: not yet tested, 1: no, 2: yes
-  return (id) => {
+// A test of a name (matcher.js) as a test of a string id, each id tested once: its
+// answers in `known` (0: not yet tested, 1: no, 2: yes), which may come with some made;
+// byId.yes lists the ids it found yes. Once a sixteenth of a big page's names have been
+// asked (a million-node tree asks them all, in its order), every other one is tested at
+// once, in id order: the strings read in the order they lie in memory take a fraction of
+// the time. Not where they are asked in id order already, a slice at a time (`sliced`).
+function testById(test, known = new Int8Array(S.length), sliced = false) {
+  let untilAll = S.length > SLOW_NODES && !sliced ? S.length >> 4 : Infinity;
+  const byId = (id) => {
     if (!known[id]) {
-      known[id] = test(S[id]) ? 2 : 1;
+      if (--untilAll === 0) {
+        for (let other = 0; other < known.length; other++) {
+          byId(other);
+        }
+      }
+      if (!known[id]) {
+        known[id] = test(S[id]) ? 2 : 1;
+        if (known[id] === 2) {
+          byId.yes.push(id);
+        }
+      }
     }
     return known[id] === 2;
   };
+  byId.yes = [];
+  return byId;
 }
 function anyOf(tests, id) {
   for (let i = 0; i < tests.length; i++) {
@@ -217,14 +234,14 @@ function openedLeafNodes(t) {
 }
 
 // Per leaf (a stack), whether it is kept: on the chosen thread, through every focus, past
-// no ignore, and not all hidden or dropped; and (t.leafNode) its tree node, or the root
-// where it is left out (no stack ends at the root): the sums of each type and side read
-// one array, not three. The raw nodes' marks (which focus patterns matched on the stack,
-// as bits; whether an ignore did; its first node) are followed from parent to child only
+// no ignore, and not all hidden or dropped (keep); and its tree node, or the root where it
+// is left out (no stack ends at the root): the sums of each type and side read one array,
+// not three (node). The raw nodes' marks (which focus patterns matched on the stack, as
+// bits; whether an ignore did; its first node) are followed from parent to child only
 // where a focus, an ignore or a thread asks.
 function keptLeaves(t, kinds) {
   const keep = new Uint8Array(D.leaves.length);
-  const marking = kinds.focus.length || kinds.ignore.length || state.thread >= 0;
+  const marking = t.choosing;
   let focusBits = null;
   let rootOf = null;
   const allFocus = (1 << kinds.focus.length) - 1;
@@ -241,8 +258,10 @@ function keptLeaves(t, kinds) {
       if (bits >= 0 && anyOf(kinds.ignore, id)) {
         bits = -1;
       }
+      // A focus matched above needs no test here (a stack's first node matching "main"
+      // spares the names of all it calls).
       for (let f = 0; bits >= 0 && f < kinds.focus.length; f++) {
-        if (kinds.focus[f](id)) {
+        if (!(bits & (1 << f)) && kinds.focus[f](id)) {
           bits |= 1 << f;
         }
       }
@@ -263,8 +282,7 @@ function keptLeaves(t, kinds) {
     keep[leaf] = kept ? 1 : 0;
     nodeOf[leaf] = kept ? fn : 0;
   }
-  t.leafNode = nodeOf;
-  return keep;
+  return {keep: keep, node: nodeOf};
 }
 
 // Per tree node, whether its function is not also above it (recursion): cum counts a
@@ -357,7 +375,12 @@ let tree = null; // the function-level tree after refinement
 function buildTree() {
   const kinds = refinementTests();
   const t = Object.assign({}, shapeFor(kinds));
-  t.keepLeaf = keptLeaves(t, kinds);
+  // Whether a focus, an ignore or a thread chooses leaves: without, the values are summed
+  // from the opened tree's (valuesOf), and the leaves are looked at only where a view asks
+  // (tree.leaves(): a million of them, at random, took a fifth of a hide).
+  t.choosing = kinds.focus.length > 0 || kinds.ignore.length > 0 || state.thread >= 0;
+  let leaves = null;
+  t.leaves = () => leaves || (leaves = keptLeaves(t, kinds));
   tree = t;
 }
 
@@ -377,18 +400,73 @@ function sumsArray(values, count) {
   return new Float64Array(count);
 }
 
+// Whether sums of `values` come out the same in any order: integers whose magnitudes add
+// up below 2^53 (float64 adds them exactly).
+function sumsExact(values) {
+  if (values instanceof Int32Array) {
+    return true; // (a million below 2^31 each)
+  }
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isInteger(values[i])) {
+      return false;
+    }
+    sum += Math.abs(values[i]);
+  }
+  return sum < 2 ** 53;
+}
+
+// Each leaf's value summed into its node: `nodeOf` (by leaf) gives the node, the root
+// where the leaf is left out.
+function leafSums(values, nodeOf, count) {
+  const self = sumsArray(values, count);
+  for (let leaf = 0; leaf < values.length; leaf++) {
+    self[nodeOf[leaf]] += values[leaf];
+  }
+  self[0] = 0; // (the leaves left out)
+  return self;
+}
+
+// Per column's values (D.columns[c][type]): the self values of the tree the page opened
+// on, every leaf kept, where their sums are exact, else null; those of the columns in use
+// kept (a change's two sides). A tree that hide or drop alone refined sums them along its
+// `to`, in node order, not a million leaves' at random: the same sums, as they are exact.
+const openedSelves = new Map();
+function openedSelf(values) {
+  if (!openedSelves.has(values)) {
+    const plain = plainShape();
+    const self = sumsExact(values) ? leafSums(values, openedLeafNodes(plain), plain.count) : null;
+    if (openedSelves.size === (columns().base >= 0 ? 2 : 1)) {
+      openedSelves.delete(openedSelves.keys().next().value); // the oldest
+    }
+    openedSelves.set(values, self);
+  }
+  return openedSelves.get(values);
+}
+
+// Tree t's self values from the opened tree's `opened`: each opened node's into its node
+// in t (a hidden node's into its caller's; a node all hidden or dropped into the root,
+// which holds none).
+function selfFromOpened(t, opened) {
+  if (!t.to) {
+    return opened; // the opened tree itself (nothing writes into a tree's values)
+  }
+  const self = new opened.constructor(t.count);
+  const to = t.to;
+  for (let n = 1; n < to.length; n++) {
+    self[to[n]] += opened[n];
+  }
+  self[0] = 0;
+  return self;
+}
+
 // Values of the current type: self and total per tree node, of one column.
 function valuesOf(column) {
   const count = tree.count;
   const values = column >= 0 ? D.columns[column][state.type] : null;
-  const self = values ? sumsArray(values, count) : new Int32Array(count);
-  if (values) {
-    const nodeOf = tree.leafNode;
-    for (let leaf = 0; leaf < values.length; leaf++) {
-      self[nodeOf[leaf]] += values[leaf];
-    }
-    self[0] = 0; // (the leaves left out)
-  }
+  const opened = values && !tree.choosing ? openedSelf(values) : null;
+  const self = !values ? new Int32Array(count)
+    : opened ? selfFromOpened(tree, opened) : leafSums(values, tree.leaves().node, count);
   const total = self.slice();
   const parent = tree.parent;
   for (let n = count - 1; n > 0; n--) {

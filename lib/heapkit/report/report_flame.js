@@ -33,7 +33,7 @@ function searchById(text, before) {
     known.set(before.known);
     before.test.yes.forEach((id) => { known[id] = 0; }); // (to test again)
   }
-  return {search: text, test: testById(searchTest(text), known, true), known: known};
+  return {search: text, test: testById(searchTest(text), known), known: known};
 }
 
 // The names tested against the search being typed, a slice of a few milliseconds between
@@ -55,7 +55,7 @@ function searchAhead(text) {
   function slice() {
     const until = performance.now() + 8;
     for (; id >= 0 && id < known.length; id++) {
-      test(id);
+      test.ask(id);
       if ((id & 4095) === 0 && performance.now() > until) {
         searchAheadTimer = setTimeout(slice, 0);
         return;

@@ -12,26 +12,30 @@
 // byId.yes lists the ids it found yes. Once a sixteenth of a big page's names have been
 // asked (a million-node tree asks them all, in its order), every other one is tested at
 // once, in id order: the strings read in the order they lie in memory take a fraction of
-// the time. Not where they are asked in id order already, a slice at a time (`sliced`).
-function testById(test, known = new Int8Array(S.length), sliced = false) {
-  let untilAll = S.length > SLOW_NODES && !sliced ? S.length >> 4 : Infinity;
+// the time. byId.ask(id) tests one without counting it (asked in id order already).
+function testById(test, known = new Int8Array(S.length)) {
+  let untilAll = S.length > SLOW_NODES ? S.length >> 4 : Infinity;
+  const ask = (id) => {
+    if (!known[id]) {
+      known[id] = test(S[id]) ? 2 : 1;
+      if (known[id] === 2) {
+        byId.yes.push(id);
+      }
+    }
+  };
   const byId = (id) => {
     if (!known[id]) {
       if (--untilAll === 0) {
         for (let other = 0; other < known.length; other++) {
-          byId(other);
+          ask(other);
         }
       }
-      if (!known[id]) {
-        known[id] = test(S[id]) ? 2 : 1;
-        if (known[id] === 2) {
-          byId.yes.push(id);
-        }
-      }
+      ask(id);
     }
     return known[id] === 2;
   };
   byId.yes = [];
+  byId.ask = ask;
   return byId;
 }
 function anyOf(tests, id) {

@@ -244,21 +244,22 @@ function kthLargest(keys, k) {
 }
 // The rows of `sorted` (inOrder's) whose function `match`es, in inOrder's order: where
 // SHOWN_ROWS of them are among its heads, those in order as they stand and the others'
-// first chosen (every row past the heads is below them; those are only counted), else
-// all of them sorted again.
+// first chosen (every row past the heads is below them; those are only counted, in row
+// order: the names' ids read in order), else all of them sorted again.
 function matchingInOrder(figures, sorted, match, key) {
+  const ids = figures.ids;
   const heads = [];
   let inOrderRows = 0;
-  let count = 0;
-  for (let i = 0; i < sorted.rows.length; i++) {
+  for (let i = 0; i < sorted.heads; i++) {
     const r = sorted.rows[i];
-    if (match(figures.ids[r])) {
-      count++;
-      if (i < sorted.heads) {
-        heads.push(r);
-        inOrderRows += i < sorted.exact ? 1 : 0;
-      }
+    if (match(ids[r])) {
+      heads.push(r);
+      inOrderRows += i < sorted.exact ? 1 : 0;
     }
+  }
+  let count = 0;
+  for (let r = 0; r < figures.count; r++) {
+    count += match(ids[r]) ? 1 : 0;
   }
   if (heads.length >= SHOWN_ROWS || heads.length === count) {
     const rows = Int32Array.from(heads);
@@ -271,9 +272,8 @@ function matchingInOrder(figures, sorted, match, key) {
   }
   const rows = new Int32Array(count);
   let at = 0;
-  for (let i = 0; i < sorted.rows.length; i++) {
-    const r = sorted.rows[i];
-    if (match(figures.ids[r])) {
+  for (let r = 0; r < figures.count; r++) {
+    if (match(ids[r])) {
       rows[at++] = r;
     }
   }

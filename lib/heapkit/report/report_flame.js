@@ -14,6 +14,7 @@ function searchMatcher() {
   }
   if (searchMatch.search !== state.search) {
     searchMatch = searchNext.search === state.search ? searchNext : searchById(state.search, searchNext);
+    clearTimeout(searchAheadTimer); // drawn: its names tested as the views ask, no more ahead
   }
   return searchMatch.test;
 }
@@ -29,7 +30,8 @@ function isPlainText(text) {
 // they left untested).
 function searchById(text, before) {
   const known = new Int8Array(S.length);
-  if (before.known && isPlainText(before.search) && isPlainText(text) && text.includes(before.search)) {
+  if (before.known && before.test.yes && isPlainText(before.search) && isPlainText(text) &&
+      text.includes(before.search)) {
     known.set(before.known);
     before.test.yes.forEach((id) => { known[id] = 0; }); // (to test again)
   }

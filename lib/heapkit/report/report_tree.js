@@ -9,18 +9,22 @@
 
 // A test of a name (matcher.js) as a test of a string id, each id tested once: its
 // answers in `known` (0: not yet tested, 1: no, 2: yes), which may come with some made;
-// byId.yes lists the ids it found yes. Once a sixteenth of a big page's names have been
-// asked (a million-node tree asks them all, in its order), every other one is tested at
-// once, in id order: the strings read in the order they lie in memory take a fraction of
-// the time. byId.ask(id) tests one without counting it (asked in id order already);
-// byId.known is the answers' array.
+// byId.yes lists the ids it found yes while they are few (a sixteenth of the names; then
+// null). Once a sixteenth of a big page's names have been asked (a million-node tree asks
+// them all, in its order), every other one is tested at once, in id order: the strings
+// read in the order they lie in memory take a fraction of the time. byId.ask(id) tests
+// one without counting it (asked in id order already); byId.known is the answers' array.
 function testById(test, known = new Int8Array(S.length)) {
   let untilAll = S.length > SLOW_NODES ? S.length >> 4 : Infinity;
   const ask = (id) => {
     if (!known[id]) {
       known[id] = test(S[id]) ? 2 : 1;
-      if (known[id] === 2) {
-        byId.yes.push(id);
+      if (known[id] === 2 && byId.yes) {
+        if (byId.yes.length < known.length >> 4) {
+          byId.yes.push(id);
+        } else {
+          byId.yes = null;
+        }
       }
     }
   };

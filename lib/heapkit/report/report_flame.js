@@ -6,15 +6,69 @@
 // The search's test of a string id (emit/js/matcher.js), or null without a search. Kept
 // while the search is the same: a drawing asks for it several times (header, view, Top),
 // and a million names take a while to test.
-let searchMatch = {search: "", test: null};
+let searchMatch = {search: "", test: null, known: null};
+let searchNext = searchMatch; // the one being typed (searchAhead), or searchMatch
 function searchMatcher() {
   if (!state.search) {
     return null;
   }
   if (searchMatch.search !== state.search) {
-    searchMatch = {search: state.search, test: testById(searchTest(state.search))};
+    searchMatch = searchNext.search === state.search ? searchNext : searchById(state.search, searchNext);
+    clearTimeout(searchAheadTimer); // drawn: its names tested as the views ask, no more ahead
   }
   return searchMatch.test;
+}
+
+// Whether a search's text is plain text to a regular expression (no character that means
+// more), as a name holds it.
+function isPlainText(text) {
+  return !/[\\^$.|?*+()[\]{}]/.test(text);
+}
+// The search `text`'s test of a string id (testById's). Where `before` is plain text that
+// `text`, plain too, holds, a name `before` did not match cannot match `text`: its answer is
+// taken (a search typed key by key tests only what the keys before matched, and what
+// they left untested).
+function searchById(text, before) {
+  const known = new Int8Array(nameCount);
+  if (before.known && before.test.yes && isPlainText(before.search) && isPlainText(text) &&
+      text.includes(before.search)) {
+    known.set(before.known);
+    before.test.yes.forEach((id) => { known[id] = 0; }); // (to test again)
+  }
+  return {search: text, test: testById(searchTest(text), known), known: known};
+}
+
+// The names tested against the search being typed, a slice of a few milliseconds between
+// other tasks, while the keys come and in their pause (searchKeys): on a page of over
+// SLOW_NODES stack prefixes, a million names take longer to test than a person's pause, and
+// the search's drawing once they pause then finds its test made. Returns whether `text`'s
+// test is made for every name, or quick to make as it is drawn (a smaller page).
+let searchAheadTimer = 0;
+function searchAhead(text) {
+  clearTimeout(searchAheadTimer);
+  if (!text || nodeCount <= SLOW_NODES) {
+    return true;
+  }
+  if (searchNext.search !== text) {
+    searchNext = text === searchMatch.search ? searchMatch : searchById(text, searchNext);
+  }
+  const {test, known} = searchNext;
+  let id = known.indexOf(0);
+  function slice() {
+    const until = performance.now() + 8;
+    for (; id >= 0 && id < known.length; id++) {
+      test.ask(id);
+      if ((id & 4095) === 0 && performance.now() > until) {
+        searchAheadTimer = setTimeout(slice, 0);
+        return;
+      }
+    }
+    id = -1;
+  }
+  if (id >= 0) {
+    searchAheadTimer = setTimeout(slice, 0);
+  }
+  return id < 0;
 }
 
 // The share of the zoomed frame held by matching frames, each stack once (the outermost

@@ -89,7 +89,8 @@ function files(list) {
 // drawing is quick, and once the keys pause where it is slow: a big report's search takes
 // a while, and each key's drawing would wait for the last. Quick (its script done well
 // within the ~100 ms between a person's keys) until one is measured, on a page of fewer
-// than SLOW_NODES stack prefixes.
+// than SLOW_NODES stack prefixes; on a bigger one the names are tested meanwhile
+// (searchAhead), and a key is drawn at once only where they all are.
 const QUICK_SEARCH_MS = 50;
 const SEARCH_PAUSE_MS = 150;
 function searchKeys() {
@@ -98,6 +99,7 @@ function searchKeys() {
   let waiting = null; // the drawing to come: {finish}, under way for settled()
   return () => {
     clearTimeout(timer);
+    const tested = searchAhead($("search").value); // report_flame.js
     if (!waiting) {
       waiting = {};
       underWay(new Promise((resolve) => { waiting.finish = resolve; }));
@@ -113,7 +115,7 @@ function searchKeys() {
         cost = performance.now() - start;
         ending.finish();
       }
-    }, cost < QUICK_SEARCH_MS ? 0 : SEARCH_PAUSE_MS);
+    }, cost < QUICK_SEARCH_MS && tested ? 0 : SEARCH_PAUSE_MS);
   };
 }
 

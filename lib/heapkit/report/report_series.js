@@ -5,9 +5,10 @@
 
 function columnTotal(c) {
   const values = D.columns[c][state.type];
+  const keep = tree.leaves().keep;
   let sum = 0;
   for (let i = 0; i < values.length; i++) {
-    if (tree.keepLeaf[i]) {
+    if (keep[i]) {
       sum += values[i];
     }
   }

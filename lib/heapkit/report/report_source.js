@@ -7,8 +7,9 @@
 function linesOf(id) {
   const lines = new Map();
   const values = D.columns[columns().now][state.type];
+  const keep = tree.leaves().keep;
   for (let leaf = 0; leaf < D.leaves.length; leaf++) {
-    if (values[leaf] === 0 || !tree.keepLeaf[leaf]) {
+    if (values[leaf] === 0 || !keep[leaf]) {
       continue;
     }
     const seen = new Set();

@@ -126,26 +126,20 @@ function sortedTopRows() {
 const SHOWN_ROWS = 1000;
 // `rows` (row numbers of `figures`) in the chosen order by `key`, as {rows, exact, count}: the
 // first SHOWN_ROWS (all Top draws) exactly. Past a few thousand rows (a million unnamed
-// addresses), only the rows whose key reaches the SHOWN_ROWS-th's are sorted, first, and
-// the others follow as they were; `exact` counts the rows in order.
+// addresses), only the rows whose key reaches the SHOWN_ROWS-th's are looked at, first,
+// the SHOWN_ROWS first of them chosen and sorted (tens of thousands may tie with the
+// SHOWN_ROWS-th, as many functions hold one allocation of the same size: sorting them all
+// by cum and name took most of Top's drawing), and the others follow as they were; `exact`
+// counts the rows in order, `heads` those that reach the SHOWN_ROWS-th's key (every row
+// after them is below every row before).
 function inOrder(figures, rows, key) {
-  const ids = figures.ids;
-  const cum = figures.cum;
-  const down = state.sortDown;
   const column = key === "name" ? null : topColumn(figures, key);
-  const byName = (a, b) => compareNames(ids[a], ids[b]);
-  const compare = (a, b) => {
-    let x = column ? Math.abs(column[b]) - Math.abs(column[a]) : byName(a, b);
-    if (!down) {
-      x = -x;
-    }
-    return x || Math.abs(cum[b]) - Math.abs(cum[a]) || (compareNames(ids[a], ids[b]) < 0 ? -1 : 1);
-  };
+  const compare = rowOrder(figures, column);
   if (!column || rows.length <= 4 * SHOWN_ROWS) {
     rows.sort(compare);
-    return {rows: rows, exact: rows.length, count: rows.length};
+    return {rows: rows, exact: rows.length, heads: rows.length, count: rows.length};
   }
-  const sign = down ? 1 : -1;
+  const sign = state.sortDown ? 1 : -1;
   const keys = new Float64Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     keys[i] = sign * Math.abs(column[rows[i]]);
@@ -161,8 +155,64 @@ function inOrder(figures, rows, key) {
   for (let i = 0; i < rows.length; i++) {
     sorted[keys[i] >= least ? head++ : tail++] = rows[i];
   }
-  sorted.subarray(0, heads).sort(compare);
-  return {rows: sorted, exact: heads, count: rows.length}; // in order: all that reach the SHOWN_ROWS-th's key
+  const exact = Math.min(heads, SHOWN_ROWS);
+  firstInOrder(sorted.subarray(0, heads), exact, compare);
+  return {rows: sorted, exact: exact, heads: heads, count: rows.length};
+}
+// The order of Top's rows: by `column` (its magnitude; null: by name), the chosen way, then
+// by cum, the largest first, then by name.
+function rowOrder(figures, column) {
+  const ids = figures.ids;
+  const cum = figures.cum;
+  const down = state.sortDown;
+  const byName = (a, b) => compareNames(ids[a], ids[b]);
+  return (a, b) => {
+    let x = column ? Math.abs(column[b]) - Math.abs(column[a]) : byName(a, b);
+    if (!down) {
+      x = -x;
+    }
+    return x || Math.abs(cum[b]) - Math.abs(cum[a]) || (byName(a, b) < 0 ? -1 : 1);
+  };
+}
+// `rows` with its `k` first by `compare` at its start, sorted (the rest after them, in no
+// order): the k first kept in a heap whose top is the last of them, each row compared with
+// it once, then sorted; the rows that tie with the last are compared by name, a few
+// thousand times rather than for a sort of all of them.
+function firstInOrder(rows, k, compare) {
+  if (k === 0) {
+    return;
+  }
+  const heap = rows.subarray(0, k);
+  const down = (at) => {
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= k) {
+        return;
+      }
+      if (child + 1 < k && compare(heap[child + 1], heap[child]) > 0) {
+        child++;
+      }
+      if (compare(heap[child], heap[at]) <= 0) {
+        return;
+      }
+      const r = heap[at];
+      heap[at] = heap[child];
+      heap[child] = r;
+      at = child;
+    }
+  };
+  for (let at = (k >> 1) - 1; at >= 0; at--) {
+    down(at);
+  }
+  for (let i = k; i < rows.length; i++) {
+    if (compare(rows[i], heap[0]) < 0) {
+      const r = rows[i];
+      rows[i] = heap[0];
+      heap[0] = r;
+      down(0);
+    }
+  }
+  heap.sort(compare);
 }
 // The k-th largest of `keys` (as keys sorted ascending [length - k]): the k largest seen
 // kept in a min-heap, a million keys looked at once each rather than sorted.
@@ -192,27 +242,42 @@ function kthLargest(keys, k) {
   }
   return heap[0];
 }
-// The rows of `sorted` (inOrder's) whose function `match`es, in inOrder's order: as they
-// stand where SHOWN_ROWS of them are among the rows already in order (every row past those
-// is below them; those are only counted), else sorted again.
+// The rows of `sorted` (inOrder's) whose function `match`es, in inOrder's order: where
+// SHOWN_ROWS of them are among its heads, those in order as they stand and the others'
+// first chosen (every row past the heads is below them; those are only counted, in row
+// order: the names' ids read in order), else all of them sorted again.
 function matchingInOrder(figures, sorted, match, key) {
-  const rows = [];
+  const ids = figures.ids;
+  const heads = [];
   let inOrderRows = 0;
-  let count = 0;
-  for (let i = 0; i < sorted.rows.length; i++) {
+  for (let i = 0; i < sorted.heads; i++) {
     const r = sorted.rows[i];
-    if (match(figures.ids[r])) {
-      count++;
-      if (inOrderRows < SHOWN_ROWS) {
-        rows.push(r);
-        inOrderRows += i < sorted.exact ? 1 : 0;
-      }
+    if (match(ids[r])) {
+      heads.push(r);
+      inOrderRows += i < sorted.exact ? 1 : 0;
     }
   }
-  if (inOrderRows >= SHOWN_ROWS || inOrderRows === rows.length) {
-    return {rows: rows, exact: inOrderRows, count: count};
+  let count = 0;
+  for (let r = 0; r < figures.count; r++) {
+    count += match(ids[r]) ? 1 : 0;
   }
-  return inOrder(figures, Int32Array.from(rows), key);
+  if (heads.length >= SHOWN_ROWS || heads.length === count) {
+    const rows = Int32Array.from(heads);
+    const exact = Math.min(rows.length, SHOWN_ROWS);
+    if (exact > inOrderRows) {
+      const column = key === "name" ? null : topColumn(figures, key);
+      firstInOrder(rows.subarray(inOrderRows), exact - inOrderRows, rowOrder(figures, column));
+    }
+    return {rows: rows, exact: exact, heads: rows.length, count: count};
+  }
+  const rows = new Int32Array(count);
+  let at = 0;
+  for (let r = 0; r < figures.count; r++) {
+    if (match(ids[r])) {
+      rows[at++] = r;
+    }
+  }
+  return inOrder(figures, rows, key);
 }
 function topHead(diff) {
   const heads = diff

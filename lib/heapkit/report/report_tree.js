@@ -7,20 +7,42 @@
 // tree.end[n + 1], ... (no object per node).
 "use strict";
 
-// A test of a name (matcher.js) as a test of a string id, each id tested once.
-function testById(test) {
-  // Two bits an id (0: not yet tested, 1: no, 2: yes): a search and a refinement each keep
-  // theirs, a million names apiece.
-  const known = new Uint8Array((nameCount + 3) >> 2);
-  return (id) => {
-    const shift = (id & 3) << 1;
-    let answer = (known[id >> 2] >> shift) & 3;
-    if (!answer) {
-      answer = test(nameOf(id)) ? 2 : 1;
-      known[id >> 2] |= answer << shift;
+// A test of a name (matcher.js) as a test of a string id, each id tested once: its
+// answers in `known` (0: not yet tested, 1: no, 2: yes), which may come with some made;
+// byId.yes lists the ids it found yes while they are few (a sixteenth of the names; then
+// null). Once a sixteenth of a big page's names have been asked (a million-node tree asks
+// them all, in its order), every other one is tested at once, in id order: the strings
+// read in the order they lie in memory take a fraction of the time. byId.ask(id) tests
+// one without counting it (asked in id order already); byId.known is the answers' array.
+function testById(test, known = new Int8Array(nameCount)) {
+  let untilAll = nameCount > SLOW_NODES ? nameCount >> 4 : Infinity;
+  const ask = (id) => {
+    if (!known[id]) {
+      known[id] = test(nameOf(id)) ? 2 : 1;
+      if (known[id] === 2 && byId.yes) {
+        if (byId.yes.length < known.length >> 4) {
+          byId.yes.push(id);
+        } else {
+          byId.yes = null;
+        }
+      }
     }
-    return answer === 2;
   };
+  const byId = (id) => {
+    if (!known[id]) {
+      if (--untilAll === 0) {
+        for (let other = 0; other < known.length; other++) {
+          ask(other);
+        }
+      }
+      ask(id);
+    }
+    return known[id] === 2;
+  };
+  byId.yes = [];
+  byId.ask = ask;
+  byId.known = known;
+  return byId;
 }
 function anyOf(tests, id) {
   for (let i = 0; i < tests.length; i++) {
@@ -222,32 +244,42 @@ function openedLeafNodes(t) {
 }
 
 // Per leaf (a stack), whether it is kept: on the chosen thread, through every focus, past
-// no ignore, and not all hidden or dropped; and (t.leafNode) its tree node, or the root
-// where it is left out (no stack ends at the root): the sums of each type and side read
-// one array, not three. The raw nodes' marks (which focus patterns matched on the stack,
-// as bits; whether an ignore did; its first node) are followed from parent to child only
+// no ignore, and not all hidden or dropped (keep); and its tree node, or the root where it
+// is left out (no stack ends at the root): the sums of each type and side read one array,
+// not three (node). The raw nodes' marks (which focus patterns matched on the stack, as
+// bits; whether an ignore did; its first node) are followed from parent to child only
 // where a focus, an ignore or a thread asks.
 function keptLeaves(t, kinds) {
   const keep = new Uint8Array(D.leaves.length);
-  const marking = kinds.focus.length || kinds.ignore.length || state.thread >= 0;
+  const marking = t.choosing;
   let focusBits = null;
   let rootOf = null;
   const allFocus = (1 << kinds.focus.length) - 1;
   if (marking) {
     focusBits = new Int32Array(nodeCount); // the ignored: -1
     rootOf = state.thread >= 0 ? new Int32Array(nodeCount) : null;
+    // A test's answer read from its array (testById's known), the test called only for a
+    // name not yet asked: a call for each of millions of nodes took half the loop.
+    const answer = (test, known, id) => known[id] || (test(id), known[id]);
+    const ignoreKnown = kinds.ignore.map((test) => test.known);
+    const focusKnown = kinds.focus.map((test) => test.known);
+    const parents = D.parents;
     for (let n = 0; n < nodeCount; n++) {
-      const p = D.parents[n];
+      const p = parents[n];
       const id = nodeName(n);
       if (rootOf) {
         rootOf[n] = p < 0 ? n : rootOf[p];
       }
       let bits = p < 0 ? 0 : focusBits[p];
-      if (bits >= 0 && anyOf(kinds.ignore, id)) {
-        bits = -1;
+      for (let i = 0; bits >= 0 && i < kinds.ignore.length; i++) {
+        if (answer(kinds.ignore[i], ignoreKnown[i], id) === 2) {
+          bits = -1;
+        }
       }
+      // A focus matched above needs no test here (a stack's first node matching "main"
+      // spares the names of all it calls).
       for (let f = 0; bits >= 0 && f < kinds.focus.length; f++) {
-        if (kinds.focus[f](id)) {
+        if (!(bits & (1 << f)) && answer(kinds.focus[f], focusKnown[f], id) === 2) {
           bits |= 1 << f;
         }
       }
@@ -270,8 +302,7 @@ function keptLeaves(t, kinds) {
     keep[leaf] = kept ? 1 : 0;
     nodeOf[leaf] = kept ? fn : 0;
   }
-  t.leafNode = nodeOf;
-  return keep;
+  return {keep: keep, node: nodeOf};
 }
 
 // Per tree node, whether its function is not also above it (recursion): cum counts a
@@ -360,7 +391,12 @@ let tree = null; // the function-level tree after refinement
 function buildTree() {
   const kinds = refinementTests();
   const t = Object.assign({}, shapeFor(kinds));
-  t.keepLeaf = keptLeaves(t, kinds);
+  // Whether a focus, an ignore or a thread chooses leaves: without, the values are summed
+  // from the opened tree's (valuesOf), and the leaves are looked at only where a view asks
+  // (tree.leaves(): a million of them, at random, took a fifth of a hide).
+  t.choosing = kinds.focus.length > 0 || kinds.ignore.length > 0 || state.thread >= 0;
+  let leaves = null;
+  t.leaves = () => leaves || (leaves = keptLeaves(t, kinds));
   tree = t;
 }
 
@@ -381,18 +417,73 @@ function sumsArray(values, count) {
   return new Float64Array(count);
 }
 
+// Whether sums of `values` come out the same in any order: integers whose magnitudes add
+// up below 2^53 (float64 adds them exactly).
+function sumsExact(values) {
+  if (values instanceof Int32Array) {
+    return true; // (a million below 2^31 each)
+  }
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isInteger(values[i])) {
+      return false;
+    }
+    sum += Math.abs(values[i]);
+  }
+  return sum < 2 ** 53;
+}
+
+// Each leaf's value summed into its node: `nodeOf` (by leaf) gives the node, the root
+// where the leaf is left out.
+function leafSums(values, nodeOf, count) {
+  const self = sumsArray(values, count);
+  for (let leaf = 0; leaf < values.length; leaf++) {
+    self[nodeOf[leaf]] += values[leaf];
+  }
+  self[0] = 0; // (the leaves left out)
+  return self;
+}
+
+// Per column's values (D.columns[c][type]): the self values of the tree the page opened
+// on, every leaf kept, where their sums are exact, else null; those of the columns in use
+// kept (a change's two sides). A tree that hide or drop alone refined sums them along its
+// `to`, in node order, not a million leaves' at random: the same sums, as they are exact.
+const openedSelves = new Map();
+function openedSelf(values) {
+  if (!openedSelves.has(values)) {
+    const plain = plainShape();
+    const self = sumsExact(values) ? leafSums(values, openedLeafNodes(plain), plain.count) : null;
+    if (openedSelves.size === (columns().base >= 0 ? 2 : 1)) {
+      openedSelves.delete(openedSelves.keys().next().value); // the oldest
+    }
+    openedSelves.set(values, self);
+  }
+  return openedSelves.get(values);
+}
+
+// Tree t's self values from the opened tree's `opened`: each opened node's into its node
+// in t (a hidden node's into its caller's; a node all hidden or dropped into the root,
+// which holds none).
+function selfFromOpened(t, opened) {
+  if (!t.to) {
+    return opened; // the opened tree itself (nothing writes into a tree's values)
+  }
+  const self = new opened.constructor(t.count);
+  const to = t.to;
+  for (let n = 1; n < to.length; n++) {
+    self[to[n]] += opened[n];
+  }
+  self[0] = 0;
+  return self;
+}
+
 // Values of the current type: self and total per tree node, of one column.
 function valuesOf(column) {
   const count = tree.count;
   const values = column >= 0 ? D.columns[column][state.type] : null;
-  const self = values ? sumsArray(values, count) : new Int32Array(count);
-  if (values) {
-    const nodeOf = tree.leafNode;
-    for (let leaf = 0; leaf < values.length; leaf++) {
-      self[nodeOf[leaf]] += values[leaf];
-    }
-    self[0] = 0; // (the leaves left out)
-  }
+  const opened = values && !tree.choosing ? openedSelf(values) : null;
+  const self = !values ? new Int32Array(count)
+    : opened ? selfFromOpened(tree, opened) : leafSums(values, tree.leaves().node, count);
   const total = self.slice();
   const parent = tree.parent;
   for (let n = count - 1; n > 0; n--) {

@@ -29,13 +29,14 @@ function isPlainText(text) {
 // taken (a search typed key by key tests only what the keys before matched, and what
 // they left untested).
 function searchById(text, before) {
-  const known = new Int8Array(nameCount);
+  const known = answersFor(nameCount);
   if (before.known && before.test.yes && isPlainText(before.search) && isPlainText(text) &&
       text.includes(before.search)) {
     known.set(before.known);
-    before.test.yes.forEach((id) => { known[id] = 0; }); // (to test again)
+    before.test.yes.forEach((id) => setAnswer(known, id, 0)); // (to test again)
   }
-  return {search: text, test: testById(searchTest(text), known), known: known};
+  return {search: text, test: testById(searchTest(text), known, isPlainText(text) ? text : null),
+          known: known};
 }
 
 // The names tested against the search being typed, a slice of a few milliseconds between
@@ -53,10 +54,14 @@ function searchAhead(text) {
     searchNext = text === searchMatch.search ? searchMatch : searchById(text, searchNext);
   }
   const {test, known} = searchNext;
-  let id = known.indexOf(0);
+  if (isPlainText(text)) {
+    test.askAll(); // a few milliseconds for a million names
+    return true;
+  }
+  let id = firstUnanswered(known);
   function slice() {
     const until = performance.now() + 8;
-    for (; id >= 0 && id < known.length; id++) {
+    for (; id >= 0 && id < nameCount; id++) {
       test.ask(id);
       if ((id & 4095) === 0 && performance.now() > until) {
         searchAheadTimer = setTimeout(slice, 0);

@@ -7,20 +7,52 @@
 // tree.end[n + 1], ... (no object per node).
 "use strict";
 
+// A test's answers, two bits a string id (0: not yet tested, 1: no, 2: yes), four ids a
+// byte: a search and each refinement kept keep theirs, a million names apiece.
+function answersFor(count) {
+  return new Uint8Array((count + 3) >> 2);
+}
+function answerOf(known, id) {
+  return (known[id >> 2] >> ((id & 3) << 1)) & 3;
+}
+function setAnswer(known, id, answer) {
+  const shift = (id & 3) << 1;
+  known[id >> 2] = (known[id >> 2] & ~(3 << shift)) | (answer << shift);
+}
+// The first string id not yet tested, or -1.
+function firstUnanswered(known) {
+  for (let i = 0; i < known.length; i++) {
+    const b = known[i];
+    if ((b & 3) && (b & 12) && (b & 48) && (b & 192)) {
+      continue;
+    }
+    for (let id = i << 2; id < Math.min((i + 1) << 2, nameCount); id++) {
+      if (!answerOf(known, id)) {
+        return id;
+      }
+    }
+  }
+  return -1;
+}
+
 // A test of a name (matcher.js) as a test of a string id, each id tested once: its
-// answers in `known` (0: not yet tested, 1: no, 2: yes), which may come with some made;
-// byId.yes lists the ids it found yes while they are few (a sixteenth of the names; then
-// null). Once a sixteenth of a big page's names have been asked (a million-node tree asks
-// them all, in its order), every other one is tested at once, in id order: the strings
-// read in the order they lie in memory take a fraction of the time. byId.ask(id) tests
-// one without counting it (asked in id order already); byId.known is the answers' array.
-function testById(test, known = new Int8Array(nameCount)) {
+// answers in `known` (answersFor), which may come with some made; byId.yes lists the ids
+// it found yes while they are few (a sixteenth of the names; then null). Once a sixteenth
+// of a big page's names have been asked (a million-node tree asks them all, in its order),
+// every other one is tested at once, in id order: the strings read in the order they lie
+// in memory take a fraction of the time; where the pattern is `plain` text (no character
+// a regular expression reads otherwise), they are all answered at once from where it occurs
+// in the strings' one text (answerPlain). byId.ask(id) tests one without counting it
+// (asked in id order already); byId.askAll() answers every one; byId.known is the
+// answers' array.
+function testById(test, known = answersFor(nameCount), plain = null) {
   let untilAll = nameCount > SLOW_NODES ? nameCount >> 4 : Infinity;
   const ask = (id) => {
-    if (!known[id]) {
-      known[id] = test(nameOf(id)) ? 2 : 1;
-      if (known[id] === 2 && byId.yes) {
-        if (byId.yes.length < known.length >> 4) {
+    if (!answerOf(known, id)) {
+      const yes = test(nameOf(id));
+      setAnswer(known, id, yes ? 2 : 1);
+      if (yes && byId.yes) {
+        if (byId.yes.length < nameCount >> 4) {
           byId.yes.push(id);
         } else {
           byId.yes = null;
@@ -28,21 +60,55 @@ function testById(test, known = new Int8Array(nameCount)) {
       }
     }
   };
-  const byId = (id) => {
-    if (!known[id]) {
-      if (--untilAll === 0) {
-        for (let other = 0; other < known.length; other++) {
-          ask(other);
+  const askAll = () => {
+    untilAll = Infinity;
+    if (plain && !plain.includes("\0")) {
+      answerPlain(known, plain, (id) => {
+        if (byId.yes && byId.yes.length < nameCount >> 4) {
+          byId.yes.push(id);
+        } else {
+          byId.yes = null;
         }
+      });
+      return;
+    }
+    for (let id = 0; id < nameCount; id++) {
+      ask(id);
+    }
+  };
+  const byId = (id) => {
+    if (!answerOf(known, id)) {
+      if (--untilAll === 0) {
+        askAll();
       }
       ask(id);
     }
-    return known[id] === 2;
+    return answerOf(known, id) === 2;
   };
   byId.yes = [];
   byId.ask = ask;
+  byId.askAll = askAll;
   byId.known = known;
   return byId;
+}
+// Every string id not yet answered answered for a plain `text`: yes where the text occurs
+// in its string (one indexOf over the strings' one text, a NUL ending each: a million names
+// in a few milliseconds, where a test of each took over a hundred), no elsewhere. `found`
+// is told each id newly found yes.
+function answerPlain(known, text, found) {
+  const fresh = known.slice(); // the answers made before: kept
+  for (let i = 0; i < known.length; i++) {
+    const b = known[i];
+    known[i] = b | (~(b | (b >> 1)) & 0x55); // each pair still 0 (not asked): 1, no
+  }
+  for (let at = stringText.indexOf(text); at >= 0;) {
+    const id = idStartingAt(at);
+    if (!answerOf(fresh, id)) {
+      setAnswer(known, id, 2);
+      found(id);
+    }
+    at = stringText.indexOf(text, stringStarts[id + 1]);
+  }
 }
 function anyOf(tests, id) {
   for (let i = 0; i < tests.length; i++) {
@@ -62,7 +128,8 @@ function refinementTests() {
     const key = (r.kind === "drop" ? "drop=" : "") + r.pattern;
     let test = testsOfPattern.get(key);
     if (!test) {
-      test = testById(refinementTest(r.kind, r.pattern));
+      const plain = r.kind !== "drop" && isPlainText(r.pattern) ? r.pattern : null;
+      test = testById(refinementTest(r.kind, r.pattern), answersFor(nameCount), plain);
       if (testsOfPattern.size === 4) {
         testsOfPattern.delete(testsOfPattern.keys().next().value); // the oldest
       }
@@ -260,7 +327,7 @@ function keptLeaves(t, kinds) {
     rootOf = state.thread >= 0 ? new Int32Array(nodeCount) : null;
     // A test's answer read from its array (testById's known), the test called only for a
     // name not yet asked: a call for each of millions of nodes took half the loop.
-    const answer = (test, known, id) => known[id] || (test(id), known[id]);
+    const answer = (test, known, id) => answerOf(known, id) || (test(id), answerOf(known, id));
     const ignoreKnown = kinds.ignore.map((test) => test.known);
     const focusKnown = kinds.focus.map((test) => test.known);
     const parents = D.parents;

@@ -47,29 +47,26 @@ function firstUnanswered(known) {
 // answers' array.
 function testById(test, known = answersFor(nameCount), plain = null) {
   let untilAll = nameCount > SLOW_NODES ? nameCount >> 4 : Infinity;
+  const foundYes = (id) => {
+    if (byId.yes && byId.yes.length < nameCount >> 4) {
+      byId.yes.push(id);
+    } else {
+      byId.yes = null;
+    }
+  };
   const ask = (id) => {
     if (!answerOf(known, id)) {
       const yes = test(nameOf(id));
       setAnswer(known, id, yes ? 2 : 1);
-      if (yes && byId.yes) {
-        if (byId.yes.length < nameCount >> 4) {
-          byId.yes.push(id);
-        } else {
-          byId.yes = null;
-        }
+      if (yes) {
+        foundYes(id);
       }
     }
   };
   const askAll = () => {
     untilAll = Infinity;
     if (plain && !plain.includes("\0")) {
-      answerPlain(known, plain, (id) => {
-        if (byId.yes && byId.yes.length < nameCount >> 4) {
-          byId.yes.push(id);
-        } else {
-          byId.yes = null;
-        }
-      });
+      answerPlain(known, plain, foundYes);
       return;
     }
     for (let id = 0; id < nameCount; id++) {

@@ -106,8 +106,8 @@ Result<void> write_profile_view(Views& views, const ViewOptions& options, const 
     case ViewKind::lifetimes:
         return write_lifetime_chart(after, folded, options.lifetimes, sink);
     case ViewKind::html:
-        return write_html_report(after, views.base ? &*views.base : nullptr, folded, options.html,
-                                 sink);
+        return write_html_report(std::move(views.profile), std::move(views.base), folded,
+                                 options.html, sink);
     case ViewKind::pprof:
         break;
     }

@@ -249,7 +249,16 @@ Result<void> append_log_views(std::string& json, const Profile& profile,
     return {};
 }
 
-Result<void> write_report(const Profile& profile, const Profile* base, const FoldedOptions& folded,
+// A profile's stacks (its samples and their locations) once the report's tables hold them:
+// its names, types, sources and notes stay for the page's header.
+void release_stacks(Profile& profile) {
+    profile.samples = {};
+    profile.sample_locations = {};
+    std::vector<Location>().swap(profile.locations);
+    std::vector<LogSample>().swap(profile.log_samples);
+}
+
+Result<void> write_report(Profile& profile, Profile* base, const FoldedOptions& folded,
                           HtmlOptions options, const Sink& sink) {
     std::vector<const Profile*> profiles{&profile};
     if (base) {
@@ -272,8 +281,10 @@ Result<void> write_report(const Profile& profile, const Profile* base, const Fol
         ReportData data(folded);
         if (base) {
             HEAPKIT_TRY(data.add_profile(*base, types));
+            release_stacks(*base);
         }
         HEAPKIT_TRY(data.add_profile(profile, types));
+        release_stacks(profile);
         data.release_indexes();
         if (base) {
             first.types = type_options(profile, types, folded.sample);
@@ -359,10 +370,11 @@ Result<void> write_series(std::span<const Profile> dumps, const FoldedOptions& f
 
 } // namespace
 
-Result<void> write_html_report(const Profile& profile, const Profile* base,
+Result<void> write_html_report(Profile profile, std::optional<Profile> base,
                                const FoldedOptions& folded, const HtmlOptions& options,
                                const Sink& sink) {
-    return catching([&] { return write_report(profile, base, folded, options, sink); });
+    return catching(
+        [&] { return write_report(profile, base ? &*base : nullptr, folded, options, sink); });
 }
 
 Result<void> write_html_series(std::span<const Profile> dumps, const FoldedOptions& folded,

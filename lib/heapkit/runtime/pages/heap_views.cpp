@@ -188,7 +188,7 @@ Response heap_report_page(const Request& request) {
     // Source files are not read inside a running program, nor served over HTTP.
     html.source_excerpts = false;
     std::string page_text;
-    auto done = write_html_report(profile, nullptr, folded, html,
+    auto done = write_html_report(std::move(profile), std::nullopt, folded, html,
                                   [&](std::string_view piece) -> Result<void> {
                                       page_text += piece;
                                       return {};

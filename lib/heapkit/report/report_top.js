@@ -106,21 +106,27 @@ function topRows() {
 function topSortKey() {
   return !base && state.sort === "dflat" ? "flat" : state.sort;
 }
+// The chosen order's key: its column and way.
+function topOrderKey() {
+  return topSortKey() + (state.sortDown ? " down" : " up");
+}
 // The rows in the chosen order ({rows: row numbers, exact, count}: inOrder's), sorted again only
 // when the figures or the order change.
 function sortedTopRows() {
-  const key = topSortKey();
   const figures = topFigures(); // (may make topCache anew)
-  const orderKey = key + (state.sortDown ? " down" : " up");
-  if (topCache.order === null || topCache.orderKey !== orderKey) {
+  if (madeTopOrder() === null) {
     const rows = new Int32Array(figures.count);
     for (let r = 0; r < rows.length; r++) {
       rows[r] = r;
     }
-    topCache.order = inOrder(figures, rows, key);
-    topCache.orderKey = orderKey;
+    topCache.order = inOrder(figures, rows, topSortKey());
+    topCache.orderKey = topOrderKey();
   }
   return topCache.order;
+}
+// sortedTopRows' order where it is made for the figures as they are, else null.
+function madeTopOrder() {
+  return topCache.order !== null && topCache.orderKey === topOrderKey() ? topCache.order : null;
 }
 
 const SHOWN_ROWS = 1000;
@@ -242,42 +248,41 @@ function kthLargest(keys, k) {
   }
   return heap[0];
 }
-// The rows of `sorted` (inOrder's) whose function `match`es, in inOrder's order: where
-// SHOWN_ROWS of them are among its heads, those in order as they stand and the others'
-// first chosen (every row past the heads is below them; those are only counted, in row
-// order: the names' ids read in order), else all of them sorted again.
+// The rows whose function `match`es, in the chosen order (inOrder's {rows, exact, heads,
+// count}). Where the order of all rows is made (`sorted`, else null) and SHOWN_ROWS of the
+// matching ones are among its heads, those are in order as they stand and the others'
+// first chosen (every row past the heads is below them); else the matching rows alone are
+// put in order (on a million functions, ordering them all first took as long again).
 function matchingInOrder(figures, sorted, match, key) {
   const ids = figures.ids;
-  const heads = [];
-  let inOrderRows = 0;
-  for (let i = 0; i < sorted.heads; i++) {
-    const r = sorted.rows[i];
-    if (match(ids[r])) {
-      heads.push(r);
-      inOrderRows += i < sorted.exact ? 1 : 0;
-    }
-  }
+  const all = new Int32Array(figures.count);
   let count = 0;
   for (let r = 0; r < figures.count; r++) {
-    count += match(ids[r]) ? 1 : 0;
-  }
-  if (heads.length >= SHOWN_ROWS || heads.length === count) {
-    const rows = Int32Array.from(heads);
-    const exact = Math.min(rows.length, SHOWN_ROWS);
-    if (exact > inOrderRows) {
-      const column = key === "name" ? null : topColumn(figures, key);
-      firstInOrder(rows.subarray(inOrderRows), exact - inOrderRows, rowOrder(figures, column));
-    }
-    return {rows: rows, exact: exact, heads: rows.length, count: count};
-  }
-  const rows = new Int32Array(count);
-  let at = 0;
-  for (let r = 0; r < figures.count; r++) {
     if (match(ids[r])) {
-      rows[at++] = r;
+      all[count++] = r;
     }
   }
-  return inOrder(figures, rows, key);
+  if (sorted) {
+    const heads = [];
+    let inOrderRows = 0;
+    for (let i = 0; i < sorted.heads; i++) {
+      const r = sorted.rows[i];
+      if (match(ids[r])) {
+        heads.push(r);
+        inOrderRows += i < sorted.exact ? 1 : 0;
+      }
+    }
+    if (heads.length >= SHOWN_ROWS || heads.length === count) {
+      const rows = Int32Array.from(heads);
+      const exact = Math.min(rows.length, SHOWN_ROWS);
+      if (exact > inOrderRows) {
+        const column = key === "name" ? null : topColumn(figures, key);
+        firstInOrder(rows.subarray(inOrderRows), exact - inOrderRows, rowOrder(figures, column));
+      }
+      return {rows: rows, exact: exact, heads: rows.length, count: count};
+    }
+  }
+  return inOrder(figures, all.slice(0, count), key);
 }
 function topHead(diff) {
   const heads = diff
@@ -294,29 +299,47 @@ function topHead(diff) {
 }
 // What Top's table shows: drawn again only when its rows, order or search change (a
 // selection only marks its row). Only the rows drawn are made into elements.
-let topShown = {order: null, search: null};
+let topShown = {figures: null, orderKey: "", search: null};
+// On a page of over SLOW_NODES stack prefixes, Top's rows are drawn a few screens at a time,
+// as the reader scrolls near them: drawing the thousand rows at once (their style, layout
+// and raster) took most of a redrawing of Top on a million stacks (about 150 ms of the
+// main thread and as long again rasterizing), for a view that shows some forty.
+const ROWS_AHEAD = 120;
+let topRowsAhead = null; // the IntersectionObserver that draws the next rows
 function renderTop() {
   const diff = !!base;
   const figures = topFigures();
-  let order = sortedTopRows();
-  if (topShown.order === order && topShown.search === state.search) {
+  const orderKey = topOrderKey();
+  if (topShown.figures === figures && topShown.orderKey === orderKey && topShown.search === state.search) {
     for (const tr of $("top").tBodies[0].rows) {
       tr.className = Number(tr.dataset.function) === state.selected ? "sel" : "";
     }
     return;
   }
-  topShown = {order: order, search: state.search};
+  topShown = {figures: figures, orderKey: orderKey, search: state.search};
   const match = searchMatcher(); // report_flame.js
-  if (match) {
-    order = matchingInOrder(figures, order, match, topSortKey());
-  }
+  const order = match ? matchingInOrder(figures, madeTopOrder(), match, topSortKey()) : sortedTopRows();
   const total = now.total[0];
   const baseTotal = base ? base.total[0] : 0;
   $("top").tHead.replaceChildren(topHead(diff));
   const body = document.createElement("tbody");
-  let sum = 0;
   const shown = Math.min(order.count, SHOWN_ROWS);
-  for (let i = 0; i < shown; i++) {
+  const rows = topRowMaker(figures, order, diff, total);
+  const drawn = nodeCount > SLOW_NODES ? Math.min(shown, ROWS_AHEAD) : shown;
+  for (let i = 0; i < drawn; i++) {
+    body.appendChild(rows(i));
+  }
+  $("top").replaceChild(body, $("top").tBodies[0]);
+  drawRowsAhead(body, drawn, shown, rows);
+  $("top-note").textContent = order.count > shown
+    ? shown + " of " + order.count + " functions shown: search to find the others"
+    : order.count + " functions" + (diff ? "; base total " + quantity(baseTotal) : "");
+}
+// Top's `i`-th row of `order` as an element: its cells (sum% counted from the rows before
+// it, the row's elements made in order), its function's name, marked when selected.
+function topRowMaker(figures, order, diff, total) {
+  let sum = 0;
+  return (i) => {
     const r = order.rows[i];
     const id = figures.ids[r];
     const flat = figures.flat[r];
@@ -339,10 +362,33 @@ function renderTop() {
     if (id === state.selected) {
       tr.className = "sel";
     }
-    body.appendChild(tr);
+    return tr;
+  };
+}
+// Rows `drawn` to `shown` of `body` drawn ROWS_AHEAD at a time as the last one drawn comes
+// within a screen of the view (in order: each row's sum% follows the one before).
+function drawRowsAhead(body, drawn, shown, rows) {
+  if (topRowsAhead) {
+    topRowsAhead.disconnect();
+    topRowsAhead = null;
   }
-  $("top").replaceChild(body, $("top").tBodies[0]);
-  $("top-note").textContent = order.count > shown
-    ? shown + " of " + order.count + " functions shown: search to find the others"
-    : order.count + " functions" + (diff ? "; base total " + quantity(baseTotal) : "");
+  if (drawn >= shown) {
+    return;
+  }
+  topRowsAhead = new IntersectionObserver((entries, observer) => {
+    if (!entries.some((e) => e.isIntersecting)) {
+      return;
+    }
+    observer.disconnect();
+    const more = Math.min(shown, drawn + ROWS_AHEAD);
+    const rowsMore = document.createDocumentFragment();
+    for (; drawn < more; drawn++) {
+      rowsMore.appendChild(rows(drawn));
+    }
+    body.appendChild(rowsMore);
+    if (drawn < shown) {
+      observer.observe(body.lastElementChild);
+    }
+  }, {rootMargin: "100% 0px"});
+  topRowsAhead.observe(body.lastElementChild);
 }

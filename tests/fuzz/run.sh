@@ -4,14 +4,12 @@
 # for SECONDS (default 60) a target on average: the small text readers (the HTTP
 # surface's http_request, page_query, bearer_token, symbol_body; the cache's
 # debian_packages; the runtime's telemetry; jemalloc_copies' symbol tables: short inputs,
-# quickly covered) get a quarter
-# of SECONDS each, and the others share the rest of SECONDS x 11, so that a run of all
-# takes as long as it did with its first 11 targets. A crash, leak, timeout or sanitizer
-# report fails the
-# run; its reproducer is kept in $FUZZ_ARTIFACTS (default ./fuzz-artifacts). Ends with
-# "N passed, N failed". Extra arguments go to every fuzzer (e.g. -runs=10000000).
-# FUZZ_TARGETS (space-separated) runs only those targets, e.g. to split a long run
-# over two cores.
+# quickly covered) get a quarter of SECONDS each, and the others share the rest of
+# SECONDS x 11, so that a run of all fuzzes as long as it did with its first 11 targets.
+# FUZZ_JOBS targets (default: one per core) run at a time. A crash, leak, timeout or
+# sanitizer report fails the run; its reproducer is kept in $FUZZ_ARTIFACTS (default
+# ./fuzz-artifacts). Ends with "N passed, N failed". Extra arguments go to every fuzzer
+# (e.g. -runs=10000000). FUZZ_TARGETS (space-separated) runs only those targets.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
@@ -142,24 +140,50 @@ printf 's3cret\nBearer   s3cret ' > "$work/bearer_token/bearer"
 printf 'tok\n[::1]:6060' > "$work/bearer_token/host"
 printf '0x7f0012345678+0x55d0c0de+1f\n' > "$work/symbol_body/three"
 
-passed=0
-failed=0
-for target in $targets; do
-  share=$heavy_seconds
+# The targets run side by side, FUZZ_JOBS at a time (default: one per core): each still has
+# its share of a core, and a run of all takes its budget over the cores.
+jobs=${FUZZ_JOBS:-$(nproc)}
+fuzz_one() {
+  local target=$1 share=$heavy_seconds start=$SECONDS
+  shift
   case " $light_targets " in
   *" $target "*) share=$light_seconds ;;
   esac
-  echo "== fuzz_$target: ${share}s"
-  start=$SECONDS
   if "$build/tests/fuzz/fuzz_$target" "$work/$target" -max_total_time="$share" \
       -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$artifacts/$target-" "$@" 2>"$work/$target.log"; then
+    {
+      echo "== fuzz_$target: ${share}s"
+      echo "fuzz_$target: clean after $((SECONDS - start)) s"
+      grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/$target.log" || true
+    } > "$work/$target.result"
+  else
+    {
+      echo "== fuzz_$target: ${share}s"
+      tail -n 40 "$work/$target.log"
+      echo "fuzz_$target: FAILED"
+    } > "$work/$target.result"
+    return 1
+  fi
+}
+running=0
+for target in $targets; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" "$@" &
+  running=$((running + 1))
+done
+wait || true
+passed=0
+failed=0
+for target in $targets; do # the results in the targets' order, whichever ended first
+  cat "$work/$target.result" 2>/dev/null || echo "fuzz_$target: FAILED (no result)"
+  if grep -q "^fuzz_$target: clean after" "$work/$target.result" 2>/dev/null; then
     passed=$((passed + 1))
-    echo "fuzz_$target: clean after $((SECONDS - start)) s"
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/$target.log" || true
   else
     failed=$((failed + 1))
-    tail -n 40 "$work/$target.log"
   fi
 done
 echo "$passed passed, $failed failed"

@@ -64,7 +64,7 @@ uint32_t ReportData::intern(std::string_view text) {
 }
 
 void ReportData::release_indexes() {
-    m_children = FlameChildIndex();
+    m_children = PrefixChildren();
     m_leaf_of_path = FlameChildIndex();
     m_leaf_of_node = {};
     m_first_frame_of_name = {};
@@ -150,8 +150,8 @@ uint32_t ReportData::module_of(const Profile& profile, const Location& location)
 
 uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
     size_t slot = 0;
-    uint32_t node = m_children.find(parent, frame, slot);
-    if (node == FlameChildIndex::none) {
+    uint32_t node = m_children.find(parent, frame, m_node_parent, m_node_frame, slot);
+    if (node == PrefixChildren::none) {
         node = static_cast<uint32_t>(m_node_frame.size());
         m_children.add(parent, frame, node, slot);
         m_node_parent.push_back(parent == 0 ? -1 : static_cast<int32_t>(parent - 1));

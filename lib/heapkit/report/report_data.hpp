@@ -10,6 +10,7 @@
 #include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/report/first_paint.hpp"
+#include "heapkit/report/prefix_children.hpp"
 #include "heapkit/report/source_excerpts.hpp"
 #include "heapkit/util/error.hpp"
 
@@ -110,7 +111,7 @@ private:
     std::vector<int32_t> m_node_parent; // -1 for a root
     std::vector<uint32_t> m_node_frame;
     // Open-addressed over flat arrays (a million stacks make millions of nodes):
-    FlameChildIndex m_children;           // (parent + 1, frame) -> node
+    PrefixChildren m_children;            // (parent + 1, frame) -> node
     FlameChildIndex m_leaf_of_path;       // a path's hash (its two halves) -> its leaf
     std::vector<uint32_t> m_leaves;       // nodes where some stack ends
     std::vector<uint32_t> m_leaf_of_node; // per node: its leaf, or FlameChildIndex::none

@@ -217,6 +217,18 @@ uint32_t ReportData::source_of(const Profile& profile, const Location& location,
 }
 
 Result<void> ReportData::add_profile(const Profile& profile, std::span<const SampleType> types) {
+    return add_stacks(profile, types, nullptr);
+}
+
+Result<void> ReportData::add_profile_releasing(Profile& profile,
+                                               std::span<const SampleType> types) {
+    HEAPKIT_TRY(add_stacks(profile, types, &profile.samples));
+    profile.samples = {};
+    return {};
+}
+
+Result<void> ReportData::add_stacks(const Profile& profile, std::span<const SampleType> types,
+                                    PodVector<Sample>* read_once) {
     TokenTable tokens(profile.locations);
     LocationTokens layout = location_tokens(profile, m_folded, tokens);
     // Interned in the layout's order, as the tokens were first met: the string table is
@@ -247,7 +259,14 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
     std::vector<Entry> entries;
     std::vector<uint32_t> path; // the stack's frames, root first
     std::vector<int64_t> values(types.size());
-    for (const Sample& sample : profile.samples) {
+    // Samples read are let go of in steps of a few MiB (each step one madvise), not the
+    // locations they point to: samples may share them.
+    constexpr size_t release_step = 1 << 16;
+    for (size_t s = 0; s < profile.samples.size(); ++s) {
+        if (read_once != nullptr && s % release_step == 0) {
+            read_once->release_front(s);
+        }
+        const Sample& sample = profile.samples[s];
         bool any = false;
         for (size_t t = 0; t < types.size(); ++t) {
             values[t] = value_of(profile, sample, types[t]);

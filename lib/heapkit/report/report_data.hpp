@@ -35,6 +35,11 @@ public:
     // Adds `profile`'s stacks as a new column, with one value per stack for each of
     // `types`. Columns are the profiles in the order added.
     Result<void> add_profile(const Profile& profile, std::span<const SampleType> types);
+    // As add_profile, where the page is the last use of `profile`'s samples: each is let go
+    // of (page by page) once read, so that the tables grow as the samples shrink, where the
+    // two were held whole at the writer's peak. Its samples are empty after; the rest of
+    // `profile` is as it was.
+    Result<void> add_profile_releasing(Profile& profile, std::span<const SampleType> types);
 
     uint32_t intern(std::string_view text);
 
@@ -87,6 +92,9 @@ private:
     bool holds_path(uint32_t node, const std::vector<uint32_t>& path) const;
     // The most bytes write_json's numeric tables can take.
     size_t tables_bound() const;
+    // add_profile's work; `read_once` (the profile's samples, or null) let go of as read.
+    Result<void> add_stacks(const Profile& profile, std::span<const SampleType> types,
+                            PodVector<Sample>* read_once);
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 

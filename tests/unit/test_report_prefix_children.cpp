@@ -15,10 +15,15 @@ struct Tree {
     std::vector<uint32_t> frames;
     PrefixChildren children;
 
+    auto is_child(uint32_t parent, uint32_t frame) const {
+        return [this, parent, frame](uint32_t node) {
+            return frames[node] == frame && static_cast<uint32_t>(parents[node] + 1) == parent;
+        };
+    }
     // The child of `parent` (a node + 1, 0 for a root) of `frame`, made when new.
     uint32_t child(uint32_t parent, uint32_t frame) {
         size_t slot = 0;
-        uint32_t node = children.find(parent, frame, parents, frames, slot);
+        uint32_t node = children.find(parent, frame, is_child(parent, frame), slot);
         if (node == PrefixChildren::none) {
             node = static_cast<uint32_t>(frames.size());
             children.add(parent, frame, node, slot);
@@ -29,7 +34,7 @@ struct Tree {
     }
     uint32_t find(uint32_t parent, uint32_t frame) const {
         size_t slot = 0;
-        return children.find(parent, frame, parents, frames, slot);
+        return children.find(parent, frame, is_child(parent, frame), slot);
     }
 };
 

@@ -17,30 +17,14 @@ PrefixChildren::PrefixChildren() {
     m_shift = 32 - static_cast<unsigned>(std::countr_zero(first_slots));
 }
 
-uint32_t PrefixChildren::tag_of(uint32_t parent, uint32_t frame) {
-    uint64_t key = uint64_t{parent} << 32 | frame;
-    return static_cast<uint32_t>((key * 0x9e3779b97f4a7c15) >> 32);
-}
-
-uint32_t PrefixChildren::find(uint32_t parent, uint32_t frame, std::span<const int32_t> parents,
-                              std::span<const uint32_t> frames, size_t& slot) const {
+void PrefixChildren::add(uint32_t parent, uint32_t frame, uint32_t node, size_t slot) {
     uint32_t tag = tag_of(parent, frame);
-    size_t mask = m_slots.size() - 1;
-    for (slot = first_slot(tag);; slot = (slot + 1) & mask) {
-        Slot here = m_slots[slot];
-        if (here.node == none) {
-            return none;
-        }
-        // A tag is half the key's hash: another key may share it, and the node says.
-        if (here.tag == tag && frames[here.node] == frame &&
-            static_cast<uint32_t>(parents[here.node] + 1) == parent) {
-            return here.node;
+    if (slot == no_slot) {
+        size_t mask = m_slots.size() - 1;
+        for (slot = first_slot(tag); m_slots[slot].node != none; slot = (slot + 1) & mask) {
         }
     }
-}
-
-void PrefixChildren::add(uint32_t parent, uint32_t frame, uint32_t node, size_t slot) {
-    m_slots[slot] = Slot{tag_of(parent, frame), node};
+    m_slots[slot] = Slot{tag, node};
     if (++m_count * 4 > m_slots.size() * 3) {
         grow();
     }

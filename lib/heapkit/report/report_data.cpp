@@ -150,7 +150,11 @@ uint32_t ReportData::module_of(const Profile& profile, const Location& location)
 
 uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
     size_t slot = 0;
-    uint32_t node = m_children.find(parent, frame, m_node_parent, m_node_frame, slot);
+    auto is_child = [&](uint32_t node) {
+        return m_node_frame[node] == frame &&
+               static_cast<uint32_t>(m_node_parent[node] + 1) == parent;
+    };
+    uint32_t node = m_children.find(parent, frame, is_child, slot);
     if (node == PrefixChildren::none) {
         node = static_cast<uint32_t>(m_node_frame.size());
         m_children.add(parent, frame, node, slot);

@@ -71,9 +71,8 @@ void ReportData::release_indexes() {
     m_frame_of_hash = FlameChildIndex();
     m_frame_collisions = {};
     // Nothing is added from here on: the tables' spare capacity (up to half of each, from
-    // growing by doubling) is let go of before the page is made, its peak.
-    m_frames.shrink_to_fit();
-    m_frame_modules.shrink_to_fit();
+    // growing by doubling) is let go of before the page is made, its peak. The frames'
+    // (PodVectors) was never written to: it holds no memory.
     m_node_parent.shrink_to_fit();
     m_node_frame.shrink_to_fit();
     m_leaves.shrink_to_fit();
@@ -135,7 +134,7 @@ ReportData::FrameKey ReportData::key_of_frame(uint32_t id) const {
 
 uint32_t ReportData::add_frame(const FrameKey& key) {
     auto id = static_cast<uint32_t>(m_frames.size() / 4);
-    m_frames.insert(m_frames.end(), key.begin(), key.begin() + 4);
+    m_frames.append(key.data(), 4);
     m_frame_modules.push_back(key[4]);
     return id;
 }
@@ -255,6 +254,11 @@ Result<void> ReportData::add_stacks(const Profile& profile, std::span<const Samp
         }
     }
     auto& column = m_columns.emplace_back(types.size());
+    for (std::vector<int64_t>& values : column) {
+        // A sample ends at most one new leaf: room a column never outgrows, so it is never
+        // copied into twice the room; the room costs no memory until written.
+        values.reserve(m_leaves.size() + profile.samples.size());
+    }
     // Each printed frame's id, per position in the token layout, made on its first use:
     // stacks share most of their frames, and a frame's id (its name's and file's strings,
     // its source line noted) is the same in every stack. First uses come in the order
@@ -344,8 +348,8 @@ namespace {
 // `numbers` as the page reads them in place (report_data.js): little-endian `Out`
 // (int32_t or double: an Int32Array or a Float64Array) at the next multiple of 8 bytes of
 // `bytes`, named in `json` by its offset and count.
-template <class Out, class Number>
-void append_binary(std::string& json, std::string& bytes, const std::vector<Number>& numbers) {
+template <class Out, class Numbers>
+void append_binary(std::string& json, std::string& bytes, const Numbers& numbers) {
     static_assert(std::endian::native == std::endian::little, "the page reads little-endian");
     bytes.resize((bytes.size() + 7) & ~size_t{7});
     fmt::format_to(std::back_inserter(json), "[{},{},\"{}\"]", bytes.size(), numbers.size(),

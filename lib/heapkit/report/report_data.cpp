@@ -72,7 +72,7 @@ void ReportData::release_indexes() {
     m_frame_collisions = {};
     // Nothing is added from here on: the tables' spare capacity (up to half of each, from
     // growing by doubling) is let go of before the page is made, its peak. The frames'
-    // (PodVectors) was never written to: it holds no memory.
+    // tables are PodVectors, whose spare room was never written to: it holds no memory.
     m_node_parent.shrink_to_fit();
     m_node_frame.shrink_to_fit();
     m_leaves.shrink_to_fit();

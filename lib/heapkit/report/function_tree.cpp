@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heapkit/report/function_tree.hpp"
 
-#include "heapkit/emit/flame/tables.hpp"
+#include "heapkit/report/prefix_children.hpp"
 
 namespace heapkit {
 namespace {
@@ -17,7 +17,7 @@ struct Merged {
 // others): its name is compared directly, and only a node's second callee puts the node's
 // callees in the hash index, where the rest are looked up.
 Merged merge_by_name(std::span<const int32_t> parents, std::span<const uint32_t> names) {
-    constexpr uint32_t none = FlameChildIndex::none;
+    constexpr uint32_t none = PrefixChildren::none;
     Merged m;
     m.parent.reserve(parents.size() + 1);
     m.name.reserve(parents.size() + 1);
@@ -26,14 +26,17 @@ Merged merge_by_name(std::span<const int32_t> parents, std::span<const uint32_t>
     std::vector<bool> indexed{false};       // per merged node: its callees in `children`
     only_child.reserve(parents.size() + 1);
     indexed.reserve(parents.size() + 1);
-    FlameChildIndex children;
+    PrefixChildren children; // keyed by (merged parent, name), read back from `m`
     for (size_t n = 0; n < parents.size(); ++n) {
         uint32_t parent = parents[n] < 0 ? 0 : m.of_node[static_cast<size_t>(parents[n])];
         uint32_t name = names[n];
         uint32_t node = none;
-        size_t slot = FlameChildIndex::no_slot;
+        size_t slot = PrefixChildren::no_slot;
         if (indexed[parent]) {
-            node = children.find(parent, name, slot);
+            auto is_child = [&](uint32_t kid) {
+                return m.name[kid] == name && m.parent[kid] == parent;
+            };
+            node = children.find(parent, name, is_child, slot);
         } else if (only_child[parent] != none && m.name[only_child[parent]] == name) {
             node = only_child[parent];
         }

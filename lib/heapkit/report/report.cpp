@@ -280,10 +280,10 @@ Result<void> write_report(Profile& profile, Profile* base, const FoldedOptions& 
     { // the tables let go of once written: the page is made at the writer's peak
         ReportData data(folded);
         if (base) {
-            HEAPKIT_TRY(data.add_profile(*base, types));
+            HEAPKIT_TRY(data.add_profile_releasing(*base, types));
             release_stacks(*base);
         }
-        HEAPKIT_TRY(data.add_profile(profile, types));
+        HEAPKIT_TRY(data.add_profile_releasing(profile, types));
         release_stacks(profile);
         data.release_indexes();
         if (base) {

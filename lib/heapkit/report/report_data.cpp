@@ -64,16 +64,15 @@ uint32_t ReportData::intern(std::string_view text) {
 }
 
 void ReportData::release_indexes() {
-    m_children = FlameChildIndex();
+    m_children = PrefixChildren();
     m_leaf_of_path = FlameChildIndex();
     m_leaf_of_node = {};
     m_first_frame_of_name = {};
     m_frame_of_hash = FlameChildIndex();
     m_frame_collisions = {};
     // Nothing is added from here on: the tables' spare capacity (up to half of each, from
-    // growing by doubling) is let go of before the page is made, its peak.
-    m_frames.shrink_to_fit();
-    m_frame_modules.shrink_to_fit();
+    // growing by doubling) is let go of before the page is made, its peak. The frames'
+    // tables are PodVectors, whose spare room was never written to: it holds no memory.
     m_node_parent.shrink_to_fit();
     m_node_frame.shrink_to_fit();
     m_leaves.shrink_to_fit();
@@ -135,7 +134,7 @@ ReportData::FrameKey ReportData::key_of_frame(uint32_t id) const {
 
 uint32_t ReportData::add_frame(const FrameKey& key) {
     auto id = static_cast<uint32_t>(m_frames.size() / 4);
-    m_frames.insert(m_frames.end(), key.begin(), key.begin() + 4);
+    m_frames.append(key.data(), 4);
     m_frame_modules.push_back(key[4]);
     return id;
 }
@@ -150,8 +149,12 @@ uint32_t ReportData::module_of(const Profile& profile, const Location& location)
 
 uint32_t ReportData::child(uint32_t parent, uint32_t frame) {
     size_t slot = 0;
-    uint32_t node = m_children.find(parent, frame, slot);
-    if (node == FlameChildIndex::none) {
+    auto is_child = [&](uint32_t node) {
+        return m_node_frame[node] == frame &&
+               static_cast<uint32_t>(m_node_parent[node] + 1) == parent;
+    };
+    uint32_t node = m_children.find(parent, frame, is_child, slot);
+    if (node == PrefixChildren::none) {
         node = static_cast<uint32_t>(m_node_frame.size());
         m_children.add(parent, frame, node, slot);
         m_node_parent.push_back(parent == 0 ? -1 : static_cast<int32_t>(parent - 1));
@@ -217,6 +220,18 @@ uint32_t ReportData::source_of(const Profile& profile, const Location& location,
 }
 
 Result<void> ReportData::add_profile(const Profile& profile, std::span<const SampleType> types) {
+    return add_stacks(profile, types, nullptr);
+}
+
+Result<void> ReportData::add_profile_releasing(Profile& profile,
+                                               std::span<const SampleType> types) {
+    HEAPKIT_TRY(add_stacks(profile, types, &profile.samples));
+    profile.samples = {};
+    return {};
+}
+
+Result<void> ReportData::add_stacks(const Profile& profile, std::span<const SampleType> types,
+                                    PodVector<Sample>* read_once) {
     TokenTable tokens(profile.locations);
     LocationTokens layout = location_tokens(profile, m_folded, tokens);
     // Interned in the layout's order, as the tokens were first met: the string table is
@@ -239,6 +254,11 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
         }
     }
     auto& column = m_columns.emplace_back(types.size());
+    for (std::vector<int64_t>& values : column) {
+        // A sample ends at most one new leaf: room a column never outgrows, so it is never
+        // copied into twice the room; the room costs no memory until written.
+        values.reserve(m_leaves.size() + profile.samples.size());
+    }
     // Each printed frame's id, per position in the token layout, made on its first use:
     // stacks share most of their frames, and a frame's id (its name's and file's strings,
     // its source line noted) is the same in every stack. First uses come in the order
@@ -247,7 +267,14 @@ Result<void> ReportData::add_profile(const Profile& profile, std::span<const Sam
     std::vector<Entry> entries;
     std::vector<uint32_t> path; // the stack's frames, root first
     std::vector<int64_t> values(types.size());
-    for (const Sample& sample : profile.samples) {
+    // Samples read are let go of in steps of a few MiB (each step one madvise), not the
+    // locations they point to: samples may share them.
+    constexpr size_t release_step = 1 << 16;
+    for (size_t s = 0; s < profile.samples.size(); ++s) {
+        if (read_once != nullptr && s % release_step == 0) {
+            read_once->release_front(s);
+        }
+        const Sample& sample = profile.samples[s];
         bool any = false;
         for (size_t t = 0; t < types.size(); ++t) {
             values[t] = value_of(profile, sample, types[t]);
@@ -321,8 +348,8 @@ namespace {
 // `numbers` as the page reads them in place (report_data.js): little-endian `Out`
 // (int32_t or double: an Int32Array or a Float64Array) at the next multiple of 8 bytes of
 // `bytes`, named in `json` by its offset and count.
-template <class Out, class Number>
-void append_binary(std::string& json, std::string& bytes, const std::vector<Number>& numbers) {
+template <class Out, class Numbers>
+void append_binary(std::string& json, std::string& bytes, const Numbers& numbers) {
     static_assert(std::endian::native == std::endian::little, "the page reads little-endian");
     bytes.resize((bytes.size() + 7) & ~size_t{7});
     fmt::format_to(std::back_inserter(json), "[{},{},\"{}\"]", bytes.size(), numbers.size(),

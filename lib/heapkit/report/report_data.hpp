@@ -10,8 +10,10 @@
 #include "heapkit/emit/options.hpp"
 #include "heapkit/model/profile.hpp"
 #include "heapkit/report/first_paint.hpp"
+#include "heapkit/report/prefix_children.hpp"
 #include "heapkit/report/source_excerpts.hpp"
 #include "heapkit/util/error.hpp"
+#include "heapkit/util/pod_vector.hpp"
 
 #include <array>
 #include <cstdint>
@@ -34,6 +36,11 @@ public:
     // Adds `profile`'s stacks as a new column, with one value per stack for each of
     // `types`. Columns are the profiles in the order added.
     Result<void> add_profile(const Profile& profile, std::span<const SampleType> types);
+    // As add_profile, where the page is the last use of `profile`'s samples: each is let go
+    // of (page by page) once read, so that the tables grow as the samples shrink, where the
+    // two were held whole at the writer's peak. Its samples are empty after; the rest of
+    // `profile` is as it was.
+    Result<void> add_profile_releasing(Profile& profile, std::span<const SampleType> types);
 
     uint32_t intern(std::string_view text);
 
@@ -86,6 +93,9 @@ private:
     bool holds_path(uint32_t node, const std::vector<uint32_t>& path) const;
     // The most bytes write_json's numeric tables can take.
     size_t tables_bound() const;
+    // add_profile's work; `read_once` (the profile's samples, or null) let go of as read.
+    Result<void> add_stacks(const Profile& profile, std::span<const SampleType> types,
+                            PodVector<Sample>* read_once);
     // The string id of the frame's file; its line noted for the source excerpts.
     uint32_t source_of(const Profile& profile, const Location& location, uint32_t index);
 
@@ -96,12 +106,16 @@ private:
     FlameNames m_strings;
     FlameNameIndex m_string_ids{m_strings};
     // Frames: name, file (string ids), line, flags.
-    std::vector<uint32_t> m_frames;
-    std::vector<uint32_t> m_frame_modules; // per frame: its module's file name (string id)
+    // PodVectors, grown by remapping, not by copying into twice the room: a million
+    // unnamed addresses make millions of frames and names (the 1 M unique dump's 2.4 M
+    // frames are 38 MB, which a std::vector's last doubling held twice over for its copy,
+    // beside the loaded profile).
+    PodVector<uint32_t> m_frames;
+    PodVector<uint32_t> m_frame_modules; // per frame: its module's file name (string id)
     // A frame's id by its name: the first frame of each name (per string id). Most names
     // have one frame (every unnamed address is a name of its own), so only a name's other
     // frames go to the index below.
-    std::vector<uint32_t> m_first_frame_of_name;
+    PodVector<uint32_t> m_first_frame_of_name;
     // A frame's index by its key's (name, file, line, flags, module) 64-bit hash, over flat
     // arrays (millions of frames: no node each), the key checked against the frame found;
     // the rare frame whose hash another holds is in m_frame_collisions.
@@ -110,7 +124,7 @@ private:
     std::vector<int32_t> m_node_parent; // -1 for a root
     std::vector<uint32_t> m_node_frame;
     // Open-addressed over flat arrays (a million stacks make millions of nodes):
-    FlameChildIndex m_children;           // (parent + 1, frame) -> node
+    PrefixChildren m_children;            // (parent + 1, frame) -> node
     FlameChildIndex m_leaf_of_path;       // a path's hash (its two halves) -> its leaf
     std::vector<uint32_t> m_leaves;       // nodes where some stack ends
     std::vector<uint32_t> m_leaf_of_node; // per node: its leaf, or FlameChildIndex::none

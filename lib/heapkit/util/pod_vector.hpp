@@ -111,6 +111,16 @@ public:
         m_size = count;
     }
     void clear() { m_size = 0; }
+    // Lets go of the memory of the whole pages below value `count`, for an array read once
+    // from the front (a profile's samples made into a page's tables): it shrinks as it is
+    // read, where it was held whole until the end. Those values read as zeros after; the
+    // size and the capacity stay.
+    void release_front(size_t count) {
+        size_t bytes = std::min(count, m_size) * sizeof(T) / page_size() * page_size();
+        if (bytes != 0) {
+            ::madvise(m_data, bytes, MADV_DONTNEED); // our own private mapping: zeros next
+        }
+    }
 
 private:
     static size_t page_size() {

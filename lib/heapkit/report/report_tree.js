@@ -328,23 +328,27 @@ function keptLeaves(t, kinds) {
     const ignoreKnown = kinds.ignore.map((test) => test.known);
     const focusKnown = kinds.focus.map((test) => test.known);
     const parents = D.parents;
+    const ignores = kinds.ignore.length;
     for (let n = 0; n < nodeCount; n++) {
       const p = parents[n];
-      const id = nodeName(n);
       if (rootOf) {
         rootOf[n] = p < 0 ? n : rootOf[p];
       }
       let bits = p < 0 ? 0 : focusBits[p];
-      for (let i = 0; bits >= 0 && i < kinds.ignore.length; i++) {
-        if (answer(kinds.ignore[i], ignoreKnown[i], id) === 2) {
-          bits = -1;
-        }
-      }
-      // A focus matched above needs no test here (a stack's first node matching "main"
+      // A focus matched above needs no test here, and with no ignore a node below every
+      // focus's match needs not even its name read (a stack's first node matching "main"
       // spares the names of all it calls).
-      for (let f = 0; bits >= 0 && f < kinds.focus.length; f++) {
-        if (!(bits & (1 << f)) && answer(kinds.focus[f], focusKnown[f], id) === 2) {
-          bits |= 1 << f;
+      if (bits >= 0 && (ignores > 0 || bits !== allFocus)) {
+        const id = nodeName(n);
+        for (let i = 0; bits >= 0 && i < ignores; i++) {
+          if (answer(kinds.ignore[i], ignoreKnown[i], id) === 2) {
+            bits = -1;
+          }
+        }
+        for (let f = 0; bits >= 0 && f < kinds.focus.length; f++) {
+          if (!(bits & (1 << f)) && answer(kinds.focus[f], focusKnown[f], id) === 2) {
+            bits |= 1 << f;
+          }
         }
       }
       focusBits[n] = bits;

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import struct
 import subprocess
 import sys
@@ -77,6 +78,23 @@ def run_fixture(program, directory, *, preload=True, args=()):
     dumps = sorted(set(glob.glob(f"{directory}/jeprof.*.f.heap")) - before)
     check(len(dumps) == 1, f"{program} left {len(dumps)} final dumps in {directory}")
     return dumps[0]
+
+
+def closed_to_nobody(path):
+    """Where `path` is closed to the user nobody (the first directory above it that other
+    users cannot enter, else the file), tried as nobody; None where nobody can read it. A
+    test of a process that drops to nobody needs the build's files open to other users: a
+    clone under /root (mode 0700) is not."""
+    tried = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                            "test", "-r", path], capture_output=True)
+    if tried.returncode == 0:
+        return None
+    parts = os.path.abspath(path).split(os.sep)
+    for end in range(2, len(parts)):
+        directory = os.sep.join(parts[:end])
+        if not os.stat(directory).st_mode & stat.S_IXOTH:
+            return f"{directory} (mode {stat.S_IMODE(os.stat(directory).st_mode):04o})"
+    return path
 
 
 def check(condition, message):

@@ -52,6 +52,9 @@ def long_run(args, log_path, **kwargs):
 work = workdir()
 git_env = dict(os.environ, GIT_AUTHOR_NAME="test_deb", GIT_AUTHOR_EMAIL="test_deb@localhost",
                GIT_COMMITTER_NAME="test_deb", GIT_COMMITTER_EMAIL="test_deb@localhost")
+# The index's file stamps first brought up to date (a copied tree's are stale, and stash
+# create then exits 1, saying nothing).
+run(["git", "-C", source, "update-index", "-q", "--refresh"], check=False)
 snapshot = run(["git", "-C", source, "stash", "create"], env=git_env).stdout.strip() or "HEAD"
 tree = os.path.join(work, "heapkit")
 archive = subprocess.run(["git", "-C", source, "archive", "--prefix=heapkit/", snapshot],

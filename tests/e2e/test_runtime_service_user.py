@@ -12,13 +12,17 @@ import shutil
 import sys
 import tempfile
 
-from heapkit_e2e import check, check_names_like_llvm, pprof_raw, tool
+from heapkit_e2e import check, check_names_like_llvm, closed_to_nobody, pprof_raw, tool
 from runtime_e2e import SERVICE, Service, skip_under_sanitizers
 
 if os.geteuid() != 0:
     print("SKIP: needs root to run the service as nobody")
     sys.exit(77)
 skip_under_sanitizers()
+if closed := closed_to_nobody(SERVICE):
+    print(f"SKIP: nobody cannot read the service's build ({closed} is closed to other users): "
+          f"build the project where other users can read it to run this test")
+    sys.exit(77)
 
 # Root's, readable by all, writable by root alone: the cache a root-started service names.
 directory = tempfile.mkdtemp(prefix="heapkit-e2e-user-")

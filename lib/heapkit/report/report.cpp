@@ -249,15 +249,6 @@ Result<void> append_log_views(std::string& json, const Profile& profile,
     return {};
 }
 
-// A profile's stacks (its samples and their locations) once the report's tables hold them:
-// its names, types, sources and notes stay for the page's header.
-void release_stacks(Profile& profile) {
-    profile.samples = {};
-    profile.sample_locations = {};
-    std::vector<Location>().swap(profile.locations);
-    std::vector<LogSample>().swap(profile.log_samples);
-}
-
 Result<void> write_report(Profile& profile, Profile* base, const FoldedOptions& folded,
                           HtmlOptions options, const Sink& sink) {
     std::vector<const Profile*> profiles{&profile};
@@ -281,10 +272,8 @@ Result<void> write_report(Profile& profile, Profile* base, const FoldedOptions& 
         ReportData data(folded);
         if (base) {
             HEAPKIT_TRY(data.add_profile_releasing(*base, types));
-            release_stacks(*base);
         }
         HEAPKIT_TRY(data.add_profile_releasing(profile, types));
-        release_stacks(profile);
         data.release_indexes();
         if (base) {
             first.types = type_options(profile, types, folded.sample);

@@ -227,6 +227,9 @@ Result<void> ReportData::add_profile_releasing(Profile& profile,
                                                std::span<const SampleType> types) {
     HEAPKIT_TRY(add_stacks(profile, types, &profile.samples));
     profile.samples = {};
+    profile.sample_locations = {};
+    std::vector<Location>().swap(profile.locations);
+    std::vector<LogSample>().swap(profile.log_samples);
     return {};
 }
 

@@ -36,10 +36,11 @@ public:
     // Adds `profile`'s stacks as a new column, with one value per stack for each of
     // `types`. Columns are the profiles in the order added.
     Result<void> add_profile(const Profile& profile, std::span<const SampleType> types);
-    // As add_profile, where the page is the last use of `profile`'s samples: each is let go
-    // of (page by page) once read, so that the tables grow as the samples shrink, where the
-    // two were held whole at the writer's peak. Its samples are empty after; the rest of
-    // `profile` is as it was.
+    // As add_profile, where the page is the last use of `profile`'s stacks: its samples are
+    // let go of (page by page) as they are read, so that the tables grow as the samples
+    // shrink, where the two were held whole at the writer's peak; its locations and their
+    // samples' lists once all are read. Its names, types, sources and notes stay, for the
+    // page's header.
     Result<void> add_profile_releasing(Profile& profile, std::span<const SampleType> types);
 
     uint32_t intern(std::string_view text);

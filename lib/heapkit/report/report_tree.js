@@ -107,14 +107,6 @@ function answerPlain(known, text, found) {
     at = stringText.indexOf(text, stringStarts[id + 1]);
   }
 }
-function anyOf(tests, id) {
-  for (let i = 0; i < tests.length; i++) {
-    if (tests[i](id)) {
-      return true;
-    }
-  }
-  return false;
-}
 
 // The reader's refinements, by kind. A pattern's test is kept (a million names take a
 // while to test): a refinement undone, or the same pattern used again, tests nothing.

@@ -20,8 +20,8 @@ import shutil
 from html import unescape
 
 from heapkit_e2e import (PROFILE_CONF, JEMALLOC_SO, SOURCE_DIR, check, chromium_browser, fixture,
-                         go_pprof, marker_line, parse_folded, png_colours, run, run_fixture, tool,
-                         workdir, write_synthetic_dump)
+                         go_pprof, marker_line, parse_folded, png_colours, run, run_fixture,
+                         sum_where, tool, workdir, write_synthetic_dump)
 
 chromium_browser()  # skips the test without one
 from cdp import Browser  # noqa: E402 (after the skip)
@@ -917,6 +917,18 @@ with Browser() as browser:
         choose(browser, "thread", value)
         check(text_of(browser, "total") == f"inuse_space: {quantity(per_thread[name])} total",
               f"thread {name}: {text_of(browser, 'total')!r}, folded says {per_thread[name]}")
+    # A thread and a focus at once: beta's stacks through a "_work" frame (alpha's
+    # alpha_work matches too, and is left out).
+    focused = sum_where(parse_folded(heapfold("--threads", threads_dump)),
+                        lambda frames: frames[0] == "beta" and any("_work" in f for f in frames))
+    check(focused > 0, "beta's stacks have no _work frame: the fixture was built otherwise")
+    choose(browser, "refine-kind", "focus")
+    browser.type_into("#refine-pattern", "_work")
+    browser.click("#refine-add")
+    browser.evaluate("window.heapkitReport.settled().then(function(){return 1;})")
+    check(text_of(browser, "total") == f"inuse_space: {quantity(focused)} total",
+          f"beta, focus=_work: {text_of(browser, 'total')!r}, folded says {focused}")
+    browser.click("#refinements button[data-undo]")
     screenshot(browser, "threads.png")
     check_clean(browser, threads_page, "threads")
 

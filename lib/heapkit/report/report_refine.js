@@ -16,27 +16,14 @@ function goneNodes(b, kinds) {
   }
   return gone;
 }
-// Per string id: 2 where a drop's test says yes, else 1 where a hide's does, else 0. Each
-// test answers every name at once (testById's askAll: a plain pattern in one pass over the
-// strings' text), and the names it found yes are marked from its list where it kept one:
-// a million nodes then cost an array's read each, where asking each node's name took a
-// third of a hide on a million unnamed functions.
+// Per string id: 2 where a drop's test says yes, else 1 where a hide's does, else 0, each
+// name answered by every test at once (forEachYes): a million nodes then cost an array's
+// read each, where asking each node's name took a third of a hide on a million unnamed
+// functions.
 function goneNames(kinds) {
   const ofName = new Uint8Array(nameCount);
-  const mark = (tests, answer) => tests.forEach((test) => {
-    test.askAll();
-    if (test.yes) {
-      test.yes.forEach((id) => { ofName[id] = Math.max(ofName[id], answer); });
-      return;
-    }
-    for (let id = 0; id < nameCount; id++) {
-      if (answerOf(test.known, id) === 2) {
-        ofName[id] = Math.max(ofName[id], answer);
-      }
-    }
-  });
-  mark(kinds.hide, 1);
-  mark(kinds.drop, 2);
+  kinds.hide.forEach((test) => forEachYes(test, (id) => { ofName[id] = Math.max(ofName[id], 1); }));
+  kinds.drop.forEach((test) => forEachYes(test, (id) => { ofName[id] = 2; }));
   return ofName;
 }
 

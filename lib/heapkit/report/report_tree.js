@@ -63,7 +63,12 @@ function testById(test, known = answersFor(nameCount), plain = null) {
       }
     }
   };
+  let answeredAll = false; // (a kept test asked for all again answers nothing again)
   const askAll = () => {
+    if (answeredAll) {
+      return;
+    }
+    answeredAll = true;
     untilAll = Infinity;
     if (plain && !plain.includes("\0")) {
       answerPlain(known, plain, foundYes);
@@ -87,6 +92,26 @@ function testById(test, known = answersFor(nameCount), plain = null) {
   byId.askAll = askAll;
   byId.known = known;
   return byId;
+}
+// Every string id `test` (a testById) says yes to, each given to `visit`: every name
+// answered at once first (askAll), then read from the test's list of them where it kept
+// one, else from its answers, skipping each byte of four answers with no yes in it.
+function forEachYes(test, visit) {
+  test.askAll();
+  if (test.yes) {
+    test.yes.forEach(visit);
+    return;
+  }
+  const known = test.known;
+  for (let i = 0; i < known.length; i++) {
+    if (known[i] & 0xaa) { // a yes (2) in one of its four answers
+      for (let id = i << 2; id < Math.min((i + 1) << 2, nameCount); id++) {
+        if (answerOf(known, id) === 2) {
+          visit(id);
+        }
+      }
+    }
+  }
 }
 // Every string id not yet answered answered for a plain `text`: yes where the text occurs
 // in its string (one indexOf over the strings' one text, a NUL ending each: a million names
@@ -299,66 +324,62 @@ function openedLeafNodes(t) {
   return openedLeaves.nodes;
 }
 
-// Per leaf (a stack), whether it is kept: on the chosen thread, through every focus, past
-// no ignore, and not all hidden or dropped (keep); and its tree node, or the root where it
-// is left out (no stack ends at the root): the sums of each type and side read one array,
-// not three (node). The raw nodes' marks (which focus patterns matched on the stack, as
-// bits; whether an ignore did; its first node) are followed from parent to child only
-// where a focus, an ignore or a thread asks.
-function keptLeaves(t, kinds) {
-  const keep = new Uint8Array(D.leaves.length);
-  const marking = t.choosing;
-  let focusBits = null;
-  let rootOf = null;
+// Per string id, what its name does to a path's marks (focusMarks): bit f where focus f
+// matches it, -1 where an ignore does; each name answered by every test at once
+// (forEachYes), then read by id: a test asked for each node's name as the walk met it took
+// two thirds of a focus on a million unique names. (Int8: up to six focus patterns' bits.)
+function nameMarks(kinds) {
+  const byName = new (kinds.focus.length < 7 ? Int8Array : Int32Array)(nameCount);
+  kinds.focus.forEach((test, f) => forEachYes(test, (id) => { byName[id] |= 1 << f; }));
+  kinds.ignore.forEach((test) => forEachYes(test, (id) => { byName[id] = -1; }));
+  return byName;
+}
+
+// Per node of the tree the page opened on (plainShape: its paths are the raw stacks'
+// frames by name, whatever hide and drop did since), which focus patterns matched on the
+// path, as bits, or -1 where an ignore matched or the path starts on a thread other than
+// the chosen one. Walked from parent to child in the tree's depth-first order, reading
+// each name from the tree's own array (the raw nodes' names, read through their frames at
+// random, took a fifth of a focus on a million stacks). A subtree whose marks can no longer
+// change (every focus matched and nothing to ignore, or left out) is filled at once: below
+// a focus on "main", the millions of nodes it calls are not looked at.
+function focusMarks(kinds) {
+  const o = plainShape();
+  const marks = new Int32Array(o.count);
+  const byName = nameMarks(kinds);
   const allFocus = (1 << kinds.focus.length) - 1;
-  if (marking) {
-    focusBits = new Int32Array(nodeCount); // the ignored: -1
-    rootOf = state.thread >= 0 ? new Int32Array(nodeCount) : null;
-    // A test's answer read from its array (testById's known), the test called only for a
-    // name not yet asked: a call for each of millions of nodes took half the loop.
-    const answer = (test, known, id) => answerOf(known, id) || (test(id), answerOf(known, id));
-    const ignoreKnown = kinds.ignore.map((test) => test.known);
-    const focusKnown = kinds.focus.map((test) => test.known);
-    const parents = D.parents;
-    const ignores = kinds.ignore.length;
-    for (let n = 0; n < nodeCount; n++) {
-      const p = parents[n];
-      if (rootOf) {
-        rootOf[n] = p < 0 ? n : rootOf[p];
-      }
-      let bits = p < 0 ? 0 : focusBits[p];
-      // A focus matched above needs no test here, and with no ignore a node below every
-      // focus's match needs not even its name read (a stack's first node matching "main"
-      // spares the names of all it calls).
-      if (bits >= 0 && (ignores > 0 || bits !== allFocus)) {
-        const id = nodeName(n);
-        for (let i = 0; bits >= 0 && i < ignores; i++) {
-          if (answer(kinds.ignore[i], ignoreKnown[i], id) === 2) {
-            bits = -1;
-          }
-        }
-        for (let f = 0; bits >= 0 && f < kinds.focus.length; f++) {
-          if (!(bits & (1 << f)) && answer(kinds.focus[f], focusKnown[f], id) === 2) {
-            bits |= 1 << f;
-          }
-        }
-      }
-      focusBits[n] = bits;
+  const settled = (bits) => bits < 0 || (bits === allFocus && kinds.ignore.length === 0);
+  const threadName = state.thread >= 0 ? frameNames[state.thread] : -1;
+  for (let n = 1; n < o.count;) {
+    const p = o.parent[n];
+    const id = o.name[n];
+    const above = p > 0 ? marks[p] : threadName >= 0 && id !== threadName ? -1 : 0;
+    const bits = above | byName[id]; // -1 stays -1
+    if (settled(bits)) {
+      marks.fill(bits, n, o.end[n]);
+      n = o.end[n];
+    } else {
+      marks[n++] = bits;
     }
   }
+  return {marks: marks, allFocus: allFocus};
+}
+
+// Per leaf (a stack), whether it is kept: on the chosen thread, through every focus, past
+// no ignore (focusMarks, where one asks), and not all hidden or dropped (keep); and its tree
+// node, or the root where it is left out (no stack ends at the root): the sums of each type
+// and side read one array, not three (node).
+function keptLeaves(t, kinds) {
+  const keep = new Uint8Array(D.leaves.length);
+  const focus = t.choosing ? focusMarks(kinds) : null;
   const opened = openedLeafNodes(t);
   const to = t.to;
   // Unrefined, each leaf's node is its opened one (the root where left out, in both): the
   // same array, not 4 bytes a leaf again.
-  const nodeOf = to || marking ? new Int32Array(keep.length) : opened;
+  const nodeOf = to || focus ? new Int32Array(keep.length) : opened;
   for (let leaf = 0; leaf < keep.length; leaf++) {
     const fn = to ? to[opened[leaf]] : opened[leaf]; // (rawNodeIn)
-    let kept = fn > 0;
-    if (kept && marking) {
-      const node = D.leaves[leaf];
-      kept = focusBits[node] === allFocus &&
-        (!rootOf || D.nodeFrames[rootOf[node]] === state.thread);
-    }
+    const kept = fn > 0 && (!focus || focus.marks[opened[leaf]] === focus.allFocus);
     keep[leaf] = kept ? 1 : 0;
     nodeOf[leaf] = kept ? fn : 0;
   }

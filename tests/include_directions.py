@@ -13,7 +13,8 @@ import sys
 # own level (a name and their paths); a file belongs to the part of the longest path that
 # begins its own.
 FLOORS = [
-    ["util/"],
+    # pch/: the libraries' precompiled header, the standard library's and fmt's, no heapkit
+    ["util/", "pch/"],
     ["read/"],
     ["unsample/"],
     ["model/"],

@@ -39,7 +39,9 @@ artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
       -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false \
       -Dcpp_args=-fno-sanitize-recover=undefined -Dc_args=-fno-sanitize-recover=undefined
   fi
-  ninja -C "$build"
+  # Only what this script runs: the targets, and jeprof2pprof, which writes the pprof seeds.
+  # The other tools and benchmarks are built, with gcc, by every other build.
+  ninja -C "$build" cmd/jeprof2pprof $(printf "tests/fuzz/fuzz_%s " $targets)
 ) 9<tests/fuzz/run.sh
 unset DEBUGINFOD_URLS # the symbolizer target must not reach the network
 

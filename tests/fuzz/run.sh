@@ -125,8 +125,13 @@ if [ "$heavy" -gt 0 ] && [ "$seconds" -gt 0 ]; then
   budget=$((seconds * budget_targets * heavy / all_heavy))
   heavy_seconds=$(((budget - light * light_seconds) / heavy))
 fi
+# At least a second each: libFuzzer reads -max_total_time=0 as no limit at all (run.sh 1
+# gave the heavy targets 0 s, and ran until killed).
 if [ "$seconds" -gt 0 ] && [ "$light_seconds" -eq 0 ]; then
   light_seconds=1
+fi
+if [ "$seconds" -gt 0 ] && [ "$heavy_seconds" -lt 1 ]; then
+  heavy_seconds=1
 fi
 
 mkdir -p "$work/http_request" "$work/page_query" "$work/bearer_token" "$work/symbol_body"

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <fmt/format.h>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,8 +22,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tl/expected.hpp>
 #include <unordered_map>
 #include <vector>
-
-#include <fmt/format.h>
-#include <tl/expected.hpp>

@@ -902,8 +902,9 @@ os.makedirs(threads_dir)
 threads_dump = run_fixture(fixture("threads"), threads_dir, preload=False)
 threads_page = os.path.join(work, "threads.html")
 heapfold("--html", "--threads", threads_dump, "-o", threads_page)
+thread_stacks = parse_folded(heapfold("--threads", threads_dump))
 per_thread = {}
-for stack, value in parse_folded(heapfold("--threads", threads_dump)).items():
+for stack, value in thread_stacks.items():
     per_thread[stack.split(";")[0]] = per_thread.get(stack.split(";")[0], 0) + value
 with Browser() as browser:
     open_report(browser, threads_page)
@@ -919,7 +920,7 @@ with Browser() as browser:
               f"thread {name}: {text_of(browser, 'total')!r}, folded says {per_thread[name]}")
     # A thread and a focus at once: beta's stacks through a "_work" frame (alpha's
     # alpha_work matches too, and is left out).
-    focused = sum_where(parse_folded(heapfold("--threads", threads_dump)),
+    focused = sum_where(thread_stacks,
                         lambda frames: frames[0] == "beta" and any("_work" in f for f in frames))
     check(focused > 0, "beta's stacks have no _work frame: the fixture was built otherwise")
     choose(browser, "refine-kind", "focus")

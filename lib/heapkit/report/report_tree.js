@@ -349,6 +349,8 @@ function focusMarks(kinds) {
   const byName = nameMarks(kinds);
   const allFocus = (1 << kinds.focus.length) - 1;
   const settled = (bits) => bits < 0 || (bits === allFocus && kinds.ignore.length === 0);
+  // The chosen thread by its name, as the tree merges roots (a thread's label is one frame
+  // a name: report_data.cpp's frame_id).
   const threadName = state.thread >= 0 ? frameNames[state.thread] : -1;
   for (let n = 1; n < o.count;) {
     const p = o.parent[n];
